@@ -1,0 +1,6 @@
+# Shortcuts for tasks.py (which needs only python3): `make lab`, `make test`, …
+PYTHON ?= python3
+
+.PHONY: lab test bench dashboard clean
+lab test bench dashboard clean:
+	$(PYTHON) tasks.py $@

@@ -1,0 +1,43 @@
+"""delaylab: bandits with delayed feedback, for teaching.
+
+One simulation engine for five settings (conversions, labelled delayed rewards, aggregated
+anonymous feedback, linear conversions, adversarial losses), delay laws, and the algorithms of
+the papers the workbook follows. Quick start::
+
+    import delaylab as dl
+    law = dl.Geometric(mean=500)
+    env = dl.Conversions(means=[0.1, 0.05, 0.03], delays=law, window=1000)
+    res = dl.simulate(env, {"D-KLUCB": dl.DelayedKLUCB(delay=law, window=1000),
+                            "UCB1": dl.UCB1()}, horizon=10_000, runs=100, seed=0)
+    res.regret["D-KLUCB"]   # (100, 10_000) cumulative pseudo-regret of each run
+"""
+
+from .engine import simulate
+from .feedback import AnonymousSums, Arrivals
+from .grid import Grid, grid
+from .laws import (NEVER, DelayLaw, Empirical, Fixed, Geometric, HalfNormal, Pareto, Poisson,
+                   SurvivalLaw, Uniform, criteo)
+from .policies.base import Policy, Problem
+from .policies.delayed import DelayedKLUCB, DelayedUCB
+from .policies.discarding import DiscardingKLUCB, DiscardingUCB
+from .policies.estimated import OnlineCDF, OnlineGeometric
+from .policies.simple import FixedSequence, RoundRobin, UniformRandom
+from .policies.ucb import KLUCB, UCB1
+from .result import Result
+from .settings.adversarial import AdversarialLosses
+from .settings.base import Setting
+from .settings.bernoulli import AggregatedAnonymous, Conversions, LabelledRewards
+from .settings.linear import LinearConversions
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "simulate", "Result", "grid", "Grid",
+    "DelayLaw", "Geometric", "Pareto", "Uniform", "Poisson", "HalfNormal", "Fixed",
+    "SurvivalLaw", "Empirical", "criteo", "NEVER",
+    "Setting", "Conversions", "LabelledRewards", "AggregatedAnonymous", "LinearConversions",
+    "AdversarialLosses", "Arrivals", "AnonymousSums",
+    "Policy", "Problem", "UCB1", "KLUCB", "DelayedUCB", "DelayedKLUCB", "DiscardingUCB",
+    "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF", "FixedSequence", "RoundRobin",
+    "UniformRandom",
+]

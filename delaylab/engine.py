@@ -1,0 +1,231 @@
+"""The simulation engine: one loop for all five settings.
+
+A batch of B independent runs (grid cells × run indices) advances in lockstep on numpy arrays.
+Each step, for each policy::
+
+    arms  = policy.choose(t, block.context(i))      # (B,) one arm per run
+    pull  = block.pull(i, arms)                      # regret, delay, revealed?, value
+    calendar.add(t, arrival, arms, value)            # schedule the feedback at t + delay
+    policy.update(t, arms, calendar.pop(t))          # what arrives at the end of step t
+
+The setting draws the random numbers of a block of steps once and every policy reads the same
+ones (common random numbers); policies never share state, so a policy's results do not depend
+on the others in the comparison. Large batches are split into chunks of runs, which does not
+change any result (see :mod:`delaylab.streams`).
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+
+from ._validate import check_cells, check_int
+from .feedback import AnonymousSums, Calendar
+from .grid import Grid
+from .policies.base import Policy, Problem
+from .result import Result
+from .settings.base import Setting
+from .streams import Batch
+
+#: memory allowed for the calendars and delay buffers of one chunk of runs
+MEMORY_BUDGET = 1 << 30
+#: random numbers drawn per block (bounds the memory of a block of draws)
+_BLOCK_NUMBERS = 1 << 21
+#: bound on the horizon (the calendars index steps with 32-bit integers)
+MAX_HORIZON = 10**8
+
+
+def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, trace=False,
+             progress=None, grid=None) -> Result:
+    """Simulate policies on a setting, for a batch of independent runs.
+
+    Parameters
+    ----------
+    setting : Setting
+        E.g. ``dl.Conversions(means=[0.1, 0.05, 0.03], delays=dl.Geometric(mean=500), window=1000)``.
+    policies : Policy, list of Policy, or dict name → Policy
+        The learners to compare (names default to their labels).
+    horizon : int
+        T ≥ 1 steps.
+    runs : int or sequence of int
+        Number of runs (indices 0 … runs − 1), or the run indices themselves. A run's outcome
+        depends only on the seed, its index and its parameters.
+    seed : int
+        Seed of all random streams (≥ 0).
+    checkpoints : None, int or sequence of int
+        Times t ∈ [1, T] at which the regret is recorded: every step (None), n evenly spaced
+        times ending at T (an int), or the given times.
+    trace : bool
+        Also record each policy's :meth:`~Policy.snapshot` at the checkpoints.
+    progress : callable, optional
+        Called with the fraction of the work done, after each block of steps.
+    grid : Grid, optional
+        The grid that per-cell parameters come from; results are reshaped to its shape.
+
+    Returns
+    -------
+    Result
+        ``res.regret[name]`` has shape (R, n), or (*grid.shape, R, n) for a grid.
+    """
+    started = time.perf_counter()
+    if not isinstance(setting, Setting):
+        raise ValueError(f"setting must be a delaylab setting such as delaylab.Conversions(...); got {setting!r}")
+    T = check_int("horizon", horizon, low=1, high=MAX_HORIZON)
+    run_ids = _run_ids(runs)
+    seed = check_int("seed", seed, low=0, high=2**63 - 1)
+    named = _named(policies)
+    sizes = {"setting": setting.n_cells}
+    for name, pol in named.items():
+        sizes.update({f"{name}.{k}": v for k, v in pol.n_cells().items()})
+    if grid is not None:
+        if not isinstance(grid, Grid):
+            raise ValueError(f"grid must be a delaylab.grid(...); got {grid!r}")
+        sizes["grid"] = grid.size
+    G = check_cells("simulate", sizes)
+    times = _checkpoints(checkpoints, T)
+    if hasattr(setting, "check_horizon"):
+        setting.check_horizon(T)
+
+    span = setting.span(T)
+    per_column = len(named) * span * (32 + 8 * setting.n_arms)
+    batch = Batch(run_ids, G)
+    chunks = batch.split(max(1, MEMORY_BUDGET // per_column))
+    total, done = T * len(chunks), [0]
+
+    def report(n):
+        done[0] += n
+        if progress is not None:
+            progress(done[0] / total)
+
+    parts = [_simulate_chunk(setting, named, b, T, seed, times, trace, span, report) for b in chunks]
+
+    shape = grid.shape if grid is not None else ((G,) if G > 1 else ())
+    R = len(run_ids)
+
+    def assemble(arrays):  # chunks of (G·R_c, …) columns → (*shape, R, …)
+        per_chunk = [a.reshape((G, -1) + a.shape[1:]) for a in arrays]
+        full = np.concatenate(per_chunk, axis=1)
+        return full.reshape(shape + (R,) + full.shape[2:])
+
+    regret, pulls, traces = {}, {}, {}
+    for j, name in enumerate(named):
+        regret[name] = assemble([p[j]["regret"] for p in parts])
+        pulls[name] = assemble([p[j]["pulls"] for p in parts])
+        if trace:
+            traces[name] = {f: assemble([p[j]["trace"][f] for p in parts]) for f in parts[0][j]["trace"]}
+    return Result(times=times, regret=regret, pulls=pulls, traces=traces,
+                  policies={k: v.clone() for k, v in named.items()}, setting=setting, horizon=T,
+                  run_ids=run_ids, seed=seed, grid_shape=shape,
+                  elapsed=time.perf_counter() - started)
+
+
+class _Runner:
+    """One policy's pass over a chunk of runs: its calendar, regret and records."""
+
+    def __init__(self, policy: Policy, problem: Problem, span: int, times, trace: bool, setting):
+        B = problem.size
+        self.policy, self.T, self.B = policy, problem.horizon, B
+        self.calendar = Calendar(B, span, with_values=setting.feedback not in ("conversions", "linear"))
+        self.anonymous = setting.feedback == "anonymous"
+        self.flat = np.arange(B) * problem.n_arms  # flat index of (run, arm 0) in (B, K) arrays
+        self.cum = np.zeros(B)
+        self.times, self.k = times, 0
+        self.regret = np.empty((B, len(times)))
+        self.pulls = np.zeros((B, problem.n_arms), dtype=np.int64)
+        self.trace = {} if trace else None
+
+    def advance(self, block, t0: int, n: int) -> None:
+        pol, cal, pulls = self.policy, self.calendar, self.pulls.reshape(-1)
+        for i in range(n):
+            t = t0 + i
+            arms = pol.choose(t, block.context(i))
+            out = block.pull(i, arms)
+            self.cum += out.regret
+            pulls[self.flat + arms] += 1
+            due = out.revealed & (out.delay <= self.T - 1 - t)  # arrives within the horizon
+            cal.add(t, due, out.delay, arms, out.value)
+            feedback = cal.pop(t)
+            if self.anonymous:
+                feedback = AnonymousSums(t, np.bincount(feedback.run, weights=feedback.value, minlength=self.B))
+            pol.update(t, arms, feedback)
+            if t + 1 == self.times[self.k]:
+                self._record()
+
+    def _record(self):
+        self.regret[:, self.k] = self.cum
+        if self.trace is not None:
+            for f, v in self.policy.snapshot().items():
+                self.trace.setdefault(f, []).append(np.asarray(v))
+        self.k = min(self.k + 1, len(self.times) - 1)
+
+    def result(self) -> dict:
+        trace = {}
+        if self.trace is not None:
+            trace = {f: np.stack(v, axis=1) for f, v in self.trace.items()}  # (B, n, …)
+        return {"regret": self.regret, "pulls": self.pulls, "trace": trace}
+
+
+def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report):
+    problem = Problem(n_arms=setting.n_arms, horizon=T, feedback=setting.feedback,
+                      window=setting.window, dim=setting.dim, batch=batch, seed=seed)
+    # every policy is validated (started) before the first step of any of them
+    runners = [_Runner(p.clone().start(problem), problem, span, times, trace, setting) for p in named.values()]
+    episode = setting.episode(batch, T, seed)
+    draws_per_step = {"linear": 2 + setting.n_arms * (setting.dim or 1)}.get(setting.feedback, 2)
+    block = int(np.clip(_BLOCK_NUMBERS // (batch.size * draws_per_step), 8, 1024))
+    block = min(block, max(8, -(-T // 20)))  # at least ~20 progress reports
+    for t0 in range(0, T, block):
+        n = min(block, T - t0)
+        draws = episode.draw(t0, n)
+        for r in runners:
+            r.advance(draws, t0, n)
+        report(n)
+    return [r.result() for r in runners]
+
+
+def _run_ids(runs) -> np.ndarray:
+    if isinstance(runs, numbers.Integral) or (isinstance(runs, float) and runs.is_integer()):
+        return np.arange(check_int("runs", runs, low=1, high=10**7))
+    if isinstance(runs, (str, bytes)) or not hasattr(runs, "__iter__"):
+        raise ValueError(f"runs must be a number of runs ≥ 1 or a sequence of run indices; got {runs!r}")
+    ids = np.asarray(list(runs))
+    if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"runs must be a non-empty sequence of whole run indices; got {runs!r}")
+    if np.any(ids < 0) or len(np.unique(ids)) != ids.size:
+        raise ValueError(f"run indices must be distinct and ≥ 0; got {runs!r}")
+    return ids.astype(np.int64)
+
+
+def _named(policies) -> dict:
+    if isinstance(policies, Policy):
+        policies = [policies]
+    if isinstance(policies, dict):
+        items = list(policies.items())
+    elif isinstance(policies, (list, tuple)):
+        items, seen = [], {}
+        for p in policies:
+            name = getattr(p, "label", repr(p))
+            seen[name] = seen.get(name, 0) + 1
+            items.append((name if seen[name] == 1 else f"{name} ({seen[name]})", p))
+    else:
+        raise ValueError(f"policies must be a Policy, a list of them or a dict name → Policy; got {policies!r}")
+    if not items:
+        raise ValueError("policies must not be empty")
+    for name, p in items:
+        if not isinstance(p, Policy):
+            raise ValueError(f"policies[{name!r}] must be a delaylab policy such as delaylab.UCB1(); got {p!r}")
+    return dict(items)
+
+
+def _checkpoints(checkpoints, T) -> np.ndarray:
+    if checkpoints is None:
+        return np.arange(1, T + 1)
+    if isinstance(checkpoints, numbers.Integral):
+        n = check_int("checkpoints", checkpoints, low=1)
+        return np.unique(np.ceil(np.arange(1, min(n, T) + 1) * T / min(n, T)).astype(np.int64))
+    times = np.unique(np.asarray(checkpoints, dtype=np.int64))
+    if times.size == 0 or times[0] < 1 or times[-1] > T:
+        raise ValueError(f"checkpoints must be times in [1, {T}]; got {checkpoints!r}")
+    return times

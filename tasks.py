@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The workbook's commands. Each one creates or refreshes the local virtual environment
+(.venv) first, so on a fresh machine with python3 a single command does all the set-up.
+
+    python3 tasks.py lab        open the workbook in JupyterLab (notebooks/)
+    python3 tasks.py test       run every test: unit tests and the notebooks (nbval)
+    python3 tasks.py bench      print the benchmark table
+    python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
+    python3 tasks.py clean      remove the virtual environment and caches
+
+Extra arguments after ``test`` go to pytest (e.g. ``python3 tasks.py test -k laws``).
+Only the Python standard library is used here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".delaylab-installed"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def say(msg: str) -> None:
+    print(f"[delaylab] {msg}", flush=True)
+
+
+def run(cmd, **kw) -> None:
+    say(" ".join(str(c) for c in cmd))
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kw)
+
+
+def _fingerprint() -> str:
+    h = hashlib.sha256()
+    for name in ("pyproject.toml", "tasks.py"):
+        h.update((ROOT / name).read_bytes())
+    return h.hexdigest()
+
+
+def _create_venv() -> None:
+    say(f"creating the virtual environment {VENV}")
+    proc = subprocess.run([sys.executable, "-m", "venv", str(VENV)], cwd=ROOT)
+    if proc.returncode == 0 and PY.exists():
+        return
+    shutil.rmtree(VENV, ignore_errors=True)
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        say("python3 -m venv failed: installing Debian's python3-venv")
+        v = f"{sys.version_info.major}.{sys.version_info.minor}"
+        subprocess.run(["apt-get", "update", "-qq"], check=False)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "python3-venv", f"python{v}-venv"], check=False)
+        if subprocess.run([sys.executable, "-m", "venv", str(VENV)], cwd=ROOT).returncode == 0:
+            return
+    sys.exit("[delaylab] could not create a virtual environment with `python3 -m venv`. "
+             "On Debian or Ubuntu install it first: sudo apt-get install python3-venv")
+
+
+def ensure_venv() -> None:
+    """Create .venv if needed and (re)install delaylab with its test tools when
+    pyproject.toml or this file changed since the last installation."""
+    if not PY.exists():
+        _create_venv()
+    if STAMP.exists() and STAMP.read_text() == _fingerprint():
+        return
+    run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+    run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]"])
+    STAMP.write_text(_fingerprint())
+
+
+def jupyter_env() -> dict:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def cmd_lab(args) -> None:
+    ensure_venv()
+    run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *args], env=jupyter_env())
+
+
+def cmd_test(args) -> None:
+    ensure_venv()
+    workers = ["-n", str(min(4, os.cpu_count() or 1)), "--dist", "loadscope"]
+    nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
+    run([PY, "-m", "pytest", *workers, *nbval, *args], env=jupyter_env())
+
+
+def cmd_bench(args) -> None:
+    ensure_venv()
+    run([PY, ROOT / "benchmarks" / "bench.py", *args], env=jupyter_env())
+
+
+def cmd_dashboard(args) -> None:
+    ensure_venv()
+    port = args[0] if args else "8866"
+    run([PY, "-m", "voila", ROOT / "notebooks", f"--port={port}", "--Voila.ip=127.0.0.1",
+         "--no-browser", "--VoilaConfiguration.show_tracebacks=False"], env=jupyter_env())
+
+
+def cmd_clean(args) -> None:
+    for p in [VENV, ROOT / ".pytest_cache"]:
+        shutil.rmtree(p, ignore_errors=True)
+    say("removed .venv and caches")
+
+
+COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "dashboard": cmd_dashboard, "clean": cmd_clean}
+
+
+def main(argv) -> None:
+    if not argv or argv[0] not in COMMANDS:
+        print(__doc__)
+        sys.exit(2 if argv else 0)
+    try:
+        COMMANDS[argv[0]](argv[1:])
+    except subprocess.CalledProcessError as exc:
+        sys.exit(exc.returncode)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
