@@ -14,6 +14,10 @@ import numpy as np
 
 def _fmt(value) -> str:
     """Short representation of a value for an error message."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, np.floating):
+        return repr(float(value))
     if isinstance(value, np.ndarray):
         if value.size <= 8:
             return np.array2string(value, separator=", ")

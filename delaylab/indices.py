@@ -110,6 +110,7 @@ def klucb_bernoulli(p, n, beta):
     gives +inf.
     """
     p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
+    n = np.asarray(n, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         c = beta / n
         h = -(_xlogx_ratio(p, 1.0) + _xlogx_ratio(1 - p, 1.0))  # binary entropy H(p)

@@ -126,6 +126,8 @@ class _DelayedIndex(IndexPolicy):
 
     def _start(self, problem):
         owner = type(self).__name__
+        if not isinstance(self.delay, (OnlineGeometric, OnlineCDF)):
+            assumed_laws(owner, self.delay, problem.n_arms)
         self._m = check_policy_window(owner, self.window, problem.window)
         self._eps = self._column("eps", low=0.0)
         self.count_ = effective_count(owner, self.delay, self._m, problem)

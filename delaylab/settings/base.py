@@ -80,7 +80,10 @@ class Setting:
         return type(self).__name__
 
     def __repr__(self) -> str:
-        return self.label
+        try:
+            return self.label
+        except AttributeError:  # while being constructed
+            return type(self).__name__
 
 
 def check_delays(delays, n_arms: int, name: str = "delays") -> list[DelayLaw]:

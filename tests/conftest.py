@@ -1,0 +1,45 @@
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+import delaylab as dl
+from delaylab.policies.base import FEEDBACK_KINDS
+
+# Keep Jupyter and IPython state out of $HOME when tests start kernels.
+_JUPYTER_TMP = tempfile.mkdtemp(prefix="delaylab-jupyter-")
+for var, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
+                 ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython")]:
+    os.environ.setdefault(var, os.path.join(_JUPYTER_TMP, sub))
+
+
+class Recorder(dl.FixedSequence):
+    """Plays a fixed sequence and appends (t, arms, context, feedback) to a shared ``sink``."""
+
+    feedback = FEEDBACK_KINDS
+
+    def __init__(self, arms=(), sink=None):
+        self.arms = arms
+        self.sink = sink
+
+    def choose(self, t, context=None):
+        self._context = context
+        return super().choose(t)
+
+    def update(self, t, arms, feedback):
+        self.sink.append((t, arms.copy(), self._context, feedback))
+
+
+@pytest.fixture
+def recorder():
+    def make(arms):
+        sink = []
+        return Recorder(arms=list(arms), sink=sink), sink
+
+    return make
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
