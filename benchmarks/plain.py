@@ -22,47 +22,37 @@ from delaylab.streams import ENVIRONMENT, Batch, RunStreams
 ALGORITHMS = ("UCB1", "KL-UCB", "D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB")
 
 
-def klucb_poisson(p, n, beta):
+def klucb_poisson(p, n, beta, upper=1.0):
+    """delaylab.indices.klucb_poisson for one arm, with math (same operations)."""
     if n <= 0:
         return math.inf
-    if p >= 1.0:
+    if p >= upper:
         return p
-    c = beta / n
-    if p <= 0.0:
-        return min(c, 1.0)
-    y = 1.0 + c / p
-    x = y + math.sqrt(y * y - 1.0)
-    for _ in range(4):
-        x = x - (x - math.log(x) - y) * x / (x - 1.0) if x > 1.0 else 1.0
-    return min(p * x, 1.0)
-
-
-def _kl_bern(p, q):
-    out = 0.0
-    if p > 0:
-        out += p * math.log(p / q)
-    if p < 1:
-        out += (1 - p) * math.log((1 - p) / (1 - q))
-    return out
+    c = min(beta / n, 2.0 * upper)
+    ps = p if p > 0 else 1.0
+    y = 1.0 + max(c / ps, 1e-15)
+    x = y + math.sqrt((y - 1.0) * (y + 1.0))
+    for _ in range(3):
+        x -= (x - math.log(x) - y) * x / (x - 1.0)
+    return min(ps * x if p > 0 else c, upper)
 
 
 def klucb_bernoulli(p, n, beta):
+    """delaylab.indices.klucb_bernoulli for one arm, with math (same operations)."""
     if n <= 0:
         return math.inf
     p = min(max(p, 0.0), 1.0)
     if p >= 1.0:
         return 1.0
-    c = beta / n
-    h = -((p * math.log(p) if p > 0 else 0.0) + ((1 - p) * math.log(1 - p) if p < 1 else 0.0))
-    q = min(p + math.sqrt(c / 2), -math.expm1(-(c + h) / (1 - p)))
-    for _ in range(8):
-        if not (p < q < 1):
-            break
-        slope = (q - p) / (q * (1 - q))
-        if slope <= 0:
-            break
-        q = q - (_kl_bern(p, q) - c) / slope
-    return min(max(q, p), 1.0)
+    c = max(beta / n, 1e-15)
+    pc = p
+    neg_entropy = (pc * math.log(pc) if pc > 0 else 0.0) + (1.0 - pc) * math.log1p(-pc)
+    q0 = min(klucb_poisson(pc, 1.0, c, upper=math.inf), pc + math.sqrt(2.0 * c * (1.0 - pc)))
+    z = min(-math.log1p(-min(q0, 1.0 - 1e-16)), (c - neg_entropy) / (1.0 - pc))
+    for _ in range(4):
+        q = -math.expm1(-z)
+        z -= (neg_entropy - pc * math.log(q) + (1.0 - pc) * z - c) * q / (q - pc)
+    return min(max(-math.expm1(-z), p), 1.0)
 
 
 def plain_run(algorithm, theta, mean_delay, window, u_reward, delays):
@@ -152,3 +142,55 @@ def plain_simulate(algorithm, theta, mean_delay, window, horizon, run_ids, seed=
         u = RunStreams(seed, Batch(np.array([r])), ENVIRONMENT).uniform(horizon, (2,))[:, 0]
         res.append(plain_run(algorithm, list(theta), mean_delay, window, u[:, 0], law.ppf(u[:, 1])))
     return np.array(res)
+
+
+def numpy_run(algorithm, theta, mean_delay, window, u_reward, delays):
+    """The same algorithms one run at a time, each step with numpy on vectors of K arms and the
+    package's index formulas: how per-run bandit code is usually written."""
+    from delaylab.indices import delayed_ucb_index, klucb_poisson
+
+    theta = np.asarray(theta, dtype=float)
+    K, T = theta.size, len(u_reward)
+    gaps = theta.max() - theta
+    lam = mean_delay / (1.0 + mean_delay)
+    m = window
+    N, S, O, NT = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
+    done_n, done_s = np.zeros(K), np.zeros(K)
+    tau_m = 1.0 - lam ** (m + 1) if m is not None else 1.0
+    arms_hist, converted, pending = [], {}, defaultdict(list)
+    out, regret = np.empty(T), 0.0
+    for t in range(T):
+        beta = np.log(t + 1)
+        if algorithm.startswith("Discarding"):
+            if np.any(done_n == 0):
+                a = int(np.argmin(np.where(done_n == 0, N, np.inf)))
+            else:
+                n = tau_m * done_n
+                a = int(np.argmax(klucb_poisson(done_s / n, n, beta)))
+        elif t < K:
+            a = t
+        elif algorithm == "D-UCB":
+            a = int(np.argmax(delayed_ucb_index(S / np.maximum(NT, 1e-300), N, NT, beta)))
+        else:
+            a = int(np.argmax(klucb_poisson(S / np.maximum(NT, 1e-300), NT, beta)))
+        regret += gaps[a]
+        out[t] = regret
+        d = int(delays[t])
+        if u_reward[t] < theta[a] and (m is None or d <= m) and d <= T - 1 - t:
+            pending[t + d].append((a, t))
+        arms_hist.append(a)
+        e = np.zeros(K)
+        e[a] = 1.0
+        N += e
+        O += e
+        NT += (1.0 - lam) * O
+        O *= lam
+        if m is not None and t - m >= 0:
+            O[arms_hist[t - m]] -= lam ** (m + 1)
+        for arm, s in pending.pop(t, ()):
+            S[arm] += 1.0
+            converted[s] = True
+        if m is not None and t - m >= 0 and algorithm.startswith("Discarding"):
+            done_n[arms_hist[t - m]] += 1.0
+            done_s[arms_hist[t - m]] += 1.0 if converted.pop(t - m, False) else 0.0
+    return out

@@ -12,6 +12,7 @@ the papers the workbook follows. Quick start::
     res.regret["D-KLUCB"]   # (100, 10_000) cumulative pseudo-regret of each run
 """
 
+from . import bounds, indices
 from .engine import simulate
 from .feedback import AnonymousSums, Arrivals
 from .grid import Grid, grid

@@ -1,0 +1,180 @@
+"""The live panel of notebook 01: delayed conversions (Vernade, Cappé, Perchet 2017).
+
+Sliders set the mean delay μ (geometric delays), the censoring window m, the conversion rates,
+the horizon and the number of runs; check boxes choose the policies. Every change reruns the
+selected policies (results are cached per policy and setting, so toggling a policy already
+computed is instant) and redraws the regret curves and the delay CDF in place.
+
+Ranges are bounded so that no combination fails or takes more than a few seconds: μ ∈ [10, 5000],
+m ∈ [0, 5000], θ_k ∈ [0.01, 0.9], T ≤ 20,000, runs ≤ 200.
+"""
+
+from __future__ import annotations
+
+import time
+
+import ipywidgets as W
+import numpy as np
+
+from .. import bounds
+from ..engine import simulate
+from ..laws import Geometric
+from ..policies.delayed import DelayedKLUCB, DelayedUCB
+from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
+from ..policies.ucb import KLUCB, UCB1
+from ..settings.bernoulli import Conversions
+from ..viz.plots import CurvePlot, DelayCdfPlot
+
+THETA_L = (0.1, 0.05, 0.03)
+THETA_H = (0.5, 0.4, 0.3)
+TOGGLES = ("UCB1", "KL-UCB", "D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB")
+BOUND = "asymptotic lower bound (Theorems 3–4)"
+_STYLE = {"description_width": "120px"}
+_WIDE = W.Layout(width="360px")
+
+
+def make_policy(toggle: str, law, window):
+    """The policy behind a toggle, told the delay law and the window (None: uncensored)."""
+    return {"UCB1": lambda: UCB1(), "KL-UCB": lambda: KLUCB(),
+            "D-UCB": lambda: DelayedUCB(law, window), "D-KLUCB": lambda: DelayedKLUCB(law, window),
+            "Discarding UCB": lambda: DiscardingUCB(law, window),
+            "Discarding KL-UCB": lambda: DiscardingKLUCB(law, window)}[toggle]()
+
+
+class ConversionsPanel:
+    """Interactive comparison of the policies of Vernade et al. (2017) on delayed conversions."""
+
+    def __init__(self, mean_delay=500, window=1000, censored=True, means=THETA_L, horizon=3000,
+                 runs=30, shown=("KL-UCB", "D-UCB", "D-KLUCB", "Discarding KL-UCB"), seed=0):
+        self.seed = seed
+        self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=1, max=np.log10(5000), step=0.05,
+                                           description="mean delay μ", readout_format=".0f",
+                                           continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.window = W.IntSlider(value=window, min=0, max=5000, step=50, description="window m",
+                                  continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.censored = W.Checkbox(value=censored, description="censored: conversions later than m are lost",
+                                   indent=False)
+        self.horizon = W.IntSlider(value=horizon, min=500, max=20_000, step=500, description="horizon T",
+                                   continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.runs = W.IntSlider(value=runs, min=10, max=200, step=10, description="runs",
+                                continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.preset = W.Dropdown(options=[("θ_L = (0.1, 0.05, 0.03)", "L"), ("θ_H = (0.5, 0.4, 0.3)", "H"),
+                                          ("custom", "custom")], value="L" if tuple(means) == THETA_L else
+                                 ("H" if tuple(means) == THETA_H else "custom"),
+                                 description="conversion rates", style=_STYLE, layout=_WIDE)
+        self.thetas = [W.FloatSlider(value=v, min=0.01, max=0.9, step=0.01, description=f"θ{k + 1}",
+                                     readout_format=".2f", continuous_update=False, style=_STYLE, layout=_WIDE)
+                       for k, v in enumerate(means)]
+        self.toggles = {name: W.Checkbox(value=name in shown, description=name, indent=False)
+                        for name in TOGGLES}
+        self.show_bound = W.Checkbox(value=True, description="lower-bound slope (Theorems 3–4)", indent=False)
+        self.status = W.HTML()
+        curves = ["UCB1", "KL-UCB", "D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB", "Discarding KL-UCB"]
+        self.regret = CurvePlot(curves, extra=[BOUND], title="Cumulative regret (mean and 95% band over runs)",
+                                height=430)
+        self.cdf = DelayCdfPlot()
+        self._cache: dict = {}
+        self._hold = False
+        for w in [self.mean_delay, self.window, self.censored, self.horizon, self.runs, *self.thetas,
+                  *self.toggles.values(), self.show_bound]:
+            w.observe(self._changed, names="value")
+        self.preset.observe(self._preset_changed, names="value")
+        self.update()
+
+    # ------------------------------------------------------------------ events
+    def _changed(self, change):
+        if self._hold:
+            return
+        if change["owner"] in self.thetas:
+            self._hold = True
+            self.preset.value = "custom"
+            self._hold = False
+        self.update()
+
+    def _preset_changed(self, change):
+        if self._hold or change["new"] == "custom":
+            return
+        self._hold = True
+        for s, v in zip(self.thetas, THETA_L if change["new"] == "L" else THETA_H):
+            s.value = v
+        self._hold = False
+        self.update()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def means(self) -> tuple:
+        return tuple(round(s.value, 4) for s in self.thetas)
+
+    @property
+    def window_m(self):
+        return self.window.value if self.censored.value else None
+
+    def curve_name(self, toggle: str) -> str:
+        """Legend name: D-UCB and D-KLUCB become UD-… in the uncensored model."""
+        if toggle.startswith("D-") and self.window_m is None:
+            return "U" + toggle
+        return toggle
+
+    def selected(self) -> list[str]:
+        uncensored = self.window_m is None
+        for name in ("Discarding UCB", "Discarding KL-UCB"):
+            self.toggles[name].disabled = uncensored
+        return [n for n, box in self.toggles.items()
+                if box.value and not (uncensored and n.startswith("Discarding"))]
+
+    # ------------------------------------------------------------------ computation
+    def update(self) -> None:
+        """Rerun what the current settings need and redraw both figures in place."""
+        started = time.perf_counter()
+        law = Geometric(self.mean_delay.value)
+        m, theta, T, R = self.window_m, self.means, self.horizon.value, self.runs.value
+        config = (round(self.mean_delay.value, 6), m, theta, T, R, self.seed)
+        names = self.selected()
+        todo = [n for n in names if (n, config) not in self._cache]
+        if todo:
+            env = Conversions(theta, law, window=m)
+            res = simulate(env, {n: make_policy(n, law, m) for n in todo}, T, R, self.seed, checkpoints=300)
+            for n in todo:
+                self._cache[(n, config)] = res
+        if len(self._cache) > 60:  # forget the oldest settings
+            for key in list(self._cache)[: len(self._cache) - 60]:
+                del self._cache[key]
+        shown = {self.curve_name(n): n for n in names}
+        with self.regret.fig.batch_update():
+            for curve in self.regret.names:
+                if curve in shown:
+                    res = self._cache[(shown[curve], config)]
+                    lo, hi = res.band(shown[curve])
+                    self.regret.set(curve, res.times, res.mean(shown[curve]), lo, hi)
+                else:
+                    self.regret.hide(curve)
+            if self.show_bound.value and len(set(theta)) > 1:
+                t = np.linspace(1, T, 300)
+                slope = (bounds.lai_robbins_slope(theta) if m is None
+                         else bounds.censored_slope(theta, law.cdf(m)))
+                self.regret.set(BOUND, t, slope * np.log(t))
+            else:
+                self.regret.hide(BOUND)
+        self.cdf.show(law, m, d_max=int(max(3 * self.mean_delay.value, 1.2 * (m or 0), 50)))
+        elapsed = time.perf_counter() - started
+        note = " · no gap: every arm is optimal" if len(set(theta)) == 1 else ""
+        self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
+                             f"({R} runs, T = {T}) in {elapsed:.2f} s{note}</span>")
+        self.last_update_seconds = elapsed
+
+    # ------------------------------------------------------------------ display
+    @property
+    def widget(self):
+        box = W.Layout(margin="0 18px 0 0")
+        setting = W.VBox([W.HTML("<b>Delays and censoring</b>"), self.mean_delay, self.window, self.censored],
+                         layout=box)
+        rates = W.VBox([W.HTML("<b>Arms</b>"), self.preset, *self.thetas], layout=box)
+        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs], layout=box)
+        pols = W.VBox([W.HTML("<b>Policies</b>"), *self.toggles.values(), self.show_bound])
+        controls = W.HBox([setting, rates, run, pols], layout=W.Layout(flex_flow="row wrap"))
+        return W.VBox([controls, self.status, self.regret.fig, self.cdf.fig])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)

@@ -1,0 +1,71 @@
+"""A figure reproduced at a modest run count, with a button that reruns it at the paper's scale."""
+
+from __future__ import annotations
+
+import time
+
+import ipywidgets as W
+
+
+class FigureReproduction:
+    """A paper figure: computed at ``runs`` runs on creation; a button reruns it with
+    ``paper_runs`` while a progress bar fills, then redraws the same figure in place.
+
+    Parameters
+    ----------
+    compute : callable (runs, progress) -> results
+    draw : callable (results, plot) -> None
+        Draws ``results`` into ``plot`` (a :class:`~delaylab.viz.plots.CurvePlot`).
+    plot : CurvePlot
+    runs, paper_runs : int
+    caption : str
+        HTML shown under the figure (parameters, what to look for).
+    """
+
+    def __init__(self, compute, draw, plot, runs, paper_runs, caption=""):
+        self.compute, self.draw, self.plot = compute, draw, plot
+        self.paper_runs = paper_runs
+        self.button = W.Button(description=f"Run with the paper's {paper_runs} runs",
+                               button_style="primary", icon="play",
+                               layout=W.Layout(width="auto"))
+        self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, description="progress",
+                                        layout=W.Layout(width="40%", visibility="hidden"))
+        self.status = W.HTML()
+        self.caption = W.HTML(caption)
+        self.button.on_click(lambda _: self.run(self.paper_runs))
+        self.results = None
+        self.run(runs)
+
+    @property
+    def fig(self):
+        return self.plot.fig
+
+    def run(self, runs: int) -> None:
+        self.button.disabled = True
+        self.progress.value = 0.0
+        self.progress.layout.visibility = "visible"
+        self.status.value = f"<i>running {runs} runs…</i>"
+        started = time.perf_counter()
+
+        def report(frac):
+            self.progress.value = frac
+
+        try:
+            self.results = self.compute(runs, report)
+            with self.plot.fig.batch_update():
+                self.draw(self.results, self.plot)
+            self.runs = runs
+            self.status.value = (f"{runs} runs (the paper: {self.paper_runs}) · "
+                                 f"computed in {time.perf_counter() - started:.1f} s")
+        finally:
+            self.button.disabled = runs >= self.paper_runs
+            self.progress.layout.visibility = "hidden"
+
+    @property
+    def widget(self):
+        return W.VBox([self.plot.fig, W.HBox([self.button, self.progress]), self.status, self.caption])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)

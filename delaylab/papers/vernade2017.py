@@ -1,0 +1,249 @@
+"""Vernade, Cappé, Perchet (2017), "Stochastic bandit models for delayed conversions":
+the parameters of the paper's figures, how to compute them, and how to draw them.
+
+Section 7: T = 10,000, geometric delays with mean μ = 500, window m = 1000,
+θ_H = (0.5, 0.4, 0.3) and θ_L = (0.1, 0.05, 0.03).
+
+* Figure 1: D-UCB and D-KLUCB (censored), UD-UCB and UD-KLUCB (uncensored), on θ_H and θ_L,
+  100 runs.
+* Figure 2: D-UCB and D-KLUCB against the Discarding baselines, θ_L, censored, 200 runs.
+* Figure 3 (Appendix D): D-KLUCB with the delay law known or estimated online, 100 runs. The
+  paper does not say which instance; we use θ_L with μ = 500, m = 1000 (the other figures'),
+  and γ = 1 for the stochastic approximation of μ (the appendix allows 1/2 ≤ γ ≤ 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import bounds
+from ..engine import simulate
+from ..laws import Geometric
+from ..panels.reproduce import FigureReproduction
+from ..policies.delayed import DelayedKLUCB, DelayedUCB
+from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
+from ..policies.estimated import OnlineCDF, OnlineGeometric
+from ..settings.bernoulli import Conversions
+from ..viz.plots import CurvePlot
+
+THETA_H = (0.5, 0.4, 0.3)
+THETA_L = (0.1, 0.05, 0.03)
+HORIZON = 10_000
+MEAN_DELAY = 500
+WINDOW = 1000
+CHECKPOINTS = 400  # recorded times per curve (plenty for a plot)
+
+
+def _staged(progress, n):
+    """Split one progress bar over n successive simulations."""
+    if progress is None:
+        return [None] * n
+    return [lambda f, i=i: progress((i + f) / n) for i in range(n)]
+
+
+def lower_bound(theta, window, mean_delay=MEAN_DELAY) -> float:
+    """Slope per log T of Theorem 3 (censored) or Theorem 4 (uncensored), pseudo-regret."""
+    if window is None:
+        return bounds.lai_robbins_slope(theta)
+    return bounds.censored_slope(theta, Geometric(mean_delay).cdf(window))
+
+
+# ------------------------------------------------------------------------------- Figure 1
+FIG1_PANELS = [("θ_H", THETA_H, WINDOW), ("θ_H", THETA_H, None), ("θ_L", THETA_L, WINDOW), ("θ_L", THETA_L, None)]
+
+
+def figure1(runs=100, seed=0, progress=None, horizon=HORIZON):
+    """The four panels of Figure 1: {(θ name, window): Result} with UCB and KL-UCB variants."""
+    law = Geometric(MEAN_DELAY)
+    out = {}
+    for (name, theta, m), prog in zip(FIG1_PANELS, _staged(progress, len(FIG1_PANELS))):
+        env = Conversions(theta, law, window=m)
+        pols = {"UCB": DelayedUCB(law, m), "KLUCB": DelayedKLUCB(law, m)}
+        out[(name, m)] = simulate(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=prog)
+    return out
+
+
+def _panel_title(name, m):
+    return f"{name} = {dict(θ_H=THETA_H, θ_L=THETA_L)[name]}, " + ("censored, m = 1000" if m else "uncensored")
+
+
+def draw_figure1(results, plot: CurvePlot) -> None:
+    for i, (name, theta, m) in enumerate(FIG1_PANELS):
+        res = results[(name, m)]
+        prefix = "D-" if m is not None else "UD-"
+        for short in ("UCB", "KLUCB"):
+            lo, hi = res.band(short)
+            plot.set(prefix + short, res.times, res.mean(short), lo, hi, panel=i)
+        for other in ("D-", "UD-"):
+            if other != prefix:
+                plot.hide(other + "UCB", i)
+                plot.hide(other + "KLUCB", i)
+        t = res.times.astype(float)
+        plot.set("asymptotic lower bound (Theorems 3–4)", t, lower_bound(theta, m) * np.log(t), panel=i)
+
+
+def figure1_panel(runs=20, seed=0) -> FigureReproduction:
+    plot = CurvePlot(["D-UCB", "D-KLUCB", "UD-UCB", "UD-KLUCB"], panels=[_panel_title(n, m) for n, _, m in FIG1_PANELS],
+                     extra=["asymptotic lower bound (Theorems 3–4)"])
+    caption = ("Figure 1 of the paper: T = 10,000, geometric delays with μ = 500, window m = 1000 "
+               "(censored panels). Bands: 95% confidence band of the mean over runs. The dashed black "
+               "curve is c·log t with the asymptotic slope c of Theorem 3 (censored) or 4 (uncensored).")
+    return FigureReproduction(lambda r, p: figure1(r, seed, p), draw_figure1, plot, runs, 100, caption)
+
+
+# ------------------------------------------------------------------------------- Figure 2
+FIG2_NAMES = ["D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB"]
+
+
+def figure2(runs=200, seed=0, progress=None, horizon=HORIZON):
+    """Figure 2: D-UCB, D-KLUCB and the Discarding baselines on θ_L, censored (μ = 500, m = 1000)."""
+    law = Geometric(MEAN_DELAY)
+    env = Conversions(THETA_L, law, window=WINDOW)
+    pols = {"D-UCB": DelayedUCB(law, WINDOW), "D-KLUCB": DelayedKLUCB(law, WINDOW),
+            "Discarding UCB": DiscardingUCB(law, WINDOW), "Discarding KL-UCB": DiscardingKLUCB(law, WINDOW)}
+    return simulate(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
+
+
+def draw_figure2(res, plot: CurvePlot) -> None:
+    plot.show_result(res, FIG2_NAMES)
+
+
+def figure2_panel(runs=40, seed=0) -> FigureReproduction:
+    plot = CurvePlot(FIG2_NAMES, title="Figure 2: delay-corrected policies against Discarding "
+                     "(θ_L, μ = 500, m = 1000)")
+    caption = ("Discarding policies only use pulls at least m = 1000 steps old: before that they play "
+               "round robin, hence a linear regret of (0 + 0.05 + 0.07)/3 = 0.04 per step, then they "
+               "catch up slowly. Bands: 95% confidence band of the mean.")
+    return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 200, caption)
+
+
+# ------------------------------------------------------------------------------- Figure 3
+FIG3_NAMES = ["D-KLUCB", "D-KLUCB (estimated CDF)", "UD-KLUCB", "UD-KLUCB (estimated geometric law)"]
+
+
+def figure3(runs=100, seed=0, progress=None, horizon=HORIZON):
+    """Appendix D, Figure 3: D-KLUCB knowing the law or estimating it online, θ_L, μ = 500."""
+    law = Geometric(MEAN_DELAY)
+    p1, p2 = _staged(progress, 2)
+    censored = simulate(Conversions(THETA_L, law, window=WINDOW),
+                        {"D-KLUCB": DelayedKLUCB(law, WINDOW),
+                         "D-KLUCB (estimated CDF)": DelayedKLUCB(OnlineCDF(), WINDOW)},
+                        horizon, runs, seed, checkpoints=CHECKPOINTS, progress=p1)
+    uncensored = simulate(Conversions(THETA_L, law),
+                          {"UD-KLUCB": DelayedKLUCB(law, None),
+                           "UD-KLUCB (estimated geometric law)": DelayedKLUCB(OnlineGeometric(gamma=1.0), None)},
+                          horizon, runs, seed, checkpoints=CHECKPOINTS, progress=p2)
+    return {"censored": censored, "uncensored": uncensored}
+
+
+def draw_figure3(results, plot: CurvePlot) -> None:
+    for i, key in enumerate(["censored", "uncensored"]):
+        res = results[key]
+        plot.show_result(res, [n for n in FIG3_NAMES if n in res.names], panel=i)
+
+
+def figure3_panel(runs=20, seed=0) -> FigureReproduction:
+    plot = CurvePlot(FIG3_NAMES, panels=["censored, m = 1000", "uncensored"])
+    caption = ("Appendix D: the delay law estimated online — in the censored model by the empirical CDF "
+               "of the observed delays (which estimates τ_d/τ_m), in the uncensored model by a running "
+               "mean of the observed delays plugged into the geometric recursion of Eq. (6). Instance "
+               "(not given in the paper): θ_L, μ = 500, m = 1000, γ = 1.")
+    return FigureReproduction(lambda r, p: figure3(r, seed, p), draw_figure3, plot, runs, 100, caption)
+
+
+# ------------------------------------------------------------------------------- teaching
+def timeline_figure(theta=0.3, mean_delay=8.0, window=12, now=30, seed=3):
+    """One arm pulled at every step s < now: when does each conversion show up?
+
+    Green: conversions already seen at ``now``; grey: conversions still on their way (the learner
+    cannot tell them from zeros); red: conversions later than the window, never seen; hollow
+    circles: zeros, never seen either.
+    """
+    import plotly.graph_objects as go
+
+    rng = np.random.default_rng(seed)
+    converted = rng.random(now) < theta
+    delays = Geometric(mean_delay).ppf(rng.random(now))
+    s = np.arange(now)
+    arrival = s + delays
+    seen = converted & (delays <= window) & (arrival <= now - 1)
+    pending = converted & (delays <= window) & (arrival > now - 1)
+    lost = converted & (delays > window)
+
+    def segments(mask):
+        xs, ys = [], []
+        for i in np.flatnonzero(mask):
+            xs += [s[i], min(arrival[i], s[i] + window + 3), None]
+            ys += [s[i], s[i], None]
+        return xs, ys
+
+    fig = go.Figure()
+    for mask, name, color, dash in [(seen, "conversion, already seen", "#009E73", "solid"),
+                                    (pending, "conversion on its way (looks like a zero)", "#7F7F7F", "dot"),
+                                    (lost, "conversion after the window: never seen", "#D55E00", "dash")]:
+        x, y = segments(mask)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=name, line=dict(color=color, dash=dash, width=3)))
+        fig.add_trace(go.Scatter(x=np.minimum(arrival[mask], s[mask] + window + 3), y=s[mask], mode="markers",
+                                 marker=dict(color=color, size=8, symbol="diamond"), showlegend=False))
+    fig.add_trace(go.Scatter(x=s[~converted], y=s[~converted], mode="markers", name="zero (never revealed)",
+                             marker=dict(symbol="circle-open", size=9, color="#000000")))
+    fig.add_vline(x=now - 1, line=dict(color="#0072B2", width=2), annotation_text=f"now (t = {now})")
+    fig.update_layout(template="plotly_white", height=420, font=dict(size=13),
+                      xaxis_title="step", yaxis_title="pull made at step s",
+                      title=f"θ = {theta}, geometric delays with mean {mean_delay:g}, window m = {window}",
+                      legend=dict(orientation="h", y=-0.2))
+    counts = {"seen": int(seen.sum()), "pending": int(pending.sum()), "lost": int(lost.sum()),
+              "zeros": int((~converted).sum())}
+    return go.FigureWidget(fig), counts
+
+
+class _RoundRobinEstimator(DelayedUCB):
+    """D-UCB's estimator watched under round-robin play (a fixed, non-adaptive sequence)."""
+
+    def choose(self, t, context=None):
+        return np.full(self.problem_.size, t % self.problem_.n_arms, dtype=np.int64)
+
+    def snapshot(self):
+        out = super().snapshot()
+        out["successes"] = self.successes_.copy()
+        return out
+
+
+def estimator_study(theta=THETA_H, mean_delay=200, window=400, horizon=1500, runs=300, seed=0):
+    """S/Ñ against the naive S/N under round-robin play: {"t", "theta", "corrected", "naive"}.
+
+    Arrays are (runs, recorded times, arms).
+    """
+    law = Geometric(mean_delay)
+    res = simulate(Conversions(theta, law, window=window), {"est": _RoundRobinEstimator(law, window)},
+                   horizon, runs, seed, checkpoints=150, trace=True)
+    tr = res.traces["est"]
+    naive = tr["successes"] / np.maximum(tr["pulls"], 1)
+    return {"t": res.times, "theta": np.asarray(theta), "corrected": tr["theta_hat"], "naive": naive,
+            "window": window, "law": law}
+
+
+def estimator_figure(study):
+    """Mean of S/Ñ (solid) and S/N (dashed) over runs against θ (dotted), per arm."""
+    import plotly.graph_objects as go
+
+    colors = ["#0072B2", "#D55E00", "#009E73", "#CC79A7"]
+    fig = go.Figure()
+    t = study["t"]
+    for k, th in enumerate(study["theta"]):
+        c = colors[k % len(colors)]
+        for key, dash, label in [("corrected", "solid", "S/Ñ (delay-corrected)"), ("naive", "dash", "S/N (naive)")]:
+            v = study[key][:, :, k]
+            m, se = v.mean(0), v.std(0, ddof=1) / np.sqrt(v.shape[0])
+            fig.add_trace(go.Scatter(x=np.r_[t, t[::-1]], y=np.r_[m + 1.96 * se, (m - 1.96 * se)[::-1]],
+                                     fill="toself", line=dict(width=0), fillcolor="rgba(0,0,0,0.08)",
+                                     hoverinfo="skip", showlegend=False))
+            fig.add_trace(go.Scatter(x=t, y=m, mode="lines", line=dict(color=c, dash=dash, width=2.2),
+                                     name=f"arm {k + 1}: {label}"))
+        fig.add_trace(go.Scatter(x=[t[0], t[-1]], y=[th, th], mode="lines", line=dict(color=c, dash="dot", width=1.5),
+                                 name=f"arm {k + 1}: θ = {th}"))
+    fig.update_layout(template="plotly_white", height=430, font=dict(size=13), xaxis_title="step t",
+                      yaxis_title="estimate of θ (mean over runs)",
+                      title=f"Round-robin pulls, {study['law'].label}, window m = {study['window']}",
+                      legend=dict(orientation="h", y=-0.25))
+    return go.FigureWidget(fig)

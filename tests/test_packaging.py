@@ -1,0 +1,64 @@
+"""Project hygiene: declared dependencies, the README's commands, committed notebooks."""
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _name(spec: str) -> str:
+    return re.split(r"[<>=!~ \[]", spec.strip(), maxsplit=1)[0].lower()
+
+
+def conda_packages() -> dict:
+    """Top-level conda packages of environment.yml (without python, pip and the pip section)."""
+    out, in_deps = {}, False
+    for line in (ROOT / "environment.yml").read_text().splitlines():
+        if line.startswith("dependencies:"):
+            in_deps = True
+            continue
+        if in_deps and re.match(r"^  - ", line):
+            spec = line[4:].strip()
+            if spec in ("pip", "pip:") or spec.startswith("python"):
+                continue
+            out[_name(spec)] = spec.replace(" ", "")
+        elif in_deps and line and not line.startswith(" "):
+            in_deps = False
+    return out
+
+
+def test_environment_yml_and_pyproject_declare_the_same_runtime_dependencies():
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    pyproject = {_name(d): d.replace(" ", "") for d in deps}
+    assert pyproject == conda_packages()
+    assert "anywidget" in pyproject  # plotly's FigureWidget needs it but does not declare it
+
+
+def test_readme_has_the_two_commands_and_ci_runs_the_test_command():
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"## Set-up: two commands.*?```sh\n(.*?)```", readme, re.S).group(1)
+    commands = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    assert commands == ["python3 tasks.py lab", "python3 tasks.py test"]
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "python3 tasks.py test" in ci
+
+
+def test_criteo_table_is_shipped_inside_the_package():
+    from importlib import resources
+
+    text = resources.files("delaylab").joinpath("data/criteo_delay_quantiles.csv").read_text()
+    assert "Criteo Attribution Modeling for Bidding" in text
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_notebooks_are_committed_stripped(path):
+    nb = json.loads(path.read_text())
+    assert "widgets" not in nb.get("metadata", {})
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell.get("outputs") == [] and cell.get("execution_count") is None
+    assert path.stat().st_size < 100_000

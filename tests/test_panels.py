@@ -1,0 +1,106 @@
+"""Widgets and figures, driven in-process (widget observers fire without a browser)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+from delaylab.panels.conversions import ConversionsPanel  # noqa: E402
+from delaylab.panels.reproduce import FigureReproduction  # noqa: E402
+from delaylab.viz.plots import CurvePlot  # noqa: E402
+from delaylab.viz.style import STYLES, style  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def panel():
+    return ConversionsPanel(horizon=1000, runs=10, mean_delay=100, window=300)
+
+
+def visible(plot, name):
+    return plot.fig.data[plot._slot[(0, name)][1]].visible
+
+
+@pytest.mark.parametrize("attr, value", [("mean_delay", 200), ("window", 150), ("horizon", 1500), ("runs", 20)])
+def test_each_slider_reruns_and_redraws(panel, attr, value):
+    before = panel.regret.curve("D-KLUCB")[1].copy()
+    getattr(panel, attr).value = value
+    after = panel.regret.curve("D-KLUCB")[1]
+    assert not np.array_equal(before, after)
+
+
+def test_conversion_rates_and_presets(panel):
+    before = panel.regret.curve("D-UCB")[1].copy()
+    panel.thetas[1].value = 0.02
+    assert panel.preset.value == "custom"
+    assert not np.array_equal(before, panel.regret.curve("D-UCB")[1])
+    panel.preset.value = "H"
+    assert [s.value for s in panel.thetas] == [0.5, 0.4, 0.3] and panel.means == (0.5, 0.4, 0.3)
+    panel.preset.value = "L"
+
+
+def test_toggles_use_the_cache(panel):
+    panel.toggles["UCB1"].value = True
+    assert visible(panel.regret, "UCB1") and "1 of 5 policies recomputed" in panel.status.value
+    panel.toggles["UCB1"].value = False
+    assert not visible(panel.regret, "UCB1") and "0 of 4" in panel.status.value
+
+
+def test_uncensored_mode(panel):
+    panel.censored.value = False
+    assert visible(panel.regret, "UD-KLUCB") and not visible(panel.regret, "D-KLUCB")
+    assert panel.toggles["Discarding KL-UCB"].disabled and not visible(panel.regret, "Discarding KL-UCB")
+    assert panel.cdf.fig.data[1].visible is False
+    panel.censored.value = True
+    assert visible(panel.regret, "Discarding KL-UCB") and panel.cdf.fig.data[1].visible
+
+
+def test_delay_cdf_marks_tau_m(panel):
+    law_tau = 1 - (panel.mean_delay.value / (1 + panel.mean_delay.value)) ** (panel.window.value + 1)
+    assert panel.cdf.fig.data[2].x[0] == panel.window.value
+    assert panel.cdf.fig.data[2].y[0] == pytest.approx(law_tau)
+
+
+def test_lower_bound_overlay(panel):
+    assert visible(panel.regret, "asymptotic lower bound (Theorems 3–4)")
+    panel.show_bound.value = False
+    assert not visible(panel.regret, "asymptotic lower bound (Theorems 3–4)")
+    panel.show_bound.value = True
+
+
+def test_extreme_slider_values_do_not_fail():
+    p = ConversionsPanel(horizon=500, runs=10)
+    for attr, value in [("window", 0), ("mean_delay", 5000), ("window", 5000), ("mean_delay", 10)]:
+        getattr(p, attr).value = value
+    for s in p.thetas:
+        s.value = 0.9  # no gap at all
+    assert "no gap" in p.status.value
+
+
+def test_figure_reproduction_button_reruns_at_paper_scale():
+    calls = []
+
+    def compute(runs, progress):
+        calls.append(runs)
+        for f in (0.5, 1.0):
+            progress(f)
+        return runs
+
+    plot = CurvePlot(["D-KLUCB"])
+
+    def draw(runs, plot):
+        plot.set("D-KLUCB", [1, 2, 3], [0, runs, 2 * runs])
+
+    rep = FigureReproduction(compute, draw, plot, runs=5, paper_runs=50)
+    assert calls == [5] and plot.curve("D-KLUCB")[1][1] == 5 and not rep.button.disabled
+    rep.button.click()
+    assert calls == [5, 50] and plot.curve("D-KLUCB")[1][1] == 50
+    assert rep.button.disabled and rep.progress.value == 1.0 and "50 runs" in rep.status.value
+
+
+def test_one_colour_per_algorithm_and_colour_blind_palette():
+    assert style("D-KLUCB") == {"color": "#0072B2", "dash": "solid"}
+    assert style("UD-KLUCB")["color"] == style("D-KLUCB")["color"]
+    assert style("my own policy") == style("my own policy")  # stable fallback
+    okabe_ito_tol = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7",
+                     "#7F7F7F", "#44AA99", "#882255"}
+    assert {c for c, _ in STYLES.values()} <= okabe_ito_tol
