@@ -47,7 +47,7 @@ def klucb_bernoulli(p, n, beta):
     c = max(beta / n, 1e-15)
     pc = p
     neg_entropy = (pc * math.log(pc) if pc > 0 else 0.0) + (1.0 - pc) * math.log1p(-pc)
-    q0 = min(klucb_poisson(pc, 1.0, c, upper=math.inf), pc + math.sqrt(2.0 * c * (1.0 - pc)))
+    q0 = min(pc + c + math.sqrt(c * (c + 2.0 * pc)), pc + math.sqrt(2.0 * c * (1.0 - pc)))
     z = min(-math.log1p(-min(q0, 1.0 - 1e-16)), (c - neg_entropy) / (1.0 - pc))
     for _ in range(4):
         q = -math.expm1(-z)

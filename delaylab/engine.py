@@ -137,13 +137,14 @@ class _Runner:
         self.trace = {} if trace else None
 
     def advance(self, block, t0: int, n: int) -> None:
-        pol, cal, pulls = self.policy, self.calendar, self.pulls.reshape(-1)
+        pol, cal = self.policy, self.calendar
+        played = np.empty((n, self.B), dtype=np.int64)
         for i in range(n):
             t = t0 + i
             arms = pol.choose(t, block.context(i))
+            played[i] = arms
             out = block.pull(i, arms)
             self.cum += out.regret
-            pulls[self.flat + arms] += 1
             due = out.revealed & (out.delay <= self.T - 1 - t)  # arrives within the horizon
             cal.add(t, due, out.delay, arms, out.value)
             feedback = cal.pop(t)
@@ -152,6 +153,8 @@ class _Runner:
             pol.update(t, arms, feedback)
             if t + 1 == self.times[self.k]:
                 self._record()
+        K = self.pulls.shape[1]
+        self.pulls += np.bincount((self.flat + played).ravel(), minlength=self.B * K).reshape(self.B, K)
 
     def _record(self):
         self.regret[:, self.k] = self.cum

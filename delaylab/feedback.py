@@ -65,6 +65,19 @@ class Arrivals:
             w = None if w is None else w[mask]
         return np.bincount(idx, weights=w, minlength=batch_size * n_arms).reshape(batch_size, n_arms)
 
+    def add_to(self, out: np.ndarray, mask=None) -> None:
+        """out[run, arm] += value for every arrival (ones for conversions); ``out`` is (B, K)."""
+        idx = self.run * out.shape[1] + self.arm
+        w = self.value
+        if mask is not None:
+            idx = idx[mask]
+            w = None if w is None else w[mask]
+        flat = out.reshape(-1)
+        if self._layer is None:  # at most one arrival per run: no repeated index
+            flat[idx] += 1.0 if w is None else w
+        else:
+            flat += np.bincount(idx, weights=w, minlength=flat.size)
+
     def layers(self):
         """Yield index arrays of the arrivals, one layer at a time (distinct runs within each)."""
         if len(self) == 0:
@@ -132,11 +145,11 @@ class Calendar:
         ring = steps % self.W
         nxt = self.next[ring, cols]
         layer = None
-        if (nxt >= 0).any():  # some run has several arrivals at this step: walk the lists
+        if nxt.max() >= 0:  # some run has several arrivals at this step: walk the lists
             runs_l, steps_l, layer_l, c = [cols], [steps], [np.zeros(cols.size, dtype=np.int64)], 0
             while True:
                 keep = nxt >= 0
-                if not keep.any():
+                if nxt.max() < 0:
                     break
                 c += 1
                 cols, steps = cols[keep], nxt[keep]

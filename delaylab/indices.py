@@ -106,10 +106,10 @@ def klucb_bernoulli(p, n, beta):
 
     Newton's method in z = −log(1 − q), where the map z ↦ d(p, 1 − e^{−z}) is convex and
     increasing, with slope (q − p)/q, and becomes linear as q → 1 (no log singularity). It
-    starts from an upper bound of the root: the Poisson index (d_Pois ≤ d, Lemma 8 of
-    Vernade et al. 2017), p + sqrt(2c(1 − p)) (from d(p, q) ≥ (q − p)²/(2(1 − p))) and
-    (c + H(p))/(1 − p) in z, with c = β/n and H the binary entropy; the iterates then decrease
-    monotonically to the root. 4 steps give an absolute error below 1e-10 over p ∈ [0, 1],
+    starts from an upper bound of the root, the smallest of p + c + sqrt(c² + 2pc) (from
+    d(p, q) ≥ d_Pois(p, q) ≥ (q − p)²/(2q), Lemma 8 of Vernade et al. 2017),
+    p + sqrt(2c(1 − p)) (from d(p, q) ≥ (q − p)²/(2(1 − p))) and (c + H(p))/(1 − p) in z, with
+    c = β/n and H the binary entropy; the iterates then decrease monotonically to the root. 4 steps give an absolute error below 1e-10 over p ∈ [0, 1],
     β/n ∈ [1e-12, 1e3] (checked in the tests against bisection). n = 0 gives +inf.
     """
     p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
@@ -117,7 +117,7 @@ def klucb_bernoulli(p, n, beta):
     c = np.maximum(beta / np.where(n > 0, n, 1.0), 1e-15)
     pc = np.where(p < 1.0, p, 0.5)  # p = 1 (index 1) is set at the end
     neg_entropy = _xlogx_ratio(pc, 1.0) + (1.0 - pc) * np.log1p(-pc)  # −H(p)
-    q0 = np.minimum(klucb_poisson(pc, 1.0, c, upper=np.inf), pc + np.sqrt(2.0 * c * (1.0 - pc)))
+    q0 = np.minimum(pc + c + np.sqrt(c * (c + 2.0 * pc)), pc + np.sqrt(2.0 * c * (1.0 - pc)))
     z = np.minimum(-np.log1p(-np.minimum(q0, 1.0 - 1e-16)), (c - neg_entropy) / (1.0 - pc))
     for _ in range(4):  # Newton on g(z) = d(p, 1 − e^{−z}) − c, from above
         q = -np.expm1(-z)

@@ -39,10 +39,10 @@ def test_conversion_rates_and_presets(panel):
 
 
 def test_toggles_use_the_cache(panel):
-    panel.toggles["UCB1"].value = True
-    assert visible(panel.regret, "UCB1") and "1 of 5 policies recomputed" in panel.status.value
-    panel.toggles["UCB1"].value = False
-    assert not visible(panel.regret, "UCB1") and "0 of 4" in panel.status.value
+    panel.toggles["KL-UCB"].value = True
+    assert visible(panel.regret, "KL-UCB") and "1 of 5 policies recomputed" in panel.status.value
+    panel.toggles["KL-UCB"].value = False
+    assert not visible(panel.regret, "KL-UCB") and "0 of 4" in panel.status.value
 
 
 def test_uncensored_mode(panel):

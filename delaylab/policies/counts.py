@@ -94,14 +94,15 @@ class TabulatedCount:
         self.B, self.K = batch_size, n_arms
         self.old = np.zeros((batch_size, n_arms))
         self.t = -1
-        self.buf = np.zeros((self.W, batch_size, n_arms)) if self.W else None
+        # ring of one-hot pulls, slot axis last: Ñ is then a (batched) matrix–vector product
+        self.buf = np.zeros((batch_size, n_arms, self.W)) if self.W else None
         self.set_weights(w)
 
     def set_weights(self, w: np.ndarray) -> None:
         """Replace the weights (shape (Bw, Kw, W + 1))."""
         self.w_old = w[..., self.W]
         rev = w[..., : self.W][..., ::-1]
-        self._rev2 = np.concatenate([rev, rev], axis=-1)  # rolled weights are slices of it
+        self._rev2 = np.ascontiguousarray(np.concatenate([rev, rev], axis=-1))  # rolled weights are slices
 
     def push(self, t: int, arms: np.ndarray, onehot: np.ndarray) -> None:
         self.t = t
@@ -110,8 +111,8 @@ class TabulatedCount:
             return
         slot = t % self.W
         if t >= self.W:  # the pull of step t − W reaches lag W: it becomes old
-            self.old += self.buf[slot]
-        self.buf[slot] = onehot
+            self.old += self.buf[:, :, slot]
+        self.buf[:, :, slot] = onehot
 
     def rolled(self) -> np.ndarray:
         """Weights aligned with the ring slots: slot j holds the pull of lag (t − j) mod W."""
@@ -125,11 +126,11 @@ class TabulatedCount:
         r = self.rolled()  # (Bw, Kw, W)
         Bw, Kw = r.shape[:2]
         if Bw == 1 and Kw == 1:
-            recent = (r[0, 0] @ self.buf.reshape(self.W, -1)).reshape(self.B, self.K)
+            recent = self.buf @ r[0, 0]
         elif Bw == 1:
-            recent = np.einsum("kw,wbk->bk", r[0], self.buf)
+            recent = np.einsum("bkw,kw->bk", self.buf, r[0])
         elif Kw == 1:
-            recent = np.einsum("bw,wbk->bk", r[:, 0], self.buf)
+            recent = np.matmul(self.buf, r[:, 0, :, None])[..., 0]
         else:
-            recent = np.einsum("bkw,wbk->bk", r, self.buf)
+            recent = np.einsum("bkw,bkw->bk", self.buf, r)
         return out + recent

@@ -151,8 +151,7 @@ class _DelayedIndex(IndexPolicy):
             # conversions later than the policy's own window are ignored (if the setting lets
             # them through)
             mask = None if self._all_in_window else feedback.delay <= self._m
-            B, K = self.problem_.size, self.problem_.n_arms
-            self.successes_ += feedback.per_arm(B, K, mask=mask)
+            feedback.add_to(self.successes_, mask)
             if hasattr(self.count_, "observe"):
                 self.count_.observe(feedback, np.ones(len(feedback), bool) if mask is None else mask)
 

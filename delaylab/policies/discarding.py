@@ -69,10 +69,14 @@ class _Discarding(IndexPolicy):
             self.done_successes_.reshape(-1)[old] += self._converted[s % ring]
 
     def choose(self, t, context=None):
-        idx = self.index(t)
-        missing = self.done_pulls_ == 0
-        robin = np.argmin(np.where(missing, self.pulls_, np.inf), axis=1)
-        return np.where(missing.any(axis=1), robin, np.argmax(idx, axis=1))
+        missing = self.done_pulls_ == 0  # arms without a pull m steps old: no index yet
+        if not missing.any():
+            return np.argmax(self.index(t), axis=1)
+        robin = np.argmin(np.where(missing, self.pulls_, np.inf), axis=1)  # least pulled first
+        waiting = missing.any(axis=1)
+        if waiting.all():
+            return robin
+        return np.where(waiting, robin, np.argmax(self.index(t), axis=1))
 
     def estimates(self):
         n = self._tau_m * self.done_pulls_  # τ_m N_k(t − m)

@@ -49,9 +49,9 @@ class _BlindIndex(IndexPolicy):
     def update(self, t, arms, feedback):
         self.pulls_.reshape(-1)[self._flat + arms] += 1.0
         if len(feedback):
-            B, K = self.problem_.size, self.problem_.n_arms
-            self.successes_ += feedback.per_arm(B, K)
+            feedback.add_to(self.successes_)
             if self._labelled:
+                B, K = self.problem_.size, self.problem_.n_arms
                 self.revealed_ += feedback.per_arm(B, K, weights=np.ones(len(feedback)))
 
     def counts(self) -> np.ndarray:
@@ -59,8 +59,8 @@ class _BlindIndex(IndexPolicy):
         return self.revealed_ if self._labelled else self.pulls_
 
     def mean(self) -> np.ndarray:
-        n = self.counts()
-        return np.divide(self.successes_, n, out=np.zeros_like(n), where=n > 0)
+        """x̄_k = S_k / n_k (0 while n_k = 0, when S_k = 0 too)."""
+        return self.successes_ / np.maximum(self.counts(), 1.0)
 
     def snapshot(self):
         return {"mean": self.mean(), "pulls": self.pulls_.copy()}

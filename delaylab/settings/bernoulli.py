@@ -136,8 +136,7 @@ class _BernoulliBlock(Block):
             theta_a, regret = ep.theta[arms], ep.gap[arms]
         reward = self.u[i] < theta_a
         delay = self.delays[i] if ep.shared_law else self.delays[i, ep.cols, arms]
-        in_window = np.ones_like(reward) if ep.window is None else delay <= ep.window
-        kind = ep.s.feedback
-        if kind == "conversions":
-            return Pull(regret, delay, reward & in_window, None)
+        if ep.s.feedback == "conversions":  # only conversions, and only within the window
+            return Pull(regret, delay, reward if ep.window is None else reward & (delay <= ep.window), None)
+        in_window = np.ones(reward.shape, bool) if ep.window is None else delay <= ep.window
         return Pull(regret, delay, in_window, reward.astype(float))
