@@ -107,7 +107,9 @@ def tau_at(laws, m, batch) -> np.ndarray:
     return np.stack(cols, axis=1)
 
 
-class _DelayedIndex(IndexPolicy):
+class DelayAwareIndex(IndexPolicy):
+    """An index policy on conversions told the delay law and the window it assumes."""
+
     feedback = ("conversions",)
     _grid_params = ("delay", "eps")
     _name = ""
@@ -117,6 +119,8 @@ class _DelayedIndex(IndexPolicy):
         self.window = window
         self.eps = eps
 
+
+class _DelayedIndex(DelayAwareIndex):
     @property
     def label(self):
         prefix = "D-" if self.window is not None else "UD-"

@@ -20,20 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..indices import exploration, klucb_poisson
-from .delayed import assumed_laws, check_policy_window, tau_at
-from .ucb import IndexPolicy
+from .delayed import DelayAwareIndex, assumed_laws, check_policy_window, tau_at
 
 
-class _Discarding(IndexPolicy):
-    feedback = ("conversions",)
-    _grid_params = ("delay", "eps")
-    _name = ""
-
-    def __init__(self, delay=None, window=None, eps=0.0):
-        self.delay = delay
-        self.window = window
-        self.eps = eps
-
+class _Discarding(DelayAwareIndex):
     @property
     def label(self):
         return "Discarding " + self._name
