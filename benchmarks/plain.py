@@ -166,7 +166,10 @@ def numpy_run(algorithm, theta, mean_delay, window, u_reward, delays):
                 a = int(np.argmin(np.where(done_n == 0, N, np.inf)))
             else:
                 n = tau_m * done_n
-                a = int(np.argmax(klucb_poisson(done_s / n, n, beta)))
+                if algorithm == "Discarding UCB":
+                    a = int(np.argmax(done_s / n + np.sqrt(beta / (2 * n))))
+                else:
+                    a = int(np.argmax(klucb_poisson(done_s / n, n, beta)))
         elif t < K:
             a = t
         elif algorithm == "D-UCB":

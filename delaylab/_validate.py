@@ -47,6 +47,10 @@ def as_float_array(name: str, value) -> np.ndarray:
     return arr
 
 
+def _bound(x: float) -> str:
+    return "∞" if x == np.inf else ("−∞" if x == -np.inf else _fmt(float(x)))
+
+
 def check_real(
     name: str,
     value,
@@ -56,21 +60,24 @@ def check_real(
     low_open: bool = False,
     high_open: bool = False,
     ndim: tuple[int, ...] | None = None,
+    allow_inf: bool = False,
 ) -> np.ndarray:
-    """Check that every entry of ``value`` is a finite real in the given interval.
+    """Check that every entry of ``value`` is a real number in the given interval.
 
+    Infinite values are refused unless ``allow_inf`` (where +∞ means "never", e.g. a delay).
     Returns the value as a float array. ``ndim`` restricts the allowed dimensions.
     """
     arr = as_float_array(name, value)
-    lo_b, hi_b = ("(" if low_open else "["), (")" if high_open else "]")
-    rng = f"{lo_b}{low:g}, {high:g}{hi_b}"
+    lo_b = "(" if (low_open or low == -np.inf) else "["
+    hi_b = ")" if (high_open or (high == np.inf and not allow_inf)) else "]"
+    rng = f"{lo_b}{_bound(low)}, {_bound(high)}{hi_b}"
     if ndim is not None and arr.ndim not in ndim:
         shapes = " or ".join({0: "a number", 1: "a 1-d list", 2: "a 2-d array"}[d] for d in ndim)
         raise ValueError(f"{name} must be {shapes}; got {_fmt(value)} (shape {arr.shape})")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
-    bad = ~np.isfinite(arr)
-    if bad.any() and not (np.isinf(high) and not high_open and np.all(np.isposinf(arr[bad]))):
+    bad = np.isnan(arr) | (np.isinf(arr) & ~(allow_inf & np.isposinf(arr) & (high == np.inf)))
+    if bad.any():
         raise ValueError(f"{_first_bad(name, arr, bad)} is not a finite number; valid range {rng}")
     with np.errstate(invalid="ignore"):
         bad = (arr <= low) if low_open else (arr < low)
@@ -90,7 +97,7 @@ def check_int(name: str, value, *, low: int = 0, high: int | None = None) -> int
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if not ok and isinstance(value, numbers.Real) and not isinstance(value, bool):
         ok = bool(np.isfinite(value)) and float(value).is_integer()
-    rng = f"[{low}, {'∞' if high is None else high}]"
+    rng = f"[{low}, {'∞)' if high is None else str(high) + ']'}"
     if not ok:
         raise ValueError(f"{name} must be a whole number in {rng}; got {_fmt(value)}")
     v = int(value)

@@ -33,8 +33,10 @@ from .streams import Batch
 MEMORY_BUDGET = 1 << 30
 #: random numbers drawn per block (bounds the memory of a block of draws)
 _BLOCK_NUMBERS = 1 << 21
-#: bound on the horizon (the calendars index steps with 32-bit integers)
+#: bound on the horizon
 MAX_HORIZON = 10**8
+#: memory allowed for the policy states recorded with trace=True
+TRACE_BUDGET = 2 << 30
 
 
 def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, trace=False,
@@ -99,7 +101,8 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
         if progress is not None:
             progress(done[0] / total)
 
-    parts = [_simulate_chunk(setting, named, b, T, seed, times, trace, span, report) for b in chunks]
+    parts = [_simulate_chunk(setting, named, b, T, seed, times, trace, span, report, batch.size)
+             for b in chunks]
 
     shape = grid.shape if grid is not None else ((G,) if G > 1 else ())
     R = len(run_ids)
@@ -154,6 +157,9 @@ class _Runner:
             if t + 1 == self.times[self.k]:
                 self._record()
         K = self.pulls.shape[1]
+        if played.min() < 0 or played.max() >= K:  # a policy's bug, reported clearly
+            bad = played[(played < 0) | (played >= K)][0]
+            raise ValueError(f"{type(pol).__name__} chose arm {bad}; arms are 0 … {K - 1}")
         self.pulls += np.bincount((self.flat + played).ravel(), minlength=self.B * K).reshape(self.B, K)
 
     def _record(self):
@@ -170,11 +176,19 @@ class _Runner:
         return {"regret": self.regret, "pulls": self.pulls, "trace": trace}
 
 
-def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report):
+def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report, total_columns):
     problem = Problem(n_arms=setting.n_arms, horizon=T, feedback=setting.feedback,
                       window=setting.window, dim=setting.dim, batch=batch, seed=seed)
     # every policy is validated (started) before the first step of any of them
     runners = [_Runner(p.clone().start(problem), problem, span, times, trace, setting) for p in named.values()]
+    if trace:
+        for name, r in zip(named, runners):
+            per_column = sum(np.asarray(v).nbytes for v in r.policy.snapshot().values()) / batch.size
+            need = per_column * total_columns * len(times)
+            if need > TRACE_BUDGET:
+                raise ValueError(
+                    f"trace=True would record the state of {name!r} at {len(times)} times: "
+                    f"{need / 2**30:.1f} GiB; pass fewer checkpoints (e.g. checkpoints=200)")
     episode = setting.episode(batch, T, seed)
     draws_per_step = {"linear": 2 + setting.n_arms * (setting.dim or 1)}.get(setting.feedback, 2)
     block = int(np.clip(_BLOCK_NUMBERS // (batch.size * draws_per_step), 8, 1024))

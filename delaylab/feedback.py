@@ -118,7 +118,7 @@ class Calendar:
         self.next = np.full((self.W, batch_size), -1, dtype=np.int64)
         self.arm = np.zeros((self.W, batch_size), dtype=np.int64)
         self.value = np.zeros((self.W, batch_size)) if with_values else None
-        self._empty = Arrivals(0, _EMPTY_I, _EMPTY_I, _EMPTY_I, None if self.value is None else np.zeros(0))
+        self._no_values = None if self.value is None else np.zeros(0)
 
     def add(self, t: int, due: np.ndarray, delay: np.ndarray, arms: np.ndarray, values=None) -> None:
         """Record the pulls of step t; those with ``due`` arrive at the end of step t + delay."""
@@ -138,8 +138,7 @@ class Calendar:
         row = self.head[slot]
         cols = np.nonzero(row >= 0)[0]
         if not cols.size:
-            self._empty.t = t
-            return self._empty
+            return Arrivals(t, _EMPTY_I, _EMPTY_I, _EMPTY_I, self._no_values)
         steps = row[cols]
         row[cols] = -1
         ring = steps % self.W

@@ -1,7 +1,8 @@
 """Grids of parameter values, simulated as one batch.
 
-Any numeric parameter of a setting, a delay law or a policy may be given one value per grid
-cell (a 1-d array, or for ``means`` a 2-d array with one row per cell). ``simulate`` then runs
+The numeric parameters of delay laws, the arms' ``means`` (a 2-d array, one row per cell), the
+linear ``theta``, and numeric policy hyperparameters (ε, c, and the laws a policy assumes) may be
+given one value per grid cell; structural parameters (windows, horizon, number of arms) may not. ``simulate`` then runs
 cells × runs columns in lockstep. :func:`grid` builds the cells of an outer product of named
 axes and lets :func:`~delaylab.simulate` reshape its results accordingly.
 

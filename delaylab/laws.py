@@ -411,9 +411,9 @@ class Fixed(DelayLaw):
     _param_names = ("delay",)
 
     def __init__(self, delay=0):
-        d = check_real("delay", delay, low=0.0, ndim=(0, 1))
+        d = check_real("delay", delay, low=0.0, ndim=(0, 1), allow_inf=True)  # inf: never
         if np.any(d != np.floor(d)):
-            raise ValueError(f"delay must be a whole number of steps ≥ 0; got {delay!r}")
+            raise ValueError(f"delay must be a whole number of steps ≥ 0 (or inf: never); got {delay!r}")
         self._set_params(delay=np.minimum(d, float(NEVER)))
 
     def _cdf(self, d, cells):
@@ -434,65 +434,93 @@ class Fixed(DelayLaw):
 
 
 class _Tabulated(DelayLaw):
-    """A law with finite support, stored as a table of τ(d) per grid cell.
+    """A law with finite support, stored as tables of τ(d) per grid cell.
 
-    Subclasses build ``self._tables`` of shape (G, L) with τ(L − 1) = 1 exactly.
+    Subclasses set ``self._tables`` (one 1-d array per cell, τ(lo), τ(lo + 1), …, ending with
+    exactly 1) and ``self._lo`` (the first tabulated lag of each cell; τ = 0 below it up to a
+    mass under 1e-30). Tables are ragged: a grid of very different parameters costs the sum of
+    its tables, not the largest one times the number of cells.
     """
+
+    def _rows(self, shape_last, cells):
+        if len(self._tables) == 1:
+            return None
+        return np.arange(self._n_cells) if cells is None else np.asarray(cells)
 
     def _cdf(self, d, cells):
         d = _floor_lag(d)
-        L = self._tables.shape[1]
-        idx = np.clip(d, -1, L - 1).astype(np.int64)
-        if self._tables.shape[0] == 1:
-            vals = self._tables[0][np.maximum(idx, 0)]
-        else:
-            rows = np.arange(self._n_cells) if cells is None else np.asarray(cells)
-            vals = self._tables[rows, np.maximum(idx, 0)]
-        return np.where(idx < 0, 0.0, vals)
+        rows = self._rows(None, cells)
+        if rows is None:
+            return self._cdf_row(0, d)
+        d_b = np.broadcast_to(d, np.broadcast_shapes(d.shape, rows.shape))
+        out = np.empty(d_b.shape)
+        for g in np.unique(rows):
+            cols = rows == g
+            out[..., cols] = self._cdf_row(g, d_b[..., cols])
+        return out
+
+    def _cdf_row(self, g, d):
+        tab, lo = self._tables[g], self._lo[g]
+        idx = np.clip(d - lo, -1, len(tab) - 1).astype(np.int64)
+        return np.where(idx < 0, 0.0, tab[np.maximum(idx, 0)])
 
     def _ppf(self, u, cells):
         u = np.asarray(u, dtype=float)
-        if self._tables.shape[0] == 1:
-            return np.searchsorted(self._tables[0], u, side="left").astype(np.int64)
-        rows = np.arange(self._n_cells) if cells is None else np.asarray(cells)
+        rows = self._rows(None, cells)
+        if rows is None:
+            return self._lo[0] + np.searchsorted(self._tables[0], u, side="left").astype(np.int64)
         u_b = np.broadcast_to(u, np.broadcast_shapes(u.shape, rows.shape))
         out = np.empty(u_b.shape, dtype=np.int64)
         for g in np.unique(rows):  # one search per distinct cell
             cols = rows == g
-            out[..., cols] = np.searchsorted(self._tables[g], u_b[..., cols], side="left")
+            out[..., cols] = self._lo[g] + np.searchsorted(self._tables[g], u_b[..., cols], side="left")
         return out
 
     def _moments(self):
-        m, v = _moments_from_sf(1.0 - self._tables)
-        return (float(m[0]), float(v[0])) if not self._per_cell else (m, v)
+        # E[D] = Σ_d P(D > d) = lo + Σ_{d ≥ lo} (1 − τ(d)), and E[D²] = Σ_d (2d + 1) P(D > d)
+        m1, var = [], []
+        for tab, lo in zip(self._tables, self._lo):
+            d = lo + np.arange(len(tab), dtype=float)
+            sf = 1.0 - tab
+            first = float(lo)
+            second = float(lo) ** 2 + np.sum((2 * d + 1) * sf)
+            mean = first + sf.sum()
+            m1.append(mean)
+            var.append(max(second - mean**2, 0.0))
+        if not self._per_cell:
+            return m1[0], var[0]
+        return np.array(m1), np.array(var)
 
 
-class Poisson(DelayLaw):
+class Poisson(_Tabulated):
     """Poisson delays with mean λ.
 
-    The CDF is tabulated up to λ + 12√λ + 40, beyond which the mass is below 1e-30.
+    The CDF is tabulated on [λ − 12√λ − 10, λ + 12√λ + 40] ∩ [0, ∞), outside of which the mass is
+    below 1e-30; ``mean`` and ``var`` are the exact λ.
 
     Parameters
     ----------
     mean : float or array
-        λ in (0, 1e7].
+        λ in (0, 1e9].
     """
 
     _param_names = ("mean",)
-    _cdf = _Tabulated._cdf
-    _ppf = _Tabulated._ppf
 
     def __init__(self, mean):
-        lam = check_real("mean", mean, low=0.0, high=1e7, low_open=True, ndim=(0, 1))
+        lam = check_real("mean", mean, low=0.0, high=1e9, low_open=True, ndim=(0, 1))
         self._set_params(mean=lam)
-        lams = np.atleast_1d(lam)
-        L = int(np.ceil(lams.max() + 12 * np.sqrt(lams.max()) + 40))
-        k = np.arange(L, dtype=float)
-        log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, L, dtype=float)))])
-        logpmf = k[None, :] * np.log(lams)[:, None] - lams[:, None] - log_fact[None, :]
-        cdf = np.cumsum(np.exp(logpmf), axis=1)
-        self._tables = np.minimum(cdf / cdf[:, -1:], 1.0)
-        self._tables[:, -1] = 1.0
+        self._tables, self._lo = [], []
+        for lam_g in np.atleast_1d(lam):
+            lo = max(0, int(np.floor(lam_g - 12 * np.sqrt(lam_g) - 10)))
+            hi = int(np.ceil(lam_g + 12 * np.sqrt(lam_g) + 40))
+            k = np.arange(lo, hi + 1, dtype=float)
+            log_fact = math.lgamma(lo + 1) + np.concatenate([[0.0], np.cumsum(np.log(k[1:]))])
+            pmf = np.exp(k * math.log(lam_g) - lam_g - log_fact)
+            cdf = np.cumsum(pmf)
+            cdf = np.minimum(cdf / cdf[-1], 1.0)
+            cdf[-1] = 1.0
+            self._tables.append(cdf)
+            self._lo.append(lo)
 
     def _moments(self):
         lam = self._par_mean
@@ -502,7 +530,7 @@ class Poisson(DelayLaw):
         return f"Poisson({self._fmt('mean', 'λ')})"
 
 
-class HalfNormal(DelayLaw):
+class HalfNormal(_Tabulated):
     """Discretised half-normal delays: D = ⌊σ|Z|⌋ with Z standard normal.
 
     τ(d) = erf((d + 1) / (σ√2)); the table stops where erf reaches 1 in double precision
@@ -516,19 +544,18 @@ class HalfNormal(DelayLaw):
     """
 
     _param_names = ("scale",)
-    _cdf = _Tabulated._cdf
-    _ppf = _Tabulated._ppf
-    _moments = _Tabulated._moments
 
     def __init__(self, scale):
         sig = check_real("scale", scale, low=0.0, high=1e6, low_open=True, ndim=(0, 1))
         self._set_params(scale=sig)
-        sigs = np.atleast_1d(sig)
-        L = int(np.ceil(6.0 * np.sqrt(2.0) * sigs.max())) + 2
-        x = (np.arange(L, dtype=float)[None, :] + 1) / (sigs[:, None] * np.sqrt(2.0))
         erf = np.frompyfunc(math.erf, 1, 1)
-        self._tables = np.asarray(erf(x), dtype=float)
-        self._tables[:, -1] = 1.0
+        self._tables, self._lo = [], []
+        for s_g in np.atleast_1d(sig):
+            L = int(np.ceil(6.0 * np.sqrt(2.0) * s_g)) + 2
+            tab = np.asarray(erf((np.arange(L, dtype=float) + 1) / (s_g * np.sqrt(2.0))), dtype=float)
+            tab[-1] = 1.0
+            self._tables.append(tab)
+            self._lo.append(0)
 
     def _label(self):
         return f"HalfNormal({self._fmt('scale', 'σ')})"

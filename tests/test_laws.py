@@ -165,10 +165,10 @@ def test_saturation_lag():
 @pytest.mark.parametrize(
     "make, pattern",
     [
-        (lambda: dl.Geometric(mean=0), r"mean = 0.* valid range \(0, inf\]"),
+        (lambda: dl.Geometric(mean=0), r"mean = 0.* valid range \(0, ∞\)"),
         (lambda: dl.Geometric(mean=-3), r"mean = -3"),
         (lambda: dl.Geometric(mean=float("nan")), r"mean = nan is not a finite number"),
-        (lambda: dl.Pareto(alpha=0), r"alpha = 0.*\(0, inf\]"),
+        (lambda: dl.Pareto(alpha=0), r"alpha = 0.*\(0, ∞\)"),
         (lambda: dl.Uniform(5, 2), r"high = 2 must be ≥ low = 5"),
         (lambda: dl.Uniform(0.5, 2), r"whole numbers"),
         (lambda: dl.Poisson(mean=-1), r"mean = -1"),
@@ -183,3 +183,15 @@ def test_saturation_lag():
 def test_bad_parameters_name_parameter_value_and_range(make, pattern):
     with pytest.raises(ValueError, match=pattern):
         make()
+
+
+def test_large_poisson_grids_stay_small_and_exact():
+    lams = np.array([2.0, 1e4, 1e7])
+    law = dl.Poisson(mean=lams)
+    assert sum(t.size for t in law._tables) < 100_000  # tables cover λ ± 12√λ only
+    # P(X ≤ λ) ≈ 1/2 + 2/(3√(2πλ)) for large λ (Ramanujan): 0.50266 and 0.500084
+    expected = [float(dl.Poisson(2.0).cdf(2)), 0.5 + 2 / (3 * np.sqrt(2 * np.pi * 1e4)),
+                0.5 + 2 / (3 * np.sqrt(2 * np.pi * 1e7))]
+    assert law.cdf(np.array([2.0, 1e4, 1e7])) == pytest.approx(expected, abs=1e-5)
+    d = law.ppf(np.random.default_rng(0).random((20_000, 3)))
+    assert np.allclose(d.mean(axis=0), lams, rtol=5 * np.sqrt(lams) / lams / np.sqrt(20_000) + 1e-9)

@@ -136,15 +136,15 @@ def test_extreme_but_valid_settings_run():
 
 @pytest.mark.parametrize("policy, env, pattern", [
     (dl.DelayedUCB(), dl.Conversions(THETA_L, LAW, 100), r"needs the delay law it assumes"),
-    (dl.DelayedUCB(LAW, window=-1), dl.Conversions(THETA_L, LAW, 100), r"window = -1 is outside the valid range \[0, ∞\]"),
+    (dl.DelayedUCB(LAW, window=-1), dl.Conversions(THETA_L, LAW, 100), r"window = -1 is outside the valid range \[0, ∞\)"),
     (dl.DelayedUCB(LAW, window=2.5), dl.Conversions(THETA_L, LAW, 100), r"window must be a whole number"),
     (dl.DelayedKLUCB(LAW, 500), dl.Conversions(THETA_L, LAW, 100), r"window = 500 exceeds the setting's window 100.*\[0, 100\]"),
     (dl.DelayedKLUCB(LAW, None), dl.Conversions(THETA_L, LAW, 100), r"window=None assumes every conversion"),
     (dl.DiscardingUCB(LAW, None), dl.Conversions(THETA_L, LAW), r"needs a window m ≥ 0"),
     (dl.DelayedUCB([LAW, LAW], 100), dl.Conversions(THETA_L, LAW, 100), r"list of 3 laws .*got a list of 2"),
     (dl.DelayedUCB("geometric", 100), dl.Conversions(THETA_L, LAW, 100), r"delay must be a delay law"),
-    (dl.DelayedUCB(LAW, 100, eps=-1), dl.Conversions(THETA_L, LAW, 100), r"eps = -1 is outside the valid range \[0, inf\]"),
-    (dl.UCB1(c=0), dl.Conversions(THETA_L, LAW), r"c = 0 is outside the valid range \(0, inf\]"),
+    (dl.DelayedUCB(LAW, 100, eps=-1), dl.Conversions(THETA_L, LAW, 100), r"eps = -1 is outside the valid range \[0, ∞\)"),
+    (dl.UCB1(c=0), dl.Conversions(THETA_L, LAW), r"c = 0 is outside the valid range \(0, ∞\)"),
     (dl.DelayedUCB(LAW, 100), dl.AggregatedAnonymous(THETA_L, LAW), r"learns from conversions feedback; the setting reveals anonymous"),
     (dl.DelayedUCB(dl.OnlineGeometric(), 100), dl.Conversions(THETA_L, LAW, 100), r"with a window use delaylab.OnlineCDF"),
     (dl.DelayedUCB(dl.OnlineCDF(), None), dl.Conversions(THETA_L, LAW), r"OnlineCDF needs a window"),
@@ -164,3 +164,18 @@ def test_bad_policy_input_is_reported_before_any_step(policy, env, pattern):
     with pytest.raises(ValueError, match=pattern):
         dl.simulate(env, {"spy": Spy(), "bad": policy}, horizon=10, runs=2)
     assert steps == []  # no simulation started
+
+
+def test_windows_longer_than_the_horizon_cost_nothing_and_change_nothing():
+    """A lag never exceeds T − 1: m = 10**9 acts like m = T − 1 (and allocates nothing big)."""
+    env = dl.Conversions([0.5, 0.4], dl.Geometric(5))
+    laws = [dl.Geometric(5), dl.Uniform(0, 30), dl.OnlineCDF()]
+    pols = {}
+    for i, law in enumerate(laws):
+        pols[f"big{i}"] = dl.DelayedKLUCB(law, 10**9)
+        pols[f"cap{i}"] = dl.DelayedKLUCB(law, 49)
+    pols["disc"] = dl.DiscardingUCB(dl.Geometric(5), 10**9)
+    res = dl.simulate(env, pols, horizon=50, runs=30, seed=1)
+    for i in range(len(laws)):
+        assert np.array_equal(res.regret[f"big{i}"], res.regret[f"cap{i}"])
+    assert np.all(res.pulls["disc"] == 25)  # never an index: round robin throughout

@@ -16,8 +16,8 @@ OK = dict(means=[0.2, 0.1], delays=LAW)
     (dict(OK, means=[float("nan"), 0.1]), r"means\[0\] = nan is not a finite number; valid range \[0, 1\]"),
     (dict(OK, means=[0.3]), r"means must list at least 2 arms; got 1"),
     (dict(OK, means="0.1, 0.2"), r"means must be a number or an array of numbers"),
-    (dict(OK, window=-5), r"window = -5 is outside the valid range \[0, ∞\]"),
-    (dict(OK, window=2.5), r"window must be a whole number in \[0, ∞\]; got 2.5"),
+    (dict(OK, window=-5), r"window = -5 is outside the valid range \[0, ∞\)"),
+    (dict(OK, window=2.5), r"window must be a whole number in \[0, ∞\); got 2.5"),
     (dict(OK, delays=[LAW, LAW, LAW]), r"delays must be one delay law or a list of 2 laws \(one per arm\); got a list of 3"),
     (dict(OK, delays=500), r"delays must be a delay law such as delaylab.Geometric\(mean=500\); got 500"),
     (dict(OK, delays=[LAW, "x"]), r"delays\[1\] must be a delay law"),
@@ -61,7 +61,7 @@ def test_simulate_arguments(kwargs, pattern):
     (lambda: dl.LinearConversions([0.5, 0.5], "slow"), r"delays must be a delay law"),
     (lambda: dl.AdversarialLosses(np.full((5, 2), 1.5), [0] * 5), r"losses\[0, 0\] = 1.5 is outside the valid range \[0, 1\]"),
     (lambda: dl.AdversarialLosses(np.full((5, 1), 0.5), [0] * 5), r"at least 2 columns"),
-    (lambda: dl.AdversarialLosses(np.full((5, 2), 0.5), [0, 1, -2, 0, 0]), r"delays\[2\] = -2 is outside the valid range \[0, inf\]"),
+    (lambda: dl.AdversarialLosses(np.full((5, 2), 0.5), [0, 1, -2, 0, 0]), r"delays\[2\] = -2 is outside the valid range \[0, ∞\]"),
     (lambda: dl.AdversarialLosses(np.full((5, 2), 0.5), [0, 1]), r"one delay per round: 5 needed, got 2"),
     (lambda: dl.AdversarialLosses(np.full((5, 2), 0.5), [0] * 5, reveal="later"), r"reveal must be one of \['at_action', 'with_loss'\]"),
     (lambda: dl.grid(), r"at least one named axis"),
@@ -69,3 +69,48 @@ def test_simulate_arguments(kwargs, pattern):
 def test_other_settings(make, pattern):
     with pytest.raises(ValueError, match=pattern):
         make()
+
+
+@pytest.mark.parametrize("make, pattern", [
+    (lambda: dl.Geometric(mean=float("inf")), r"mean = inf is not a finite number; valid range \(0, ∞\)"),
+    (lambda: dl.Pareto(alpha=float("inf")), r"alpha = inf is not a finite number"),
+    (lambda: dl.Uniform(0, float("inf")), r"high = inf is not a finite number"),
+    (lambda: dl.Conversions([0.2, 0.1], dl.Geometric(10), window=float("inf")), r"window must be a whole number"),
+])
+def test_infinite_values_are_refused_where_they_make_no_sense(make, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        make()
+
+
+@pytest.mark.parametrize("policy, pattern", [
+    (dl.DelayedUCB(LAW, 10, eps=float("inf")), r"eps = inf is not a finite number"),
+    (dl.UCB1(c=float("inf")), r"c = inf is not a finite number"),
+    (dl.DelayedUCB(dl.OnlineGeometric(initial_mean=float("inf")), None), r"initial_mean = inf"),
+])
+def test_infinite_hyperparameters_are_refused(policy, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        dl.simulate(dl.Conversions([0.2, 0.1], LAW), policy, horizon=10, runs=1)
+
+
+def test_infinite_delay_means_never():
+    assert dl.Fixed(float("inf")).ppf(0.3) == dl.NEVER
+    env = dl.AdversarialLosses(np.full((4, 2), 0.5), [0, float("inf"), 1, 0])
+    assert env.span(4) >= 1
+
+
+def test_trace_memory_is_bounded_before_any_step(monkeypatch):
+    import delaylab.engine as engine
+
+    monkeypatch.setattr(engine, "TRACE_BUDGET", 10_000)
+    with pytest.raises(ValueError, match=r"trace=True would record the state of 'D-UCB' at 500 times.*checkpoints"):
+        dl.simulate(dl.Conversions([0.2, 0.1], LAW, 50), {"D-UCB": dl.DelayedUCB(LAW, 50)}, horizon=500,
+                    runs=20, trace=True)
+
+
+def test_a_policy_choosing_an_invalid_arm_is_reported():
+    class Broken(dl.RoundRobin):
+        def choose(self, t, context=None):
+            return super().choose(t, context) - 1  # arm −1 at t = 0
+
+    with pytest.raises(ValueError, match=r"Broken chose arm -1; arms are 0 … 1"):
+        dl.simulate(dl.Conversions([0.2, 0.1], LAW), Broken(), horizon=10, runs=2)

@@ -73,7 +73,7 @@ def check_policy_window(owner: str, window, setting_window, *, required: bool = 
 
 def weight_table(laws, window, horizon, batch) -> np.ndarray:
     """w(e) = τ(min(e, m)) for e = 0 … W, shaped (Bw, Kw, W + 1) for :class:`TabulatedCount`."""
-    limit = horizon if window is None else window
+    limit = horizon if window is None else min(window, horizon)
     W = max(law.saturation_lag(limit) for law in set(laws))
     shared = all(law is laws[0] for law in laws)
     tables = []
@@ -84,9 +84,16 @@ def weight_table(laws, window, horizon, batch) -> np.ndarray:
     return np.stack([np.broadcast_to(t, (B, W + 1)) for t in tables], axis=1)
 
 
+def effective_window(window, horizon):
+    """A lag never exceeds T − 1, so a window m ≥ T − 1 acts exactly like T − 1: internal
+    buffers are sized by min(m, T − 1), never by m itself (m = 10**9 is valid input)."""
+    return None if window is None else min(window, max(horizon - 1, 0))
+
+
 def effective_count(owner, delay, window, problem):
     """Ñ tracker for the knowledge a policy assumes (see :mod:`.counts`, :mod:`.estimated`)."""
     B, K = problem.size, problem.n_arms
+    window = effective_window(window, problem.horizon)
     if isinstance(delay, (OnlineGeometric, OnlineCDF)):
         return delay.counter(window, B, K)
     laws = assumed_laws(owner, delay, K)

@@ -35,14 +35,14 @@ class _Discarding(DelayAwareIndex):
         self._tau_m = tau_at(laws, m, problem.batch)  # τ_m per run and arm
         if np.any(self._tau_m <= 0):
             raise ValueError(f"{owner}: the assumed law gives τ_m = P(D ≤ {m}) = 0; use a larger window")
-        self._m = m
+        self._m = min(m, problem.horizon)  # with m ≥ T no pull ever gets m steps old
         self._eps = self._column("eps", low=0.0)
         B, K = problem.size, problem.n_arms
         self.pulls_ = np.zeros((B, K))  # N_k(t): all pulls
         self.done_pulls_ = np.zeros((B, K))  # N_k(t − m): pulls at least m steps old
         self.done_successes_ = np.zeros((B, K))  # S_k(t − m): their conversions
-        self._arms = np.zeros((m + 1, B), dtype=np.int64)  # arms of the last m + 1 steps
-        self._converted = np.zeros((m + 1, B))  # revealed conversion of those pulls
+        self._arms = np.zeros((self._m + 1, B), dtype=np.int64)  # arms of the last m + 1 steps
+        self._converted = np.zeros((self._m + 1, B))  # revealed conversion of those pulls
 
     def update(self, t, arms, feedback):
         m, ring = self._m, self._m + 1

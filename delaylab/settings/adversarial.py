@@ -46,7 +46,7 @@ class AdversarialLosses(Setting):
             if delays.n_cells != 1:
                 raise ValueError("delays: per-cell delay laws are not supported for adversarial losses")
         else:
-            d = check_real("delays", delays, low=0.0, ndim=(1,))
+            d = check_real("delays", delays, low=0.0, ndim=(1,), allow_inf=True)  # inf: never
             if np.any(d != np.floor(d)):
                 raise ValueError("delays must be whole numbers of steps ≥ 0")
             if d.shape[0] < ell.shape[0]:
