@@ -23,9 +23,13 @@ def changed(a, b):
     return any(va != vb or (ya is None) != (yb is None) or (ya is not None and (ya.shape != yb.shape or not np.array_equal(ya, yb)))
                for (va, ya), (vb, yb) in zip(a, b))
 report = {}
-controls = [w for box in panel.widget.children[0].children for w in getattr(box, "children", [box])]
+def walk(w):
+    yield w
+    for child in getattr(w, "children", ()):
+        yield from walk(child)
+controls = list(walk(panel.widget.children[0]))
 for w in controls:
-    if isinstance(w, W.HTML) or getattr(w, "disabled", False):
+    if isinstance(w, W.HTML) or not hasattr(w, "value") or getattr(w, "disabled", False):
         continue
     original = w.value
     if isinstance(w, (W.IntSlider, W.FloatSlider, W.FloatLogSlider)):

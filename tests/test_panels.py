@@ -104,3 +104,23 @@ def test_one_colour_per_algorithm_and_colour_blind_palette():
     okabe_ito_tol = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7",
                      "#7F7F7F", "#44AA99", "#882255"}
     assert {c for c, _ in STYLES.values()} <= okabe_ito_tol
+
+
+def state_matches_drawing(fig) -> bool:
+    """The widget state a new view is drawn from (a Voila page load) equals the Python figure."""
+    for py, js in zip(fig.data, fig._widget_data):
+        shown = py.visible is not False  # None means visible
+        if shown != (js.get("visible", True) is not False):
+            return False
+        if shown and not np.array_equal(np.asarray(py.y, float), np.asarray(js.get("y", []), float)):
+            return False
+    return len(fig._widget_data) == len(fig.data)
+
+
+def test_figure_state_is_synced_for_views_created_later(panel):
+    panel.mean_delay.value = 150
+    for fig in (panel.regret.fig, panel.cdf.fig):
+        assert state_matches_drawing(fig)
+    plot = CurvePlot(["D-KLUCB"])
+    rep = FigureReproduction(lambda r, p: r, lambda r, pl: pl.set("D-KLUCB", [1, 2], [0, r]), plot, 3, 9)
+    assert state_matches_drawing(rep.fig) and rep.fig._widget_data[1]["y"][1] == 3

@@ -29,8 +29,8 @@ THETA_L = (0.1, 0.05, 0.03)
 THETA_H = (0.5, 0.4, 0.3)
 TOGGLES = ("UCB1", "KL-UCB", "D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB")
 BOUND = "asymptotic lower bound (Theorems 3–4)"
-_STYLE = {"description_width": "120px"}
-_WIDE = W.Layout(width="360px")
+_STYLE = {"description_width": "105px"}
+_WIDE = W.Layout(width="320px")
 
 
 def make_policy(toggle: str, law, window):
@@ -52,8 +52,8 @@ class ConversionsPanel:
                                            continuous_update=False, style=_STYLE, layout=_WIDE)
         self.window = W.IntSlider(value=window, min=0, max=5000, step=50, description="window m",
                                   continuous_update=False, style=_STYLE, layout=_WIDE)
-        self.censored = W.Checkbox(value=censored, description="censored: conversions later than m are lost",
-                                   indent=False)
+        self.censored = W.Checkbox(value=censored, description="censored at m", indent=False,
+                                   tooltip="conversions later than m steps are never seen")
         self.horizon = W.IntSlider(value=horizon, min=500, max=20_000, step=500, description="horizon T",
                                    continuous_update=False, style=_STYLE, layout=_WIDE)
         self.runs = W.IntSlider(value=runs, min=10, max=200, step=10, description="runs",
@@ -61,13 +61,13 @@ class ConversionsPanel:
         self.preset = W.Dropdown(options=[("θ_L = (0.1, 0.05, 0.03)", "L"), ("θ_H = (0.5, 0.4, 0.3)", "H"),
                                           ("custom", "custom")], value="L" if tuple(means) == THETA_L else
                                  ("H" if tuple(means) == THETA_H else "custom"),
-                                 description="conversion rates", style=_STYLE, layout=_WIDE)
+                                 description="preset θ", style=_STYLE, layout=_WIDE)
         self.thetas = [W.FloatSlider(value=v, min=0.01, max=0.9, step=0.01, description=f"θ{k + 1}",
                                      readout_format=".2f", continuous_update=False, style=_STYLE, layout=_WIDE)
                        for k, v in enumerate(means)]
         self.toggles = {name: W.Checkbox(value=name in shown, description=name, indent=False)
                         for name in TOGGLES}
-        self.show_bound = W.Checkbox(value=True, description="lower-bound slope (Theorems 3–4)", indent=False)
+        self.show_bound = W.Checkbox(value=True, description="lower bound (Theorems 3–4)", indent=False)
         self.status = W.HTML()
         curves = ["UCB1", "KL-UCB", "D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB", "Discarding KL-UCB"]
         self.regret = CurvePlot(curves, extra=[BOUND], title="Cumulative regret (mean and 95% band over runs)",
@@ -126,9 +126,10 @@ class ConversionsPanel:
     def update(self) -> None:
         """Rerun what the current settings need and redraw both figures in place."""
         started = time.perf_counter()
-        law = Geometric(self.mean_delay.value)
+        mu = float(round(self.mean_delay.value))  # whole steps: a readable label, a stable cache key
+        law = Geometric(mu)
         m, theta, T, R = self.window_m, self.means, self.horizon.value, self.runs.value
-        config = (round(self.mean_delay.value, 6), m, theta, T, R, self.seed)
+        config = (mu, m, theta, T, R, self.seed)
         names = self.selected()
         todo = [n for n in names if (n, config) not in self._cache]
         if todo:
@@ -140,7 +141,7 @@ class ConversionsPanel:
             for key in list(self._cache)[: len(self._cache) - 60]:
                 del self._cache[key]
         shown = {self.curve_name(n): n for n in names}
-        with self.regret.fig.batch_update():
+        with self.regret.updating():
             for curve in self.regret.names:
                 if curve in shown:
                     res = self._cache[(shown[curve], config)]
@@ -155,7 +156,7 @@ class ConversionsPanel:
                 self.regret.set(BOUND, t, slope * np.log(t))
             else:
                 self.regret.hide(BOUND)
-        self.cdf.show(law, m, d_max=int(max(3 * self.mean_delay.value, 1.2 * (m or 0), 50)))
+        self.cdf.show(law, m, d_max=int(max(3 * mu, 1.2 * (m or 0), 50)))
         elapsed = time.perf_counter() - started
         note = " · no gap: every arm is optimal" if len(set(theta)) == 1 else ""
         self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
@@ -165,13 +166,16 @@ class ConversionsPanel:
     # ------------------------------------------------------------------ display
     @property
     def widget(self):
-        box = W.Layout(margin="0 18px 0 0")
-        setting = W.VBox([W.HTML("<b>Delays and censoring</b>"), self.mean_delay, self.window, self.censored],
-                         layout=box)
-        rates = W.VBox([W.HTML("<b>Arms</b>"), self.preset, *self.thetas], layout=box)
-        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs], layout=box)
-        pols = W.VBox([W.HTML("<b>Policies</b>"), *self.toggles.values(), self.show_bound])
-        controls = W.HBox([setting, rates, run, pols], layout=W.Layout(flex_flow="row wrap"))
+        column = W.Layout(width="335px", margin="0 12px 0 0")
+        setting = W.VBox([W.HTML("<b>Delays and censoring</b>"), self.mean_delay, self.window, self.censored,
+                          W.HTML("<small>censored: conversions later than m steps are never seen</small>")],
+                         layout=column)
+        rates = W.VBox([W.HTML("<b>Arms</b>"), self.preset, *self.thetas], layout=column)
+        toggles = W.GridBox(list(self.toggles.values()),
+                            layout=W.Layout(grid_template_columns="repeat(2, 160px)", grid_gap="0 6px"))
+        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs, W.HTML("<b>Policies</b>"),
+                      toggles, self.show_bound], layout=column)
+        controls = W.HBox([setting, rates, run], layout=W.Layout(flex_flow="row wrap"))
         return W.VBox([controls, self.status, self.regret.fig, self.cdf.fig])
 
     def _ipython_display_(self):

@@ -52,7 +52,7 @@ class FigureReproduction:
 
         try:
             self.results = self.compute(runs, report)
-            with self.plot.fig.batch_update():
+            with self.plot.updating():
                 self.draw(self.results, self.plot)
             self.runs = runs
             self.status.value = (f"{runs} runs (the paper: {self.paper_runs}) · "

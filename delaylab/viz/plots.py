@@ -8,6 +8,9 @@ mean over runs).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from copy import deepcopy
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -17,10 +20,27 @@ from .style import band_color, style
 FONT = dict(family="Arial, Helvetica, sans-serif", size=13)
 
 
+@contextmanager
+def updating(fig: go.FigureWidget):
+    """Update a FigureWidget in place: one message to the views, then the full state synced.
+
+    Views that exist get the changes from ``batch_update``. A view created later (a Voila page
+    loads only the widgets' final state; a figure displayed inside a VBox) is drawn from the
+    widget's ``_widget_data``/``_widget_layout``, which plotly refreshes only when the figure
+    itself is displayed; we refresh them here the same way plotly does.
+    """
+    with fig.batch_update():
+        yield fig
+    fig._widget_layout = deepcopy(fig._layout_obj._props)
+    fig._widget_data = deepcopy(fig._data)
+
+
 def _layout(fig, height, title=None):
-    fig.update_layout(height=height, template="plotly_white", font=FONT, title=title,
-                      margin=dict(l=60, r=20, t=60 if title else 30, b=50),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+    fig.update_layout(height=height, template="plotly_white", font=FONT,
+                      title=dict(text=title, x=0, xanchor="left") if title else None,
+                      margin=dict(l=60, r=10, t=70 if title else 40, b=50),
+                      legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top",
+                                  font=dict(size=12)))
 
 
 class CurvePlot:
@@ -47,9 +67,10 @@ class CurvePlot:
         cols = min(cols, n)
         rows = -(-n // cols)
         fig = make_subplots(rows=rows, cols=cols, subplot_titles=[p or "" for p in panels],
-                            horizontal_spacing=0.08, vertical_spacing=0.12)
+                            horizontal_spacing=0.09, vertical_spacing=0.2 if rows > 1 else 0.1)
         self.panels, self.names = panels, list(names)
         self._slot = {}
+        self._in_legend: set[str] = set()
         for i, panel in enumerate(panels):
             r, c = divmod(i, cols)
             for name in self.names:
@@ -59,24 +80,31 @@ class CurvePlot:
                                          legendgroup=name, visible=False), row=r + 1, col=c + 1)
                 fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=name, legendgroup=name,
                                          line=dict(color=st["color"], dash=st["dash"], width=2.2),
-                                         showlegend=(i == 0), visible=False), row=r + 1, col=c + 1)
+                                         showlegend=False, visible=False), row=r + 1, col=c + 1)
                 self._slot[(i, name)] = (len(fig.data) - 2, len(fig.data) - 1)
             for name in extra:
                 fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=name, legendgroup=name,
                                          line=dict(color="#000000", dash="longdash", width=1.5),
-                                         showlegend=(i == 0), visible=False), row=r + 1, col=c + 1)
+                                         showlegend=False, visible=False), row=r + 1, col=c + 1)
                 self._slot[(i, name)] = (None, len(fig.data) - 1)
         fig.update_xaxes(title_text=xaxis, type="log" if log_x else None)
         fig.update_yaxes(title_text=yaxis, type="log" if log_y else None)
-        _layout(fig, height or (380 if rows == 1 else 330 * rows), title)
+        _layout(fig, height or (400 if rows == 1 else 360 * rows), title)
         self.fig = go.FigureWidget(fig)
 
+    def updating(self):
+        """Context manager for in-place updates (see :func:`updating`)."""
+        return updating(self.fig)
+
     def set(self, name, x, mean, lo=None, hi=None, panel: int = 0) -> None:
-        """Show curve ``name`` in ``panel`` (call inside ``batch_update``)."""
+        """Show curve ``name`` in ``panel`` (call inside :meth:`updating`)."""
         band, line = self._slot[(panel, name)]
         d = self.fig.data
         x = np.asarray(x, dtype=float)
         d[line].x, d[line].y, d[line].visible = x, np.asarray(mean, dtype=float), True
+        if name not in self._in_legend:  # one legend entry per name, wherever it first appears
+            d[line].showlegend = True
+            self._in_legend.add(name)
         if band is not None:
             if lo is None:
                 d[band].visible = False
@@ -119,8 +147,8 @@ class DelayCdfPlot:
         fig.add_trace(go.Scatter(x=[], y=[], mode="markers+text", name="τ_m", textposition="top left",
                                  marker=dict(color="#D55E00", size=10), showlegend=False))
         fig.update_xaxes(title_text="delay d (steps)")
-        fig.update_yaxes(title_text="τ(d)", range=[0, 1.05])
-        _layout(fig, height)
+        fig.update_yaxes(title_text="τ(d) = P(D ≤ d)", range=[0, 1.05])
+        _layout(fig, height, title=" ")
         self.fig = go.FigureWidget(fig)
 
     def show(self, law, window=None, d_max=None) -> None:
@@ -129,16 +157,16 @@ class DelayCdfPlot:
             d_max = int(min(max(q, (window or 0) * 1.5, 20), 10**7))
         d = np.unique(np.linspace(0, d_max, 400).astype(np.int64))
         tau = law.cdf(d)
-        with self.fig.batch_update():
+        with updating(self.fig):
             self.fig.data[0].x, self.fig.data[0].y = d, tau
             if window is None:
                 self.fig.data[1].visible = self.fig.data[2].visible = False
-                self.fig.layout.title = f"{law.label}: uncensored (every conversion eventually seen)"
+                self.fig.layout.title.text = f"Delays: {law.label}<br><sup>uncensored: every conversion is eventually seen</sup>"
             else:
                 tm = float(law.cdf(window))
                 self.fig.data[1].x, self.fig.data[1].y = [window, window], [0, 1.05]
                 self.fig.data[2].x, self.fig.data[2].y = [window], [tm]
                 self.fig.data[2].text = [f"τ_m = {tm:.3f}"]
                 self.fig.data[1].visible = self.fig.data[2].visible = True
-                self.fig.layout.title = (f"{law.label}, window m = {window}: a share 1 − τ_m = "
-                                         f"{1 - tm:.1%} of conversions is never seen")
+                self.fig.layout.title.text = (f"Delays: {law.label}, window m = {window}<br><sup>1 − τ_m = "
+                                              f"{1 - tm:.1%} of the conversions are never seen</sup>")
