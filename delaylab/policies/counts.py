@@ -125,11 +125,11 @@ class TabulatedCount:
             return out
         r = self.rolled()  # (Bw, Kw, W)
         Bw, Kw = r.shape[:2]
-        if Bw == 1 and Kw == 1:
-            recent = self.buf @ r[0, 0]
-        elif Bw == 1:
-            recent = np.einsum("bkw,kw->bk", self.buf, r[0])
-        elif Kw == 1:
+        if Bw == 1 and Kw == 1:  # one matrix–vector product (BLAS)
+            recent = (self.buf.reshape(-1, self.W) @ r[0, 0]).reshape(self.B, self.K)
+        elif Bw == 1:  # one product per arm
+            recent = np.stack([self.buf[:, k] @ r[0, k] for k in range(self.K)], axis=1)
+        elif Kw == 1:  # one product per run, batched
             recent = np.matmul(self.buf, r[:, 0, :, None])[..., 0]
         else:
             recent = np.einsum("bkw,bkw->bk", self.buf, r)
