@@ -146,7 +146,11 @@ class _Runner:
             t = t0 + i
             arms = pol.choose(t, block.context(i))
             played[i] = arms
-            out = block.pull(i, arms)
+            try:
+                out = block.pull(i, arms)
+            except IndexError:
+                raise ValueError(f"{type(pol).__name__} chose an arm outside 0 … {self.pulls.shape[1] - 1} "
+                                 f"at step {t}: {arms}") from None
             self.cum += out.regret
             due = out.revealed & (out.delay <= self.T - 1 - t)  # arrives within the horizon
             cal.add(t, due, out.delay, arms, out.value)

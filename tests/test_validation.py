@@ -114,3 +114,10 @@ def test_a_policy_choosing_an_invalid_arm_is_reported():
 
     with pytest.raises(ValueError, match=r"Broken chose arm -1; arms are 0 … 1"):
         dl.simulate(dl.Conversions([0.2, 0.1], LAW), Broken(), horizon=10, runs=2)
+
+    class TooFar(dl.RoundRobin):
+        def choose(self, t, context=None):
+            return super().choose(t, context) + 2
+
+    with pytest.raises(ValueError, match=r"TooFar chose an arm outside 0 … 1 at step 0"):
+        dl.simulate(dl.Conversions([0.2, 0.1], LAW), TooFar(), horizon=10, runs=2)
