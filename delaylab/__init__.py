@@ -33,7 +33,7 @@ from .settings.linear import LinearConversions
 __version__ = "0.1.0"
 
 __all__ = [
-    "simulate", "Result", "grid", "Grid",
+    "bounds", "indices", "simulate", "Result", "grid", "Grid",
     "DelayLaw", "Geometric", "Pareto", "Uniform", "Poisson", "HalfNormal", "Fixed",
     "SurvivalLaw", "Empirical", "criteo", "NEVER",
     "Setting", "Conversions", "LabelledRewards", "AggregatedAnonymous", "LinearConversions",

@@ -27,7 +27,7 @@ from importlib import resources
 
 import numpy as np
 
-from ._validate import check_int, check_real
+from ._validate import check_real
 
 #: Delay used for "never within any horizon" (draws beyond 2**62 steps).
 NEVER = 2**62
@@ -442,14 +442,14 @@ class _Tabulated(DelayLaw):
     its tables, not the largest one times the number of cells.
     """
 
-    def _rows(self, shape_last, cells):
+    def _rows(self, cells):
         if len(self._tables) == 1:
             return None
         return np.arange(self._n_cells) if cells is None else np.asarray(cells)
 
     def _cdf(self, d, cells):
         d = _floor_lag(d)
-        rows = self._rows(None, cells)
+        rows = self._rows(cells)
         if rows is None:
             return self._cdf_row(0, d)
         d_b = np.broadcast_to(d, np.broadcast_shapes(d.shape, rows.shape))
@@ -466,7 +466,7 @@ class _Tabulated(DelayLaw):
 
     def _ppf(self, u, cells):
         u = np.asarray(u, dtype=float)
-        rows = self._rows(None, cells)
+        rows = self._rows(cells)
         if rows is None:
             return self._lo[0] + np.searchsorted(self._tables[0], u, side="left").astype(np.int64)
         u_b = np.broadcast_to(u, np.broadcast_shapes(u.shape, rows.shape))
@@ -744,7 +744,3 @@ def as_law(name: str, value) -> DelayLaw:
             f"{name} must be a delay law such as delaylab.Geometric(mean=500); got {value!r}"
         )
     return value
-
-
-def check_int_delay(name: str, value) -> int:
-    return check_int(name, value, low=0)

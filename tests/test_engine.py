@@ -14,7 +14,7 @@ def test_feedback_arrives_at_the_end_of_step_s_plus_delay(recorder):
     pol, sink = recorder([0] * 12)
     env = dl.Conversions(means=[1.0, 0.0], delays=dl.Fixed(3))  # arm 0 always converts
     dl.simulate(env, pol, horizon=12, runs=2, seed=0)
-    for t, arms, _, fb in sink:
+    for t, _, _, fb in sink:
         if t < 3:
             assert len(fb) == 0
         else:

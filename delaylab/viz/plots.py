@@ -71,7 +71,7 @@ class CurvePlot:
         self.panels, self.names = panels, list(names)
         self._slot = {}
         self._in_legend: set[str] = set()
-        for i, panel in enumerate(panels):
+        for i in range(len(panels)):
             r, c = divmod(i, cols)
             for name in self.names:
                 st = style(name)
