@@ -56,19 +56,13 @@ class Arrivals:
         """The values (ones for conversions)."""
         return np.ones(len(self)) if self.value is None else self.value
 
-    def per_arm(self, batch_size: int, n_arms: int, mask=None, weights=None) -> np.ndarray:
-        """Sum of ``weights`` (default: the values) per (run, arm), shape (B, K)."""
-        w = self.value if weights is None else weights
-        idx = self.run * n_arms + self.arm
-        if mask is not None:
-            idx = idx[mask]
-            w = None if w is None else w[mask]
-        return np.bincount(idx, weights=w, minlength=batch_size * n_arms).reshape(batch_size, n_arms)
+    def add_to(self, out: np.ndarray, mask=None, weights=None) -> None:
+        """out[run, arm] += weight of each arrival (default: its value, ones for conversions).
 
-    def add_to(self, out: np.ndarray, mask=None) -> None:
-        """out[run, arm] += value for every arrival (ones for conversions); ``out`` is (B, K)."""
+        ``out`` is (B, K); ``mask`` selects arrivals.
+        """
         idx = self.run * out.shape[1] + self.arm
-        w = self.value
+        w = self.value if weights is None else weights
         if mask is not None:
             idx = idx[mask]
             w = None if w is None else w[mask]
@@ -145,18 +139,15 @@ class Calendar:
         nxt = self.next[ring, cols]
         layer = None
         if nxt.max() >= 0:  # some run has several arrivals at this step: walk the lists
-            runs_l, steps_l, layer_l, c = [cols], [steps], [np.zeros(cols.size, dtype=np.int64)], 0
-            while True:
+            parts = [(cols, steps)]
+            while nxt.max() >= 0:
                 keep = nxt >= 0
-                if nxt.max() < 0:
-                    break
-                c += 1
                 cols, steps = cols[keep], nxt[keep]
-                runs_l.append(cols)
-                steps_l.append(steps)
-                layer_l.append(np.full(cols.size, c, dtype=np.int64))
+                parts.append((cols, steps))
                 nxt = self.next[steps % self.W, cols]
-            cols, steps, layer = np.concatenate(runs_l), np.concatenate(steps_l), np.concatenate(layer_l)
+            layer = np.repeat(np.arange(len(parts)), [c.size for c, _ in parts])
+            cols = np.concatenate([c for c, _ in parts])
+            steps = np.concatenate([st for _, st in parts])
             ring = steps % self.W
         value = None if self.value is None else self.value[ring, cols]
         return Arrivals(t, cols, steps, self.arm[ring, cols], value, layer)

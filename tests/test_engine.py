@@ -223,8 +223,8 @@ def test_checkpoints_and_summaries():
 
 
 # ---------------------------------------------------------------------------- unbiasedness
-class FixedDelayedUCB(dl.DelayedUCB):
-    """D-UCB's estimator under a fixed, non-adaptive pull sequence."""
+class FixedPulls:
+    """Mixin: a policy's estimator watched under a fixed, non-adaptive pull sequence."""
 
     def __init__(self, delay=None, window=None, eps=0.0, arms=()):
         super().__init__(delay, window, eps)
@@ -232,6 +232,10 @@ class FixedDelayedUCB(dl.DelayedUCB):
 
     def choose(self, t, context=None):
         return np.full(self.problem_.size, self.arms[t])
+
+
+class FixedDelayedUCB(FixedPulls, dl.DelayedUCB):
+    pass
 
 
 @pytest.mark.parametrize("law, window", [
@@ -259,13 +263,8 @@ def test_theta_hat_is_unbiased_for_a_fixed_pull_sequence(law, window):
             assert abs(tr["theta_hat"][:, k_t, k].mean() - theta[k]) < tol
 
 
-class FixedDiscarding(dl.DiscardingUCB):
-    def __init__(self, delay=None, window=None, eps=0.0, arms=()):
-        super().__init__(delay, window, eps)
-        self.arms = arms
-
-    def choose(self, t, context=None):
-        return np.full(self.problem_.size, self.arms[t])
+class FixedDiscarding(FixedPulls, dl.DiscardingUCB):
+    pass
 
 
 def test_discarding_estimate_is_unbiased_for_a_fixed_pull_sequence():

@@ -49,7 +49,8 @@ class GeometricCount:
     def __init__(self, ratio, window, batch_size, n_arms):
         B, K = batch_size, n_arms
         self.lam = np.broadcast_to(np.asarray(ratio, dtype=float), (B, K)).copy()
-        self.matures = -np.expm1(np.log(self.lam))  # 1 − λ = P(D = e | D ≥ e), precise for λ ≈ 1
+        with np.errstate(divide="ignore"):  # λ = 0 (no delay): log λ = −∞, 1 − λ = 1
+            self.matures = -np.expm1(np.log(self.lam))  # 1 − λ = P(D = e | D ≥ e), precise for λ ≈ 1
         self.m = window
         self.n_tilde = np.zeros((B, K))  # Ñ
         self.O = np.zeros((B, K))  # pending weight

@@ -90,13 +90,14 @@ def effective_window(window, horizon):
     return None if window is None else min(window, max(horizon - 1, 0))
 
 
-def effective_count(owner, delay, window, problem):
-    """Ñ tracker for the knowledge a policy assumes (see :mod:`.counts`, :mod:`.estimated`)."""
+def effective_count(knowledge, window, problem):
+    """Ñ tracker for what a policy assumes: one law per arm, or an online estimator
+    (see :mod:`.counts`, :mod:`.estimated`)."""
     B, K = problem.size, problem.n_arms
     window = effective_window(window, problem.horizon)
-    if isinstance(delay, (OnlineGeometric, OnlineCDF)):
-        return delay.counter(window, B, K)
-    laws = assumed_laws(owner, delay, K)
+    if isinstance(knowledge, (OnlineGeometric, OnlineCDF)):
+        return knowledge.counter(window, B, K)
+    laws = knowledge
     if all(isinstance(law, Geometric) for law in laws):
         ratio = np.stack(
             [np.broadcast_to(problem.batch.expand(law.ratio, law.per_cell), (B,)) for law in laws], axis=1
@@ -137,18 +138,16 @@ class _DelayedIndex(DelayAwareIndex):
 
     def _start(self, problem):
         owner = type(self).__name__
-        if not isinstance(self.delay, (OnlineGeometric, OnlineCDF)):
-            assumed_laws(owner, self.delay, problem.n_arms)
+        online = isinstance(self.delay, (OnlineGeometric, OnlineCDF))
+        knowledge = self.delay if online else assumed_laws(owner, self.delay, problem.n_arms)
         self._m = check_policy_window(owner, self.window, problem.window)
         self._eps = self._column("eps", low=0.0)
-        self.count_ = effective_count(owner, self.delay, self._m, problem)
-        if not isinstance(self.delay, (OnlineGeometric, OnlineCDF)):
-            laws = assumed_laws(owner, self.delay, problem.n_arms)
-            if self._m is not None and np.any(tau_at(laws, self._m, problem.batch) <= 0):
-                raise ValueError(
-                    f"{owner}: the assumed law gives τ(m) = P(D ≤ {self._m}) = 0, so no conversion "
-                    f"can be revealed within the window; use a larger window"
-                )
+        if not online and self._m is not None and np.any(tau_at(knowledge, self._m, problem.batch) <= 0):
+            raise ValueError(
+                f"{owner}: the assumed law gives τ(m) = P(D ≤ {self._m}) = 0, so no conversion "
+                f"can be revealed within the window; use a larger window"
+            )
+        self.count_ = effective_count(knowledge, self._m, problem)
         B, K = problem.size, problem.n_arms
         self._all_in_window = self._m is None or (problem.window is not None and problem.window <= self._m)
         self.pulls_ = np.zeros((B, K))  # N_k
@@ -164,7 +163,7 @@ class _DelayedIndex(DelayAwareIndex):
             mask = None if self._all_in_window else feedback.delay <= self._m
             feedback.add_to(self.successes_, mask)
             if hasattr(self.count_, "observe"):
-                self.count_.observe(feedback, np.ones(len(feedback), bool) if mask is None else mask)
+                self.count_.observe(feedback, mask)
 
     def estimates(self):
         """θ̂ = S / Ñ and Ñ (B, K) for the next decision."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_real
-from .counts import TabulatedCount
+from .counts import GeometricCount, TabulatedCount
 
 
 class OnlineGeometric:
@@ -81,33 +81,29 @@ class OnlineCDF:
         return _OnlineCDFCount(window, batch_size, n_arms)
 
 
-class _OnlineGeometricCount:
-    """Ñ = N − O with O ← λ̂ (O + 1{A_t = k}) and λ̂ = μ̂/(1 + μ̂) estimated online."""
+class _OnlineGeometricCount(GeometricCount):
+    """The recursion of Eq. (6) with λ̂ = μ̂/(1 + μ̂), μ̂ estimated online, refreshed at each step."""
 
     def __init__(self, gamma, mu0, batch_size, n_arms):
+        super().__init__(mu0 / (1.0 + mu0), None, batch_size, n_arms)
         self.gamma = gamma
         self.mu = np.full(batch_size, mu0)  # μ̂ per run
         self.n = np.zeros(batch_size)  # delays observed per run
-        self.N = np.zeros((batch_size, n_arms))
-        self.O = np.zeros((batch_size, n_arms))
 
     def push(self, t, arms, onehot):
-        lam = (self.mu / (1.0 + self.mu))[:, None]
-        self.N += onehot
-        self.O += onehot
-        self.O *= lam
+        self.lam[:] = (self.mu / (1.0 + self.mu))[:, None]
+        self.matures[:] = 1.0 / (1.0 + self.mu)[:, None]  # 1 − λ̂
+        super().push(t, arms, onehot)
 
-    def observe(self, arrivals, mask) -> None:
+    def observe(self, arrivals, mask=None) -> None:
         delays = arrivals.delay
         for idx in arrivals.layers():
-            idx = idx[mask[idx]]
+            if mask is not None:
+                idx = idx[mask[idx]]
             r = arrivals.run[idx]
             self.n[r] += 1.0
             alpha = self.n[r] ** (-self.gamma)
             self.mu[r] = (1.0 - alpha) * self.mu[r] + alpha * delays[idx]
-
-    def value(self):
-        return np.maximum(self.N - self.O, 0.0)
 
     def estimate(self) -> dict:
         return {"mean_delay": self.mu.copy()}
@@ -123,10 +119,12 @@ class _OnlineCDFCount(TabulatedCount):
         super().__init__(np.ones((batch_size, 1, window + 1)), batch_size, n_arms)
         self._dirty = False
 
-    def observe(self, arrivals, mask) -> None:
-        if not mask.any():
+    def observe(self, arrivals, mask=None) -> None:
+        r, d = arrivals.run, arrivals.delay
+        if mask is not None:
+            r, d = r[mask], d[mask]
+        if not r.size:
             return
-        r, d = arrivals.run[mask], arrivals.delay[mask]
         size = self.hist.size
         self.hist += np.bincount(r * (self.m + 1) + d, minlength=size).reshape(self.hist.shape)
         self.n_d += np.bincount(r, minlength=self.n_d.size)

@@ -51,8 +51,7 @@ class _BlindIndex(IndexPolicy):
         if len(feedback):
             feedback.add_to(self.successes_)
             if self._labelled:
-                B, K = self.problem_.size, self.problem_.n_arms
-                self.revealed_ += feedback.per_arm(B, K, weights=np.ones(len(feedback)))
+                feedback.add_to(self.revealed_, weights=np.ones(len(feedback)))
 
     def counts(self) -> np.ndarray:
         """n_k: pulls (conversions) or revealed rewards (labelled)."""
