@@ -81,7 +81,8 @@ def jupyter_env() -> dict:
 
 def cmd_lab(args) -> None:
     ensure_venv()
-    run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *args], env=jupyter_env())
+    as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
+    run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *as_root, *args], env=jupyter_env())
 
 
 def cmd_test(args) -> None:
