@@ -24,6 +24,7 @@ from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
 from ..policies.ucb import KLUCB, UCB1
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, DelayCdfPlot
+from ..viz.save import SaveButton
 
 THETA_L = (0.1, 0.05, 0.03)
 THETA_H = (0.5, 0.4, 0.3)
@@ -73,6 +74,7 @@ class ConversionsPanel:
         self.regret = CurvePlot(curves, extra=[BOUND], title="Cumulative regret (mean and 95% band over runs)",
                                 height=430)
         self.cdf = DelayCdfPlot()
+        self.save = SaveButton(self.regret.fig, "delayed-conversions-regret")
         self._cache: dict = {}
         self._hold = False
         for w in [self.mean_delay, self.window, self.censored, self.horizon, self.runs, *self.thetas,
@@ -176,7 +178,7 @@ class ConversionsPanel:
         run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs, W.HTML("<b>Policies</b>"),
                       toggles, self.show_bound], layout=column)
         controls = W.HBox([setting, rates, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([controls, self.status, self.regret.fig, self.cdf.fig])
+        return W.VBox([controls, self.status, self.regret.fig, self.save.widget, self.cdf.fig])
 
     def _ipython_display_(self):
         from IPython.display import display

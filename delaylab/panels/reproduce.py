@@ -6,6 +6,8 @@ import time
 
 import ipywidgets as W
 
+from ..viz.save import SaveButton
+
 
 class FigureReproduction:
     """A paper figure: computed at ``runs`` runs on creation; a button reruns it with
@@ -20,9 +22,11 @@ class FigureReproduction:
     runs, paper_runs : int
     caption : str
         HTML shown under the figure (parameters, what to look for).
+    name : str
+        File name of the figure when saved as HTML (e.g. ``"vernade2017-figure2"``).
     """
 
-    def __init__(self, compute, draw, plot, runs, paper_runs, caption=""):
+    def __init__(self, compute, draw, plot, runs, paper_runs, caption="", name="figure"):
         self.compute, self.draw, self.plot = compute, draw, plot
         self.paper_runs = paper_runs
         self.button = W.Button(description=f"Run with the paper's {paper_runs} runs",
@@ -32,6 +36,7 @@ class FigureReproduction:
                                         layout=W.Layout(width="40%", visibility="hidden"))
         self.status = W.HTML()
         self.caption = W.HTML(caption)
+        self.save = SaveButton(plot.fig, name)
         self.button.on_click(lambda _: self.run(self.paper_runs))
         self.results = None
         self.run(runs)
@@ -63,7 +68,8 @@ class FigureReproduction:
 
     @property
     def widget(self):
-        return W.VBox([self.plot.fig, W.HBox([self.button, self.progress]), self.status, self.caption])
+        return W.VBox([self.plot.fig, W.HBox([self.button, self.progress]), self.status,
+                       self.caption, self.save.widget])
 
     def _ipython_display_(self):
         from IPython.display import display

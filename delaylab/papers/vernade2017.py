@@ -88,7 +88,8 @@ def figure1_panel(runs=20, seed=0) -> FigureReproduction:
     caption = ("Figure 1 of the paper: T = 10,000, geometric delays with μ = 500, window m = 1000 "
                "(censored panels). Bands: 95% confidence band of the mean over runs. The dashed black "
                "curve is c·log t with the asymptotic slope c of Theorem 3 (censored) or 4 (uncensored).")
-    return FigureReproduction(lambda r, p: figure1(r, seed, p), draw_figure1, plot, runs, 100, caption)
+    return FigureReproduction(lambda r, p: figure1(r, seed, p), draw_figure1, plot, runs, 100, caption,
+                              name="vernade2017-figure1")
 
 
 # ------------------------------------------------------------------------------- Figure 2
@@ -114,7 +115,8 @@ def figure2_panel(runs=40, seed=0) -> FigureReproduction:
     caption = ("Discarding policies only use pulls at least m = 1000 steps old: before that they play "
                "round robin, hence a linear regret of (0 + 0.05 + 0.07)/3 = 0.04 per step, then they "
                "catch up slowly. Bands: 95% confidence band of the mean.")
-    return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 200, caption)
+    return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 200, caption,
+                              name="vernade2017-figure2")
 
 
 # ------------------------------------------------------------------------------- Figure 3
@@ -148,7 +150,8 @@ def figure3_panel(runs=20, seed=0) -> FigureReproduction:
                "of the observed delays (which estimates τ_d/τ_m), in the uncensored model by a running "
                "mean of the observed delays plugged into the geometric recursion of Eq. (6). Instance "
                "(not given in the paper): θ_L, μ = 500, m = 1000, γ = 1.")
-    return FigureReproduction(lambda r, p: figure3(r, seed, p), draw_figure3, plot, runs, 100, caption)
+    return FigureReproduction(lambda r, p: figure3(r, seed, p), draw_figure3, plot, runs, 100, caption,
+                              name="vernade2017-figure3")
 
 
 # ------------------------------------------------------------------------------- teaching
