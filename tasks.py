@@ -8,7 +8,9 @@
     python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
     python3 tasks.py clean      remove the virtual environment and caches
 
-Extra arguments after ``test`` go to pytest (e.g. ``python3 tasks.py test -k laws``).
+Extra arguments after ``test`` go to pytest (e.g. ``python3 tasks.py test -k laws``, or
+``-m 'not browser'`` to leave out the tests in a real browser). As root, ``test`` installs
+Debian's chromium for those tests if it is missing.
 Only the Python standard library is used here.
 """
 
@@ -85,8 +87,24 @@ def cmd_lab(args) -> None:
     run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *as_root, *args], env=jupyter_env())
 
 
+def ensure_browser() -> None:
+    """The browser tests drive Debian's chromium; as root with apt-get, install it if missing
+    (never `playwright install`, which downloads a browser from the internet)."""
+    if any(shutil.which(b) for b in ("chromium", "chromium-browser")) or os.environ.get("DELAYLAB_CHROMIUM"):
+        return
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        say("installing Debian's chromium for the browser tests (about 480 MB, once)")
+        subprocess.run(["apt-get", "update", "-qq"], check=False)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=False,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    if not shutil.which("chromium"):
+        say("no chromium: the browser tests will fail (install chromium, or set DELAYLAB_CHROMIUM, "
+            "or deselect them with `-m 'not browser'`)")
+
+
 def cmd_test(args) -> None:
     ensure_venv()
+    ensure_browser()
     workers = ["-n", str(min(4, os.cpu_count() or 1)), "--dist", "loadscope"]
     nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
     run([PY, "-m", "pytest", *workers, *nbval, *args], env=jupyter_env())
@@ -98,10 +116,12 @@ def cmd_bench(args) -> None:
 
 
 def cmd_dashboard(args) -> None:
+    """Serve notebooks/ with Voila (settings in voila.json, read from this folder)."""
     ensure_venv()
     port = args[0] if args else "8866"
+    say(f"dashboards at http://127.0.0.1:{port}/voila/render/00_index.ipynb (Ctrl-C stops)")
     run([PY, "-m", "voila", ROOT / "notebooks", f"--port={port}", "--Voila.ip=127.0.0.1",
-         "--no-browser", "--VoilaConfiguration.show_tracebacks=False"], env=jupyter_env())
+         "--no-browser"], env=jupyter_env())
 
 
 def cmd_clean(args) -> None:

@@ -170,3 +170,23 @@ class DelayCdfPlot:
                 self.fig.data[1].visible = self.fig.data[2].visible = True
                 self.fig.layout.title.text = (f"Delays: {law.label}, window m = {window}<br><sup>1 − τ_m = "
                                               f"{1 - tm:.1%} of the conversions are never seen</sup>")
+
+
+def palette_figure() -> go.FigureWidget:
+    """The colour and line style of every algorithm of the workbook, grouped by paper."""
+    from .style import PAPERS
+
+    fig = go.Figure()
+    rows = [(paper, name) for paper, names in PAPERS.items() for name in names]
+    for i, (paper, name) in enumerate(rows):
+        y = len(rows) - i
+        fig.add_trace(go.Scatter(x=[0, 1], y=[y, y], mode="lines", name=name, showlegend=False,
+                                 line=dict(width=4, **style(name)), hoverinfo="name"))
+        fig.add_annotation(x=1.05, y=y, text=name, showarrow=False, xanchor="left", font=dict(size=12))
+        fig.add_annotation(x=-0.05, y=y, text=paper if i == 0 or rows[i - 1][0] != paper else "",
+                           showarrow=False, xanchor="right", font=dict(size=12, color="#555"))
+    fig.update_xaxes(visible=False, range=[-1.6, 2.2])
+    fig.update_yaxes(visible=False, range=[0.3, len(rows) + 0.7])
+    _layout(fig, 22 * len(rows) + 70, "One colour and line style per algorithm, in every notebook")
+    fig.update_layout(margin=dict(l=10, r=10, t=50, b=10))
+    return go.FigureWidget(fig)

@@ -68,3 +68,16 @@ def band_color(name: str, alpha: float = 0.18) -> str:
     c = style(name)["color"].lstrip("#")
     r, g, b = (int(c[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
+
+
+#: the papers of the workbook and the algorithms each notebook draws (for the colour legend)
+PAPERS: dict[str, tuple[str, ...]] = {
+    "baselines": ("UCB1", "KL-UCB"),
+    "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB",
+                                        "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
+                                        "UD-KLUCB (estimated geometric law)"),
+    "02 Manegueu et al. 2020": ("Patient Bandits", "Adapt-Patient Bandits"),
+    "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinTS", "LinUCB"),
+    "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"),
+    "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Doubling"),
+}

@@ -1,0 +1,331 @@
+"""The workbook in a real browser (Debian's chromium driven by playwright).
+
+For every notebook served by Voila with the repository's voila.json: the page loads with no
+error output and no code, every figure is drawn, and, for notebooks with a live panel, moving a
+slider and changing a selection each change some figure's data, and the save button downloads
+a standalone HTML file. A screenshot of each page is kept in ``test-artifacts/browser/``. One
+test runs a notebook in JupyterLab; one opens several dashboards at once (a bounded load check)
+and records a slider's latency in ``test-artifacts/browser/load.json``.
+
+New notebooks are picked up automatically. ``python3 tasks.py test`` installs chromium (as root,
+with apt-get) and playwright; without a browser these tests fail with a message saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+LOAD_TIMEOUT = 300_000  # ms: Voila runs the whole notebook before the page is complete
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+        # pages side by side (the load check) must keep drawing when not in front
+        "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows",
+        "--disable-background-timer-throttling"]
+
+pytestmark = pytest.mark.browser
+
+# anywidget (0.11) rejects a promise when a model takes over 2 s to initialise, which happens on
+# a busy machine while plotly.js is parsed; the figures still initialise and draw (checked below)
+HARMLESS = "[anywidget] Failed to initialize model."
+
+# Signature of every figure's data: changes when any trace's data or visibility changes.
+SIGNATURE = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')].map(el =>
+    (el.data || []).map(d => {
+        const sum = a => Array.from(a || []).flat(2).reduce((s, v) => s + (+v || 0), 0).toFixed(6);
+        return [d.visible, (d.y || []).length, sum(d.y), sum(d.z), sum(d.x)];
+    })))"""
+
+DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(el => {
+    const t = el.layout && el.layout.title;
+    const withData = (el.data || []).filter(d => d.visible !== false &&
+        ((d.y && d.y.length) || (d.z && d.z.length) || (d.values && d.values.length))).length;
+    return {title: ((t && (t.text || t)) || '').toString().slice(0, 60), svg: !!el.querySelector('.main-svg'),
+            traces_with_data: withData};
+})"""
+
+
+def has_panel(path: Path) -> bool:
+    nb = nbformat.read(path, as_version=4)
+    return any(c.cell_type == "code" and c.source.lstrip().startswith("panel =") for c in nb.cells)
+
+
+def chromium_path() -> str:
+    for candidate in (os.environ.get("DELAYLAB_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
+                      shutil.which("chromium-browser")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    pytest.fail("no chromium found: `python3 tasks.py test` installs Debian's chromium when run as root "
+                "(apt-get install -y chromium); otherwise install it, or set DELAYLAB_CHROMIUM")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A Jupyter server (Voila or JupyterLab) on a free loopback port, stopped on close."""
+
+    def __init__(self, cmd, ready_path, cwd, log_name):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.log = open(ARTIFACTS / log_name, "w")
+        self.proc = subprocess.Popen([c.format(port=self.port) for c in cmd], cwd=cwd, stdout=self.log,
+                                     stderr=subprocess.STDOUT, env=os.environ.copy())
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(self.url + ready_path, timeout=2)
+                return
+            except Exception:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    self.close()
+                    raise RuntimeError(f"server did not start; see {ARTIFACTS / log_name}")
+                time.sleep(0.3)
+
+    def close(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def voila():
+    # run from the repository's folder so that Voila reads voila.json (the demo settings)
+    server = Server([sys.executable, "-m", "voila", str(ROOT / "notebooks"), "--no-browser",
+                     "--port={port}", "--Voila.ip=127.0.0.1"], "/", ROOT, "voila-server.log")
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="`python3 tasks.py test` installs playwright")
+    with sync_api.sync_playwright() as pw:
+        br = pw.chromium.launch(executable_path=chromium_path(), args=ARGS, headless=True)
+        yield br
+        br.close()
+
+
+def open_dashboard(browser, url):
+    """A page with the dashboard at ``url``, fully executed and drawn; JS errors collected."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+    page.errors = []
+    page.on("pageerror", lambda e: None if HARMLESS in str(e) else page.errors.append(str(e)[:300]))
+    page.goto(url, timeout=LOAD_TIMEOUT)  # 'load' fires once Voila has executed every cell
+    wait_drawn(page)
+    return page
+
+
+def wait_drawn(page, settle=5.0):
+    """Wait until Voila has executed the notebook, the widgets are rendered (the number of figures
+    stable for ``settle`` s after the first one appears) and each figure has its SVG."""
+    page.wait_for_function("() => document.readyState === 'complete' && !document.querySelector('#loading')",
+                           timeout=LOAD_TIMEOUT)
+    page.wait_for_selector(".js-plotly-plot", state="attached", timeout=LOAD_TIMEOUT)
+    t0, n, since = time.time(), -1, time.time()
+    while time.time() - since < settle and time.time() - t0 < 180:
+        k = page.locator(".js-plotly-plot").count()
+        if k != n:
+            n, since = k, time.time()
+        time.sleep(0.25)
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every(e => e.querySelector('.main-svg'))",
+                           timeout=60_000)
+
+
+def screenshot(page, name):
+    height = page.evaluate("document.documentElement.scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 40, 16000)})
+    page.wait_for_timeout(800)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    return path
+
+
+def changes_figures(page, action, timeout=90_000) -> bool:
+    """Run ``action`` and wait until some figure's data changes."""
+    before = page.evaluate(SIGNATURE)
+    action()
+    try:
+        page.wait_for_function(f"() => ({SIGNATURE})() !== {json.dumps(before)}", timeout=timeout, polling=100)
+    except Exception as exc:
+        status = [t for t in page.locator(".widget-html").all_inner_texts() if " s" in t][-3:]
+        raise AssertionError(f"no figure changed within {timeout / 1000:.0f} s; status lines: {status}") from exc
+    return True
+
+
+def move_first_slider(page):
+    """One keyboard step of the page's first enabled slider (as a student would); the readout
+    must change (a step that did not reach the slider is retried)."""
+    slider = page.locator(".widget-slider:not(.mod-disabled)").first
+    handle, readout = slider.locator(".noUi-handle").first, slider.locator(".widget-readout").first
+    handle.scroll_into_view_if_needed()
+    before = readout.inner_text()
+    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    for _ in range(3):
+        handle.press("ArrowLeft" if at_max else "ArrowRight")
+        try:
+            page.wait_for_function("([el, v]) => el.innerText !== v", arg=[readout.element_handle(), before],
+                                   timeout=5_000)
+            return
+        except Exception:
+            continue
+    raise AssertionError(f"the slider's readout stayed at {before}")
+
+
+def change_first_selection(page):
+    select = page.locator(".widget-dropdown select:not([disabled])").first
+    select.scroll_into_view_if_needed()
+    current = select.input_value()
+    options = select.locator("option").all()
+    values = [(o.get_attribute("value"), o.inner_text()) for o in options]
+    choice = next(v for v, label in values if v != current and "custom" not in label.lower())
+    select.select_option(value=choice)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_dashboard_loads_draws_and_responds(voila, browser, path):
+    page = open_dashboard(browser, f"{voila.url}/voila/render/{path.name}")
+    try:
+        body = page.inner_text("body")
+        assert "There was an error when executing cell" not in body and "Traceback" not in body
+        assert page.locator('[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0
+        assert page.locator(".jp-CodeCell .jp-InputArea:visible").count() == 0  # no code on a dashboard
+        assert not page.errors, page.errors
+        drawn = page.evaluate(DRAWN)
+        assert drawn, "no figure on the page"
+        assert all(f["svg"] and f["traces_with_data"] > 0 for f in drawn), drawn
+        screenshot(page, path.stem)
+        if has_panel(path):
+            assert page.locator(".widget-slider").count() and page.locator(".widget-dropdown select").count()
+            assert changes_figures(page, lambda: move_first_slider(page))
+            assert changes_figures(page, lambda: change_first_selection(page))
+            button = page.locator("button", has_text="save figure (HTML)").first
+            button.scroll_into_view_if_needed()
+            with page.expect_download(timeout=60_000) as info:
+                button.click()
+            download = info.value
+            target = ARTIFACTS / f"{path.stem}-{download.suggested_filename}"
+            download.save_as(str(target))
+            html = target.read_text(encoding="utf-8")
+            assert download.suggested_filename.endswith(".html") and len(html) > 1_000_000
+            assert "<script src=" not in html and "Plotly.newPlot" in html
+            screenshot(page, f"{path.stem}-after")
+    finally:
+        page.close()
+
+
+def test_index_links_to_every_paper_notebook(voila, browser):
+    page = open_dashboard(browser, f"{voila.url}/voila/render/00_index.ipynb")
+    try:
+        hrefs = page.eval_on_selector_all("a[href$='.ipynb']", "els => els.map(e => e.getAttribute('href'))")
+        papers = sorted(p.name for p in NOTEBOOKS if not p.name.startswith("00"))
+        assert sorted(set(hrefs)) == papers
+        for href in hrefs:  # each link resolves to a page Voila serves
+            status = urllib.request.urlopen(f"{voila.url}/voila/render/{href}", timeout=LOAD_TIMEOUT / 1000).status
+            assert status == 200, href
+    finally:
+        page.close()
+
+
+def test_several_dashboards_at_once_all_render(voila, browser):
+    """Bounded load check: three pages of notebook 01 at once; then one slider's latency."""
+    url = f"{voila.url}/voila/render/01_delayed_conversions.ipynb"
+    # one context (window) per page: a background tab would not redraw its figures
+    pages = [browser.new_context(viewport={"width": 1400, "height": 900}).new_page() for _ in range(3)]
+    started = time.perf_counter()
+    try:
+        for p in pages:  # the three kernels execute concurrently on the server
+            p.goto(url, wait_until="commit", timeout=LOAD_TIMEOUT)
+        for p in pages:
+            p.wait_for_load_state("load", timeout=LOAD_TIMEOUT)
+            wait_drawn(p)
+            assert all(f["svg"] and f["traces_with_data"] > 0 for f in p.evaluate(DRAWN))
+        loaded = time.perf_counter() - started
+        latencies = []
+        for p in pages:
+            p.bring_to_front()
+            t0 = time.perf_counter()
+            changes_figures(p, lambda: move_first_slider(p))
+            latencies.append(time.perf_counter() - t0)
+        report = {"pages": len(pages), "all_loaded_and_drawn_s": round(loaded, 1),
+                  "slider_to_redraw_s": [round(x, 2) for x in latencies]}
+        (ARTIFACTS / "load.json").write_text(json.dumps(report, indent=1))
+        print("load check:", report)
+    finally:
+        for p in pages:
+            p.context.close()
+
+
+def test_notebook_runs_in_jupyterlab_and_draws(browser, tmp_path):
+    """JupyterLab on a copy of the notebooks (never written back): Run All, then a figure is drawn."""
+    work = tmp_path / "notebooks"
+    shutil.copytree(ROOT / "notebooks", work)
+    settings = tmp_path / "settings" / "@jupyterlab"
+    (settings / "docmanager-extension").mkdir(parents=True)
+    (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
+    (settings / "notebook-extension").mkdir(parents=True)
+    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    (tmp_path / "workspaces").mkdir()
+    server = Server([sys.executable, "-m", "jupyter", "lab", "--no-browser", "--port={port}",
+                     "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--allow-root",
+                     f"--ServerApp.root_dir={work}", f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
+                     f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"], "/api/status", tmp_path, "lab-server.log")
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{server.url}/lab/tree/01_delayed_conversions.ipynb", timeout=120_000)
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], "
+                               ".jp-NotebookPanel-toolbar .jp-Toolbar-kernelStatus", timeout=120_000)
+        _wait_kernel(server, "idle")
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        _wait_kernel(server, "busy", timeout=60)
+        _wait_kernel(server, "idle", timeout=300, stable=3)
+        page.wait_for_selector(".js-plotly-plot .scatterlayer .trace path.js-line", state="attached", timeout=60_000)
+        assert page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0
+        assert "Traceback" not in page.inner_text(".jp-NotebookPanel-notebook")
+        drawn = page.evaluate(DRAWN)
+        assert len(drawn) >= 5 and all(f["svg"] and f["traces_with_data"] > 0 for f in drawn), drawn
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab-01.png"))
+    finally:
+        page.close()
+        server.close()
+    assert (work / "01_delayed_conversions.ipynb").read_bytes() == (ROOT / "notebooks" / "01_delayed_conversions.ipynb").read_bytes()
+
+
+def _wait_kernel(server, state, timeout=120, stable=0.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        kernels = json.load(urllib.request.urlopen(f"{server.url}/api/kernels", timeout=5))
+        if kernels and all(k["execution_state"] == state for k in kernels):
+            if stable:
+                time.sleep(stable)
+                kernels = json.load(urllib.request.urlopen(f"{server.url}/api/kernels", timeout=5))
+                if not all(k["execution_state"] == state for k in kernels):
+                    continue
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"kernel never {state} within {timeout} s")
