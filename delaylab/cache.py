@@ -188,8 +188,10 @@ def _canon_class(cls, active):
     for klass in cls.__mro__:
         if klass is object or _ours(klass.__module__) or klass.__module__ == "builtins":
             continue
+        # methods and class attributes; Python's own machinery (__dict__, _abc_impl, …) is not
+        # the class's behaviour, except the special methods it defines (__init__, __call__, …)
         body = {k: v for k, v in vars(klass).items()
-                if k not in ("__dict__", "__weakref__", "__module__", "__doc__", "__qualname__")}
+                if not (k.startswith("__") and k.endswith("__") and not callable(v)) and k != "_abc_impl"}
         out.append([_qualname(klass), _canon(body, active)])
     return out
 
