@@ -56,11 +56,18 @@ class Uncacheable(Exception):
 
 
 # ================================================================================ fingerprints
-@functools.lru_cache(maxsize=None)
 def code_version() -> str:
-    """``"<delaylab version>+<SHA-256 of the package's files, 16 hex digits>;numpy <version>"``."""
+    """``"<delaylab version>+<SHA-256 of the package's files, 16 hex digits>;numpy <version>"``.
+
+    Hashed once, when delaylab is imported: it describes the code this process runs, even if
+    the files are edited afterwards (a running kernel keeps the code it imported).
+    """
     from . import __version__
 
+    return f"{__version__}+{_FILES_HASH};numpy {np.__version__}"
+
+
+def _hash_package() -> str:
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".csv")
@@ -68,7 +75,10 @@ def code_version() -> str:
     for p in files:
         h.update(p.relative_to(root).as_posix().encode() + b"\0")
         h.update(hashlib.sha256(p.read_bytes()).digest())
-    return f"{__version__}+{h.hexdigest()[:16]};numpy {np.__version__}"
+    return h.hexdigest()[:16]
+
+
+_FILES_HASH = _hash_package()
 
 
 def fingerprint(obj) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import delaylab as dl
+import delaylab.cache
 from delaylab.cache import Cache, fingerprint
 from delaylab.papers import vernade2017
 
@@ -178,7 +179,7 @@ def test_rerun_is_all_cache_hits(reference, tmp_path, monkeypatch):
     assert_same(more, dl.simulate(env, pols, **{**ARGS, "runs": 15}))
 
 
-def test_any_change_of_the_problem_misses(tmp_path):
+def test_any_change_of_the_problem_or_the_code_misses(tmp_path, monkeypatch):
     env, pols = problem()
     dl.sweep(env, pols, **ARGS, cache=tmp_path)
     law = dl.Geometric(41)
@@ -191,6 +192,9 @@ def test_any_change_of_the_problem_misses(tmp_path):
     for change in changed:
         kw = {"setting": env, "policies": pols, **ARGS, **change}
         assert dl.sweep(**kw, cache=tmp_path).notes["cached_runs"] == 0, change
+    assert dl.sweep(env, pols, **ARGS, cache=tmp_path).notes["cached_runs"] == 11
+    monkeypatch.setattr(delaylab.cache, "_FILES_HASH", "edited")  # delaylab's source files changed
+    assert dl.sweep(env, pols, **ARGS, cache=tmp_path).notes["cached_runs"] == 0
 
 
 def test_interrupted_sweep_resumes_without_recomputing_finished_chunks(reference, tmp_path, monkeypatch):
@@ -364,3 +368,11 @@ def test_figure_buttons_cache_only_the_paper_scale():
     compute(20, None)
     compute(100, None)
     assert seen == [(20, None), (100, True)]
+
+
+def test_figure_buttons_run_without_cache_when_the_folder_is_unwritable(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("DELAYLAB_CACHE", str(tmp_path / "file" / "cache"))
+    seen = []
+    vernade2017._paper_scale(lambda runs, progress, cache: seen.append(cache), 100, True)(100, None)
+    assert seen == [None]

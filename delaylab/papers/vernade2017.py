@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bounds
+from ..cache import open_cache
 from ..engine import simulate
 from ..laws import Geometric
 from ..panels.reproduce import FigureReproduction
@@ -58,8 +59,20 @@ FIG1_PANELS = [("θ_H", THETA_H, WINDOW), ("θ_H", THETA_H, None), ("θ_L", THET
 
 
 def _paper_scale(compute, paper_runs, cache):
-    """compute(runs, progress, cache) → compute(runs, progress), with the cache at the paper's scale."""
-    return lambda runs, progress: compute(runs, progress, cache if runs >= paper_runs else None)
+    """compute(runs, progress, cache) → compute(runs, progress), with the cache at the paper's scale.
+
+    A dashboard whose cache folder is not writable (a read-only home) still reruns the figure,
+    without a cache, rather than failing the button.
+    """
+    def run(runs, progress):
+        use = cache if runs >= paper_runs else None
+        try:
+            open_cache(use)
+        except ValueError:
+            use = None
+        return compute(runs, progress, use)
+
+    return run
 
 
 def figure1(runs=100, seed=0, progress=None, horizon=HORIZON, cache=None):
