@@ -93,6 +93,10 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
     T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid)
     shape = grid.shape if grid is not None else ((G,) if G > 1 else ())
     traced = _probe(setting, named, T, run_ids, seed, G, times, trace)
+    start_executor = _executor(executor)  # checked now, connected below
+    if chunk_runs is not None:
+        _chunk_size(chunk_runs, len(run_ids), G, 1)
+    _Progress(progress, 1)  # checked (a bar is only shown below)
     store = open_cache(cache)
     notes = {"cache": None if store is None else str(store.folder)}
     expected = _expected_arrays(named, setting.n_arms, len(times), shape, traced)
@@ -108,7 +112,7 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
             notes["cache_note"] = f"not cached: {exc}"
             warnings.warn(f"delaylab.sweep runs without its cache: {exc}", stacklevel=2)
 
-    runner = _executor(executor)
+    runner = start_executor()
     try:
         n_chunk = _chunk_size(chunk_runs, len(run_ids), G, runner.workers)
         bar = _Progress(progress, len(run_ids) * G * T)
@@ -302,22 +306,24 @@ def _worker_compute(payload: bytes, ids, version: str) -> dict:
 
 # ====================================================================== executors
 def _executor(executor):
+    """Check ``executor=`` and return a function that starts it (connects to a cluster)."""
     if executor is None or executor == "inprocess":
-        return _InProcess()
+        return _InProcess
     if executor == "processes":
-        return _Processes(os.cpu_count() or 1)
+        return lambda: _Processes(os.cpu_count() or 1)
     if isinstance(executor, (int, np.integer)) and not isinstance(executor, bool):
         from ._validate import check_int
 
-        return _Processes(check_int("executor (number of worker processes)", executor, low=1, high=1024))
+        n = check_int("executor (number of worker processes)", executor, low=1, high=1024)
+        return lambda: _Processes(n)
     if isinstance(executor, str) and ":" in executor:
-        return _Dask(_connect(executor), own=True)
+        return lambda: _Dask(_connect(executor), own=True)
     try:
         from distributed import Client
     except ImportError:
         Client = ()
     if Client and isinstance(executor, Client):
-        return _Dask(executor, own=False)
+        return lambda: _Dask(executor, own=False)
     raise ValueError(f"executor must be None or 'inprocess', 'processes', a number of worker processes, "
                      f"a dask.distributed.Client or a scheduler address such as 'tcp://host:8786'; "
                      f"got {executor!r}")

@@ -318,8 +318,10 @@ def test_invalid_grid_value_is_reported_before_any_chunk_runs(tmp_path, monkeypa
     with pytest.raises(ValueError, match="chunk_runs"):
         dl.sweep(env, dl.UCB1(), horizon=100, runs=6, grid=g, chunk_runs=0)
     with pytest.raises(ValueError, match="executor must be"):
-        dl.sweep(env, dl.UCB1(), horizon=100, runs=6, grid=g, executor="threads")
-    assert calls == [] and not entries(tmp_path)
+        dl.sweep(env, dl.UCB1(), horizon=100, runs=6, grid=g, executor="threads", cache=tmp_path / "new")
+    with pytest.raises(ValueError, match="progress must be"):
+        dl.sweep(env, dl.UCB1(), horizon=100, runs=6, grid=g, progress="bar", cache=tmp_path / "new")
+    assert calls == [] and not entries(tmp_path) and not (tmp_path / "new").exists()
 
 
 def test_unpicklable_setting_is_named_before_any_work():
