@@ -56,6 +56,8 @@ from .streams import Batch
 MIN_CHUNK_COLUMNS = 256
 #: chunks per worker when chunk_runs is not given (so that fast workers take more)
 CHUNKS_PER_WORKER = 4
+#: times a pool of local processes is restarted after one of its workers died
+PROCESS_RESTARTS = 2
 #: seconds allowed to connect to a Dask scheduler given by its address, and to find a worker
 CONNECT_TIMEOUT = 5.0
 
@@ -381,21 +383,33 @@ class _Processes:
         self.pool = None
 
     def run(self, payload, jobs, on_done, on_progress):
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import ProcessPoolExecutor, wait
         from concurrent.futures.process import BrokenProcessPool
 
         data = _serialised(payload, lambda o: pickle.dumps(o, protocol=pickle.HIGHEST_PROTOCOL),
                            "worker processes")
-        self.pool = ProcessPoolExecutor(max_workers=min(self.workers, len(jobs)), mp_context=self.context)
-        try:
-            version = self.pool.submit(_worker_check, data).result()  # loadable there, before any work
-            futures = {self.pool.submit(_worker_compute, data, ids, version): i for i, ids in enumerate(jobs)}
-            for fut in as_completed(futures):
-                on_done(futures[fut], fut.result())
-        except BrokenProcessPool as exc:
-            raise RuntimeError(f"a worker process died ({exc}). A script that starts worker processes "
-                               "needs its code under `if __name__ == '__main__':`; finished chunks are in "
-                               "the cache if one was given: rerun to resume") from None
+        pending = dict(enumerate(jobs))
+        for attempt in range(1 + PROCESS_RESTARTS):  # a pool whose worker died is restarted
+            self.pool = ProcessPoolExecutor(max_workers=min(self.workers, len(pending)), mp_context=self.context)
+            try:
+                version = self.pool.submit(_worker_check, data).result()  # loadable there, before any work
+                futures = {self.pool.submit(_worker_compute, data, ids, version): i for i, ids in pending.items()}
+                while futures:
+                    finished, _ = wait(futures, return_when="FIRST_COMPLETED")
+                    ok = [f for f in finished if not isinstance(f.exception(), BrokenProcessPool)]
+                    for fut in ok:  # keep the chunks finished before a worker died
+                        i = futures.pop(fut)
+                        on_done(i, fut.result())
+                        del pending[i]
+                    if len(ok) < len(finished):
+                        raise BrokenProcessPool("a worker process died")
+                return
+            except BrokenProcessPool as exc:
+                self.close()
+                error = exc
+        raise RuntimeError(f"worker processes died {1 + PROCESS_RESTARTS} times ({error}). A script that starts "
+                           "worker processes needs its code under `if __name__ == '__main__':`; finished "
+                           "chunks are in the cache if one was given: rerun to resume") from None
 
     def close(self):
         if self.pool is not None:

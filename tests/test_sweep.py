@@ -378,3 +378,24 @@ def test_figure_buttons_run_without_cache_when_the_folder_is_unwritable(tmp_path
     seen = []
     vernade2017._paper_scale(lambda runs, progress, cache: seen.append(cache), 100, True)(100, None)
     assert seen == [None]
+
+
+class DieOnce(dl.UniformRandom):
+    """Kills its worker process the first time it starts on run 4 (the marker file says so)."""
+
+    def __init__(self, marker=""):
+        self.marker = marker
+
+    def _start(self, problem):
+        super()._start(problem)
+        if 4 in problem.batch.run_ids and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(1)
+
+
+def test_a_dead_worker_process_is_replaced_and_its_chunk_recomputed(tmp_path):
+    env, _ = problem()
+    pols = {"die once": DieOnce(marker=str(tmp_path / "died")), "UCB1": dl.UCB1()}
+    res = dl.sweep(env, pols, **ARGS, executor=2, chunk_runs=2)
+    assert (tmp_path / "died").exists()
+    assert_same(res, dl.simulate(env, {"die once": dl.UniformRandom(), "UCB1": dl.UCB1()}, **ARGS))
