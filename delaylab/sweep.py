@@ -12,7 +12,8 @@ Executors
 * ``"processes"`` or an int n: n local worker processes (``concurrent.futures`` with the
   ``forkserver`` start method, ``spawn`` where it does not exist); ``"processes"`` uses one per
   core. The setting and policies are pickled: they must be defined in importable modules (not
-  lambdas, not classes of a notebook).
+  lambdas, not classes of a notebook). If a worker process dies, the pool is restarted and the
+  chunks it had not finished are recomputed (twice at most).
 * a ``dask.distributed.Client``, or a scheduler address ``"tcp://host:port"``: chunks are Dask
   tasks on whatever cluster the client points at (a ``LocalCluster``, a course cluster, a
   lab's servers). Dask reruns the task of a worker that died on another worker. The workers
@@ -461,14 +462,11 @@ class _Progress:
     """progress=: None, a callable of the fraction done, or True for a tqdm.auto bar."""
 
     def __init__(self, progress, total: int):
-        self.fn, self.bar, self.last = None, None, -1.0
-        if progress is True:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=total, unit="run-step", unit_scale=True, desc="delaylab.sweep", leave=False)
-        elif callable(progress):
+        self.fn, self.bar, self.total, self.last = None, None, total, -1.0
+        self.show = progress is True
+        if callable(progress):
             self.fn = progress
-        elif progress is not None and progress is not False:
+        elif progress is not None and not isinstance(progress, bool):
             raise ValueError(f"progress must be None, True (a progress bar) or a callable of the fraction "
                              f"done; got {progress!r}")
 
@@ -479,8 +477,13 @@ class _Progress:
         self.last = fraction
         if self.fn is not None:
             self.fn(fraction)
-        elif self.bar is not None:
-            self.bar.update(round(fraction * self.bar.total) - self.bar.n)
+        elif self.show:
+            if self.bar is None:  # shown at the first report
+                from tqdm.auto import tqdm
+
+                self.bar = tqdm(total=self.total, unit="run-step", unit_scale=True, desc="delaylab.sweep",
+                                leave=False)
+            self.bar.update(round(fraction * self.total) - self.bar.n)
 
     def close(self):
         if self.bar is not None:

@@ -399,3 +399,19 @@ def test_a_dead_worker_process_is_replaced_and_its_chunk_recomputed(tmp_path):
     res = dl.sweep(env, pols, **ARGS, executor=2, chunk_runs=2)
     assert (tmp_path / "died").exists()
     assert_same(res, dl.simulate(env, {"die once": dl.UniformRandom(), "UCB1": dl.UCB1()}, **ARGS))
+
+
+class Locked(dl.UniformRandom):
+    def __init__(self, lock=None):
+        self.lock = lock
+
+
+def test_an_indescribable_hyperparameter_runs_without_cache_and_says_so(tmp_path):
+    import threading
+
+    env, _ = problem()
+    pols = {"locked": Locked(lock=threading.Lock())}
+    with pytest.warns(UserWarning, match="without its cache"):
+        res = dl.sweep(env, pols, **ARGS, cache=tmp_path)
+    assert "not cached" in res.notes["cache_note"] and not entries(tmp_path)
+    assert_same(res, dl.simulate(env, pols, **ARGS))
