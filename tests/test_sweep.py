@@ -364,7 +364,8 @@ def test_cache_object_reports_its_folder(tmp_path):
     assert repr(Cache(tmp_path)) == f"Cache({str(tmp_path)!r})"
 
 
-def test_figure_buttons_cache_only_the_paper_scale():
+def test_figure_buttons_cache_only_the_paper_scale(tmp_path, monkeypatch):
+    monkeypatch.setenv("DELAYLAB_CACHE", str(tmp_path))
     seen = []
     compute = vernade2017._paper_scale(lambda runs, progress, cache: seen.append((runs, cache)), 100, True)
     compute(20, None)
