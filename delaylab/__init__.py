@@ -30,6 +30,9 @@ from .settings.base import Setting
 from .settings.bernoulli import AggregatedAnonymous, Conversions, LabelledRewards
 from .settings.linear import LinearConversions
 
+# Issue 8: sweeps in chunks on an executor (in-process, processes, Dask), with an on-disk cache
+from .sweep import sweep
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -42,3 +45,6 @@ __all__ = [
     "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF", "FixedSequence", "RoundRobin",
     "UniformRandom",
 ]
+
+# Issue 8: sweeps
+__all__ += ["sweep"]

@@ -72,23 +72,7 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
         ``res.regret[name]`` has shape (R, n), or (*grid.shape, R, n) for a grid.
     """
     started = time.perf_counter()
-    if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be a delaylab setting such as delaylab.Conversions(...); got {setting!r}")
-    T = check_int("horizon", horizon, low=1, high=MAX_HORIZON)
-    run_ids = _run_ids(runs)
-    seed = check_int("seed", seed, low=0, high=2**63 - 1)
-    named = _named(policies)
-    sizes = {"setting": setting.n_cells}
-    for name, pol in named.items():
-        sizes.update({f"{name}.{k}": v for k, v in pol.n_cells().items()})
-    if grid is not None:
-        if not isinstance(grid, Grid):
-            raise ValueError(f"grid must be a delaylab.grid(...); got {grid!r}")
-        sizes["grid"] = grid.size
-    G = check_cells("simulate", sizes)
-    times = _checkpoints(checkpoints, T)
-    if hasattr(setting, "check_horizon"):
-        setting.check_horizon(T)
+    T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid)
 
     span = setting.span(T)
     per_column = len(named) * span * (32 + 8 * setting.n_arms)
@@ -122,6 +106,31 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
                   policies={k: v.clone() for k, v in named.items()}, setting=setting, horizon=T,
                   run_ids=run_ids, seed=seed, grid_shape=shape,
                   elapsed=time.perf_counter() - started)
+
+
+def check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid):
+    """The checks :func:`simulate` makes before any step (shared with :func:`delaylab.sweep`).
+
+    Returns ``(T, run_ids, seed, named policies, number of grid cells G, checkpoint times)``.
+    """
+    if not isinstance(setting, Setting):
+        raise ValueError(f"setting must be a delaylab setting such as delaylab.Conversions(...); got {setting!r}")
+    T = check_int("horizon", horizon, low=1, high=MAX_HORIZON)
+    run_ids = _run_ids(runs)
+    seed = check_int("seed", seed, low=0, high=2**63 - 1)
+    named = _named(policies)
+    sizes = {"setting": setting.n_cells}
+    for name, pol in named.items():
+        sizes.update({f"{name}.{k}": v for k, v in pol.n_cells().items()})
+    if grid is not None:
+        if not isinstance(grid, Grid):
+            raise ValueError(f"grid must be a delaylab.grid(...); got {grid!r}")
+        sizes["grid"] = grid.size
+    G = check_cells("simulate", sizes)
+    times = _checkpoints(checkpoints, T)
+    if hasattr(setting, "check_horizon"):
+        setting.check_horizon(T)
+    return T, run_ids, seed, named, G, times
 
 
 class _Runner:

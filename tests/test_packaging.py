@@ -38,6 +38,14 @@ def test_environment_yml_and_pyproject_declare_the_same_runtime_dependencies():
     assert "anywidget" in pyproject  # plotly's FigureWidget needs it but does not declare it
 
 
+def test_dask_is_optional_and_the_same_in_the_cluster_and_test_extras():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "dask" not in {_name(d) for d in project["dependencies"]}  # dl.sweep imports it lazily
+    extras = project["optional-dependencies"]
+    dask = [d for d in extras["cluster"] if _name(d) == "dask"]
+    assert dask and dask == [d for d in extras["test"] if _name(d) == "dask"] and "distributed" in dask[0]
+
+
 def test_readme_has_the_two_commands_and_ci_runs_the_test_command():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"## Set-up: two commands.*?```sh\n(.*?)```", readme, re.S).group(1)
