@@ -30,6 +30,11 @@ from .settings.base import Setting
 from .settings.bernoulli import AggregatedAnonymous, Conversions, LabelledRewards
 from .settings.linear import LinearConversions
 
+# Pike-Burke, Agrawal, Szepesvári, Grünewälder 2018 (notebook 04)
+from .policies.improved_ucb import ImprovedUCB  # noqa: E402
+from .policies.odaaf import ODAAF, ODAAFB, ODAAFV  # noqa: E402
+from .policies.qpmd import QPMD  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -41,4 +46,6 @@ __all__ = [
     "Policy", "Problem", "UCB1", "KLUCB", "DelayedUCB", "DelayedKLUCB", "DiscardingUCB",
     "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF", "FixedSequence", "RoundRobin",
     "UniformRandom",
+    # Pike-Burke et al. 2018
+    "ODAAF", "ODAAFB", "ODAAFV", "QPMD", "ImprovedUCB",
 ]
