@@ -124,16 +124,25 @@ class QPMD(Policy):
 
     def update(self, t, arms, feedback):
         self.pulls_.reshape(-1)[self._flat + arms] += 1.0
-        if not len(feedback):
+        n = len(feedback)
+        if not n:
             return
-        for sel in feedback.layers():  # distinct runs within a layer
-            f = feedback.run[sel] * self._K + feedback.arm[sel]
-            size = self.queue_len_.reshape(-1)[f]
-            if size.max() >= self._cap:
-                self._grow()
-            tail = (self._head.reshape(-1)[f] + size) % self._cap
-            self._buf.reshape(-1, self._cap)[f, tail] = feedback.value[sel]
-            self.queue_len_.reshape(-1)[f] += 1
+        f = feedback.run * self._K + feedback.arm
+        if feedback._layer is None:  # at most one arrival per run: distinct queues
+            rank = np.zeros(n, dtype=np.int64)
+        else:  # arrivals of one queue enter in the order of their layers (latest pull first)
+            order = np.lexsort((feedback._layer, f))
+            fs = f[order]
+            first = np.r_[True, fs[1:] != fs[:-1]]
+            starts = np.flatnonzero(first)
+            rank = np.empty(n, dtype=np.int64)
+            rank[order] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+        size = self.queue_len_.reshape(-1)[f] + rank
+        while size.max() >= self._cap:
+            self._grow()
+        tail = (self._head.reshape(-1)[f] + size) % self._cap
+        self._buf.reshape(-1, self._cap)[f, tail] = feedback.value
+        np.add.at(self.queue_len_.reshape(-1), f, 1)
 
     def _grow(self):
         """Double the queue capacity, keeping each queue's order."""
