@@ -207,3 +207,18 @@ def test_labels_and_clone():
         "ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"]
     p = dl.ODAAFB(mean_delay=3, bound=7)
     assert p.clone().get_params() == {"mean_delay": 3, "bound": 7}
+
+
+def test_regret_ratio_to_qpmd_stays_bounded_as_time_grows():
+    """θ = (0.6, 0.3), delays uniform on {0..20}: once the worse arm is eliminated (phase 2 in every
+    run), ODAAF's regret stops growing while QPM-D's does not: the ratio no longer increases."""
+    theta, law, T = (0.6, 0.3), dl.Uniform(0, 20), 20_000
+    anon = dl.simulate(dl.AggregatedAnonymous(theta, law), {"ODAAF": dl.ODAAF(mean_delay=10),
+                                                            "ODAAF-B": dl.ODAAFB(mean_delay=10, bound=20)},
+                       T, 10, seed=0, checkpoints=40, trace=True)
+    lab = dl.simulate(dl.LabelledRewards(theta, law), dl.QPMD(), T, 10, seed=0, checkpoints=40)
+    for name in ("ODAAF", "ODAAF-B"):
+        assert np.all(anon.traces[name]["eliminated_at"][:, -1, 1] < T // 2)
+        r = anon.mean(name) / lab.mean("QPM-D")
+        half = np.searchsorted(anon.times, T // 2)
+        assert np.all(np.diff(r[half:]) <= 0) and r[-1] < 20, r

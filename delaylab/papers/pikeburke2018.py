@@ -150,14 +150,15 @@ def draw_figure2(results, plot: RatioPlot) -> None:
 
 def figure2_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
     caption = (f"<b>Reconstructed experiment</b> (our copy lost the paper's numbers): θ = {THETA}, "
-               f"T = {horizon:,}, QPM-D with UCB1. (a) uniform delays on {{0, …, d}}, d ∈ {BOUNDS}; "
+               f"T = {horizon:,} (shown), QPM-D with UCB1. (a) uniform delays on {{0, …, d}}, d ∈ {BOUNDS}; "
                f"(b) Poisson, half-normal and geometric delays with mean ≈ {MEAN:g}. Each curve is the "
                "mean regret of the variant divided by the mean regret of QPM-D (same draws). The jumps "
                "are the changes of arm at fixed steps of the phase schedule; once the worse arm is "
                "eliminated, the variant's regret stops growing while QPM-D's still grows like log t: the "
                "ratio stays bounded and slowly decreases.")
-    return FigureReproduction(lambda r, p: figure2(r, seed, p, horizon), draw_figure2, RatioPlot(), runs, RUNS,
-                              caption, name="pikeburke2018-figure2")
+    caption += f" The button reruns it at paper scale: {RUNS} runs, T = {HORIZON:,}."
+    return FigureReproduction(lambda r, p: figure2(r, seed, p, HORIZON if r >= RUNS else horizon), draw_figure2,
+                              RatioPlot(), runs, RUNS, caption, name="pikeburke2018-figure2")
 
 
 # ------------------------------------------------------------------------------- Appendix F
@@ -228,8 +229,9 @@ def appendix_f_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                f"E[τ] ∈ {MEANS_F} (ODAAF-V told V(τ) = E[τ]). Error bars: 95% confidence intervals of "
                "the mean. The dotted line is Improved UCB without any delay: what delays cost is the "
                "distance to it.")
-    return FigureReproduction(lambda r, p: appendix_f(r, seed, p, horizon), draw_appendix_f, LinePlot(), runs, RUNS,
-                              caption, name="pikeburke2018-appendixF")
+    caption += f" The button reruns it at paper scale: {RUNS} runs, T = {HORIZON:,}."
+    return FigureReproduction(lambda r, p: appendix_f(r, seed, p, HORIZON if r >= RUNS else horizon), draw_appendix_f,
+                              LinePlot(), runs, RUNS, caption, name="pikeburke2018-appendixF")
 
 
 # ------------------------------------------------------------------------------- timeline
