@@ -74,11 +74,11 @@ class QPMD(Policy):
         ρ = Σ_k n_k < K, then the argmax of its index at decision ρ + 1 (as UCB1/KLUCB.choose)."""
         rho = n.sum(axis=-1)
         mean = s / np.maximum(n, 1.0)
-        if self._ucb:
-            idx = ucb1_index(mean, np.maximum(n, 1e-300), (rho + 1)[..., None], par)
+        if self._ucb:  # ucb1_index(mean, n, ρ + 1, c), inlined (the same operations)
+            idx = mean + np.sqrt(par * np.log(rho + 1)[..., None] / np.maximum(n, 1e-300))
         else:
             idx = klucb_bernoulli(mean, n, exploration((rho + 1)[..., None], par))
-        idx = np.where(n <= 0, np.inf, idx)
+        idx[n <= 0] = np.inf
         return np.where(rho < self._K, rho.astype(np.int64), np.argmax(idx, axis=-1))
 
     def _par_of(self, r, extra_axes=0):
@@ -93,34 +93,49 @@ class QPMD(Policy):
         rewards popped from Q_J are computed at once, and exactly the pops up to its first
         change of mind (or until Q_J is empty) are applied.
         """
-        cols, K, cap = self._cols, self._K, self._cap
+        K, cap = self._K, self._cap
+        qlen, head, buf = self.queue_len_.reshape(-1), self._head.reshape(-1), self._buf.reshape(-1, cap)
+        n_flat, s_flat = self.n_.reshape(-1), self.s_.reshape(-1)
         J = self.J_
+        f_all = self._flat + J
+        q_all = qlen[f_all]
         while True:
-            f = cols * K + J
-            q = self.queue_len_.reshape(-1)[f]
-            r = np.nonzero(q > 0)[0]
+            r = np.flatnonzero(q_all)
             if not r.size:
                 self.J_ = J
                 return J.copy()
-            f, q, Jr = f[r], q[r], J[r]
-            Qm = int(q.max())
-            j = np.arange(Qm)
-            pos = (self._head.reshape(-1)[f][:, None] + j) % cap
-            vals = np.where(j < q[:, None], self._buf.reshape(-1, cap)[f[:, None], pos], 0.0)
-            pre = np.cumsum(vals, axis=1)  # rewards given to the base after 1 … Qm pops
-            hot = Jr[:, None] == np.arange(K)  # (r, K)
-            n = self.n_[r][:, None, :] + (j + 1.0)[None, :, None] * hot[:, None, :]
-            s = self.s_[r][:, None, :] + pre[:, :, None] * hot[:, None, :]
-            ch = self._base_choice(n, s, self._par_of(r, 1))  # (r, Qm)
-            stop = (ch != Jr[:, None]) | (j >= q[:, None] - 1)
-            last = np.argmax(stop, axis=1)  # pops − 1
+            f, q, Jr = f_all[r], q_all[r], J[r]
             i = np.arange(r.size)
-            self._head.reshape(-1)[f] = (self._head.reshape(-1)[f] + last + 1) % cap
-            self.queue_len_.reshape(-1)[f] -= last + 1
-            self.n_.reshape(-1)[f] += last + 1.0
-            self.s_.reshape(-1)[f] += pre[i, last]
+            Qm = int(q.max())
+            if Qm == 1:  # one reward waiting in each queue: pop it
+                hd = head[f]
+                v = buf[f, hd]
+                n, s = self.n_[r], self.s_[r]
+                n[i, Jr] += 1.0
+                s[i, Jr] += v
+                new = self._base_choice(n, s, self._par_of(r))
+                pops, gained = 1, v
+            else:
+                j = np.arange(Qm)
+                hd = head[f]
+                vals = np.where(j < q[:, None], buf[f[:, None], (hd[:, None] + j) % cap], 0.0)
+                pre = np.cumsum(vals, axis=1)  # rewards given to the base after 1 … Qm pops
+                hot = Jr[:, None] == np.arange(K)  # (r, K)
+                n = self.n_[r][:, None, :] + (j + 1.0)[None, :, None] * hot[:, None, :]
+                s = self.s_[r][:, None, :] + pre[:, :, None] * hot[:, None, :]
+                ch = self._base_choice(n, s, self._par_of(r, 1))  # (r, Qm)
+                stop = (ch != Jr[:, None]) | (j >= q[:, None] - 1)
+                last = np.argmax(stop, axis=1)  # pops − 1
+                pops, gained, new = last + 1, pre[i, last], ch[i, last]
+            head[f] = (hd + pops) % cap
+            qlen[f] -= pops
+            n_flat[f] += pops
+            s_flat[f] += gained
             J = J.copy()
-            J[r] = ch[i, last]
+            J[r] = new
+            f_all[r] = self._flat[r] + new
+            q_all = np.zeros_like(q_all)
+            q_all[r] = qlen[f_all[r]]
 
     def update(self, t, arms, feedback):
         self.pulls_.reshape(-1)[self._flat + arms] += 1.0
