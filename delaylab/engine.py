@@ -20,7 +20,7 @@ the anonymous sums ``totals`` (h, B) of steps t … t + h − 1). The engine the
 stretch at once (cut at the draw blocks and at the checkpoints): the pulls through
 ``Block.pull_many``, the pending sums in a dense ring of per-step totals instead of the calendar.
 Rewards are whole numbers, so the sums — and the runs — are exactly those of the step-by-step
-path (tests/test_pikeburke2018_engine.py); every other policy takes the step-by-step path.
+path (tests/test_pikeburke2018_policies.py); every other policy takes the step-by-step path.
 """
 
 from __future__ import annotations
@@ -149,7 +149,8 @@ class _Runner:
         self.regret = np.empty((B, len(times)))
         self.pulls = np.zeros((B, problem.n_arms), dtype=np.int64)
         self.trace = {} if trace else None
-        self.blocks = BLOCK_STEPS and self.anonymous and hasattr(policy, "fixed_steps")
+        self.blocks = (BLOCK_STEPS and self.anonymous and hasattr(policy, "fixed_steps")
+                       and hasattr(policy, "update_block"))
         if self.blocks:  # pending anonymous sums per arrival step (ring of span steps)
             self.calendar, self.W = None, max(1, int(span))
             self.sums = np.zeros((self.W, B))

@@ -222,3 +222,17 @@ def test_regret_ratio_to_qpmd_stays_bounded_as_time_grows():
         r = anon.mean(name) / lab.mean("QPM-D")
         half = np.searchsorted(anon.times, T // 2)
         assert np.all(np.diff(r[half:]) <= 0) and r[-1] < 20, r
+
+
+def test_pull_many_equals_the_pulls_of_each_step():
+    from delaylab.settings.base import Block
+    from delaylab.streams import Batch
+
+    for env in (dl.AggregatedAnonymous([0.5, 0.7, 0.2], [dl.Poisson(3.0), dl.Uniform(0, 9), dl.Fixed(2)], window=6),
+                dl.AggregatedAnonymous([[0.5, 0.7], [0.1, 0.9]], dl.Geometric(4.0))):
+        ep = env.episode(Batch(np.arange(3), env.n_cells), 100, seed=1)
+        block = ep.draw(0, 50)
+        arms = np.arange(3 * env.n_cells) % env.n_arms
+        fast, slow = block.pull_many(5, 30, arms), Block.pull_many(block, 5, 30, arms)
+        for f in ("regret", "delay", "revealed", "value"):
+            np.testing.assert_array_equal(getattr(fast, f), getattr(slow, f), err_msg=f)
