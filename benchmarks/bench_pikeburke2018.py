@@ -34,7 +34,7 @@ def interactive_update():
         values.append(values.pop(0))
 
     t_all = best_of(move, 3)
-    bounds = [25, 30, 20]
+    bounds = [25, 30, 35]  # new values: ODAAF-B recomputed each time
 
     def move_bound():
         panel.bound.value = bounds[0]

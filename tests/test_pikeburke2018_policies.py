@@ -236,3 +236,28 @@ def test_pull_many_equals_the_pulls_of_each_step():
         fast, slow = block.pull_many(5, 30, arms), Block.pull_many(block, 5, 30, arms)
         for f in ("regret", "delay", "revealed", "value"):
             np.testing.assert_array_equal(getattr(fast, f), getattr(slow, f), err_msg=f)
+
+
+def test_block_path_with_censoring_and_per_cell_means(monkeypatch):
+    env = dl.AggregatedAnonymous([[0.5, 0.7], [0.6, 0.2]], dl.Geometric(20.0), window=15)
+    pols = {"ODAAF": dl.ODAAF(mean_delay=[5.0, 20.0]), "ODAAF-B": dl.ODAAFB(mean_delay=5.0, bound=[15.0, 30.0])}
+    fast = dl.simulate(env, pols, 5000, 3, seed=9, checkpoints=33)
+    monkeypatch.setattr(engine, "BLOCK_STEPS", False)
+    slow = dl.simulate(env, pols, 5000, 3, seed=9, checkpoints=33)
+    for name in pols:
+        np.testing.assert_array_equal(fast.regret[name], slow.regret[name], err_msg=name)
+
+
+def test_timeline_of_one_run_is_consistent():
+    from delaylab.papers import pikeburke2018 as paper
+
+    tl = paper.timeline(theta=(0.6, 0.45, 0.2), law=dl.Uniform(0, 20), bound=20, horizon=20_000)
+    assert np.array_equal(tl["parts"].sum(axis=0), tl["seen"])  # the hidden parts add up to the sums
+    n1 = tl["n"][0]
+    assert np.all(tl["arms"][:n1] == 0) and np.all(tl["arms"][n1:2 * n1] == 1) and np.all(tl["arms"][2 * n1:3 * n1] == 2)
+    b = tl["bridge_start"][0]
+    assert b == 3 * n1 and np.all(tl["bridge"][b:b + n1]) and not tl["bridge"][b - 1]
+    assert tl["phase_start"][1] == b + n1
+    for k, s in enumerate(tl["eliminated_at"]):
+        if s >= 0:
+            assert np.all(tl["arms"][s + 1:] != k)  # never played again

@@ -56,7 +56,7 @@ def true_bound(law) -> int:
 class AnonymousPanel:
     """Interactive comparison of ODAAF, ODAAF-B, ODAAF-V, QPM-D and Improved UCB (no delay)."""
 
-    def __init__(self, law="uniform", mean_delay=10.0, gap=0.3, horizon=6000, runs=10, seed=0):
+    def __init__(self, law="uniform", mean_delay=10.0, gap=0.3, horizon=5000, runs=10, seed=0):
         self.seed = seed
         self.law = W.Dropdown(options=list(LAWS.items()), value=law, description="delay law",
                               style=_STYLE, layout=_WIDE)
