@@ -102,8 +102,11 @@ class _Phased(Policy):
     Learned state (per run, shape (B,) or (B, K)): ``active_``, ``sums_`` (sum of the
     observations at the recorded steps of each arm), ``samples_`` (number of recorded steps),
     ``phase_`` (index p into the schedule, 0-based), ``arm_``, ``end_`` (step at which the
-    current block ends, exclusive), ``in_bridge_``; records ``phase_start_`` (B, P),
+    current block ends, exclusive), ``in_bridge_``, ``committed_`` (one arm left, or no phase
+    left: the leader is played to the end); records ``phase_start_`` (B, P),
     ``bridge_start_`` (B, P) and ``eliminated_at_`` (B, K), −1 where nothing happened.
+    Blocks last max(n_p − n_{p−1}, 1) steps (the formulas give increasing n_p; the guard only
+    keeps a degenerate schedule moving).
     """
 
     feedback = ("anonymous",)
