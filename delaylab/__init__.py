@@ -32,6 +32,10 @@ from .settings.linear import LinearConversions
 
 # Issue 8: sweeps in chunks on an executor (in-process, processes, Dask), with an on-disk cache
 from .sweep import sweep
+# Pike-Burke, Agrawal, Szepesvári, Grünewälder 2018 (notebook 04)
+from .policies.improved_ucb import ImprovedUCB  # noqa: E402
+from .policies.odaaf import ODAAF, ODAAFB, ODAAFV  # noqa: E402
+from .policies.qpmd import QPMD  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -44,6 +48,8 @@ __all__ = [
     "Policy", "Problem", "UCB1", "KLUCB", "DelayedUCB", "DelayedKLUCB", "DiscardingUCB",
     "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF", "FixedSequence", "RoundRobin",
     "UniformRandom",
+    # Pike-Burke et al. 2018
+    "ODAAF", "ODAAFB", "ODAAFV", "QPMD", "ImprovedUCB",
 ]
 
 # Issue 8: sweeps

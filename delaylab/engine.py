@@ -12,6 +12,15 @@ The setting draws the random numbers of a block of steps once and every policy r
 ones (common random numbers); policies never share state, so a policy's results do not depend
 on the others in the comparison. Large batches are split into chunks of runs, which does not
 change any result (see :mod:`delaylab.streams`).
+
+Optional block path (anonymous feedback only). A policy that keeps its arms fixed for long
+stretches (the phased policies of Pike-Burke et al. 2018) may define ``fixed_steps(t)`` (how many
+steps from t its arms stay as chosen, ≥ 1) and ``update_block(t, h, arms, totals)`` (learn from
+the anonymous sums ``totals`` (h, B) of steps t … t + h − 1). The engine then simulates such a
+stretch at once (cut at the draw blocks and at the checkpoints): the pulls through
+``Block.pull_many``, the pending sums in a dense ring of per-step totals instead of the calendar.
+Rewards are whole numbers, so the sums — and the runs — are exactly those of the step-by-step
+path (tests/test_pikeburke2018_policies.py); every other policy takes the step-by-step path.
 """
 
 from __future__ import annotations
@@ -37,6 +46,8 @@ _BLOCK_NUMBERS = 1 << 21
 MAX_HORIZON = 10**8
 #: memory allowed for the policy states recorded with trace=True
 TRACE_BUDGET = 2 << 30
+#: use the optional block path for policies that declare fixed_steps (see the module docstring)
+BLOCK_STEPS = True
 
 
 def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, trace=False,
@@ -147,8 +158,15 @@ class _Runner:
         self.regret = np.empty((B, len(times)))
         self.pulls = np.zeros((B, problem.n_arms), dtype=np.int64)
         self.trace = {} if trace else None
+        self.blocks = (BLOCK_STEPS and self.anonymous and hasattr(policy, "fixed_steps")
+                       and hasattr(policy, "update_block"))
+        if self.blocks:  # pending anonymous sums per arrival step (ring of span steps)
+            self.calendar, self.W = None, max(1, int(span))
+            self.sums = np.zeros((self.W, B))
 
     def advance(self, block, t0: int, n: int) -> None:
+        if self.blocks:
+            return self._advance_blocks(block, t0, n)
         pol, cal = self.policy, self.calendar
         played = np.empty((n, self.B), dtype=np.int64)
         for i in range(n):
@@ -174,6 +192,47 @@ class _Runner:
             bad = played[(played < 0) | (played >= K)][0]
             raise ValueError(f"{type(pol).__name__} chose arm {bad}; arms are 0 … {K - 1}")
         self.pulls += np.bincount((self.flat + played).ravel(), minlength=self.B * K).reshape(self.B, K)
+
+    def _advance_blocks(self, block, t0: int, n: int) -> None:
+        """The block path: stretches of steps where the policy's arms stay fixed, at once."""
+        pol, B, W = self.policy, self.B, self.W
+        i = 0
+        while i < n:
+            t = t0 + i
+            arms = np.asarray(pol.choose(t, block.context(i)))
+            K = self.pulls.shape[1]
+            if arms.min() < 0 or arms.max() >= K:
+                raise ValueError(f"{type(pol).__name__} chose an arm outside 0 … {K - 1} at step {t}: {arms}")
+            nxt = int(self.times[self.k])
+            h = min(max(1, int(pol.fixed_steps(t))), n - i, nxt - t if nxt > t else n - i)
+            out = block.pull_many(i, h, arms)
+            if h == 1:
+                self.cum += out.regret[0]
+            else:  # sequential sums, as step by step
+                self.cum = np.cumsum(np.concatenate([self.cum[None], out.regret]), axis=0)[-1]
+            steps = t + np.arange(h)[:, None]
+            give = out.revealed & (out.delay <= self.T - 1 - steps) & (out.value != 0)
+            hh, cols = np.nonzero(give)
+            arrival = hh + t + out.delay[hh, cols]
+            value = out.value[hh, cols]
+            totals = np.zeros((h, B))
+            hp = min(h, W - 1)  # pending sums exist only for steps < t + W − 1
+            if hp > 0:
+                rows = (t + np.arange(hp)) % W
+                totals[:hp] = self.sums[rows]
+                self.sums[rows] = 0.0
+            inside = arrival < t + h
+            if inside.any():
+                totals += np.bincount((arrival[inside] - t) * B + cols[inside], weights=value[inside],
+                                      minlength=h * B).reshape(h, B)
+            if not inside.all():
+                out_ = ~inside
+                np.add.at(self.sums, (arrival[out_] % W, cols[out_]), value[out_])
+            pol.update_block(t, h, arms, totals)
+            self.pulls.reshape(-1)[self.flat + arms] += h
+            i += h
+            if t + h == self.times[self.k]:
+                self._record()
 
     def _record(self):
         self.regret[:, self.k] = self.cum

@@ -38,6 +38,17 @@ class Block:
     def pull(self, i: int, arms: np.ndarray) -> Pull:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def pull_many(self, i: int, h: int, arms: np.ndarray) -> Pull:
+        """The pulls of steps t0 + i … t0 + i + h − 1, all of the same ``arms``: arrays (h, B).
+
+        Used by the engine's optional block path (:mod:`delaylab.engine`); settings may override
+        it with a vectorised version giving the same numbers.
+        """
+        outs = [self.pull(i + j, arms) for j in range(h)]
+        value = None if outs[0].value is None else np.stack([o.value for o in outs])
+        return Pull(np.stack([o.regret for o in outs]), np.stack([o.delay for o in outs]),
+                    np.stack([o.revealed for o in outs]), value)
+
 
 class Episode:
     """A setting instantiated for a batch of runs over a horizon."""
