@@ -30,6 +30,10 @@ from .settings.base import Setting
 from .settings.bernoulli import AggregatedAnonymous, Conversions, LabelledRewards
 from .settings.linear import LinearConversions
 
+# Manegueu, Vernade, Carpentier, Valko 2020 (paper 2): arm-dependent, heavy-tailed delays
+from .laws import ScaledPareto
+from .policies.patient import AdaptPatientBandits, PatientBandits
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -42,3 +46,5 @@ __all__ = [
     "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF", "FixedSequence", "RoundRobin",
     "UniformRandom",
 ]
+# Manegueu et al. 2020 (paper 2)
+__all__ += ["ScaledPareto", "PatientBandits", "AdaptPatientBandits"]
