@@ -60,10 +60,13 @@ def patient_index(mean, pulls, alpha, n_arms: int, horizon: int) -> np.ndarray:
     bias term is computed as 2·exp(−(α ∧ 1/2)·log T_i): no overflow for any α > 0, and it tends
     to 2 as α → 0.
     """
-    pulls = np.asarray(pulls, dtype=float)
-    log_n = np.log(pulls)
-    deviation = np.sqrt(2.0 * log_term(n_arms, horizon) / pulls)
-    bias = 2.0 * np.exp(-np.minimum(alpha, 0.5) * log_n)
+    return _index(mean, np.asarray(pulls, dtype=float), alpha, 2.0 * log_term(n_arms, horizon))
+
+
+def _index(mean, pulls, alpha, two_log):
+    """:func:`patient_index` with 2 log(2KT³) given."""
+    deviation = np.sqrt(two_log / pulls)
+    bias = 2.0 * np.exp(-np.minimum(alpha, 0.5) * np.log(pulls))
     return mean + deviation + bias
 
 
@@ -74,6 +77,7 @@ class _PatientBase(IndexPolicy):
         B, K = problem.size, problem.n_arms
         self.pulls_ = np.zeros((B, K))  # T_i(t)
         self.successes_ = np.zeros((B, K))  # conversions of arm i seen so far
+        self._two_log = 2.0 * log_term(K, problem.horizon)
 
     def mean(self) -> np.ndarray:
         """μ̂_i(t) = (conversions of arm i seen so far) / T_i(t) (Eq. 4); 0 before any pull."""
@@ -122,8 +126,7 @@ class PatientBandits(_PatientBase):
         self._record(arms, feedback)
 
     def index(self, t):
-        p = self.problem_
-        return patient_index(self.mean(), self.pulls_, self._alpha, p.n_arms, p.horizon)
+        return _index(self.mean(), self.pulls_, self._alpha, self._two_log)
 
     def snapshot(self):
         return {"mean": self.mean(), "pulls": self.pulls_.copy()}
@@ -187,17 +190,21 @@ class AdaptPatientBandits(_PatientBase):
         BK = B * K
         never = np.iinfo(np.int32).max
         self._h = T // 2 + 2  # D_t ≤ T/2: larger delays are never counted
-        self.times_ = np.full((BK, T + 1), never, dtype=np.int32)  # step of arm i's j-th pull
-        self.delays_ = np.full((BK, T + 1), -1, dtype=np.int32)  # its seen delay (−1: none yet)
-        self.ordinal_ = np.zeros((B, T), dtype=np.int32)  # j of the pull made at step s
-        self.hist_ = np.zeros((BK, self._h), dtype=np.int32)  # seen delays of the estimation set
+        # flat 1-d tables (entry f = run·K + arm; faster to index than 2-d ones)
+        self._w = T + 1
+        self.times_ = np.full(BK * self._w, never, dtype=np.int32)  # [f, j]: step of the j-th pull
+        self.delays_ = np.full(BK * self._w, -1, dtype=np.int32)  # [f, j]: its seen delay (−1: none)
+        self.ordinal_ = np.zeros(B * T, dtype=np.int32)  # [run, s]: j of the pull made at step s
+        self.hist_ = np.zeros(BK * self._h, dtype=np.int32)  # [f, δ]: seen delays of the estimation set
         self.n_est_ = np.zeros(BK, dtype=np.int64)  # n: pulls at least D steps old, in the set
         self.n_pulls_ = np.zeros(BK, dtype=np.int64)
         self.D_ = np.zeros(BK, dtype=np.int64)
         self.d_ = np.zeros(BK, dtype=np.int64)
         self.count_D_ = np.zeros(BK, dtype=np.int64)  # Σ_set C_s 1{D_s ≤ D}
         self.count_d_ = np.zeros(BK, dtype=np.int64)  # Σ_set C_s 1{D_s ≤ d}
-        self._all = np.arange(BK)
+        self._row_w = np.arange(BK) * self._w
+        self._row_h = np.arange(BK) * self._h
+        self._row_t = self._cols * T
         self.alpha_ = self._alpha_low.copy()
         self.alpha_hat_ = np.full(B, np.nan)
 
@@ -224,59 +231,61 @@ class AdaptPatientBandits(_PatientBase):
         if t < 2 * K:  # pull each arm twice
             return np.full(self.problem_.size, t % K, dtype=np.int64)
         self.alpha_hat_, self.alpha_ = self.estimate()
-        p = self.problem_
-        idx = patient_index(self.mean(), self.pulls_, self.alpha_[:, None], p.n_arms, p.horizon)
-        return np.argmax(idx, axis=1)
+        return np.argmax(self.index(t), axis=1)
 
     def update(self, t, arms, feedback):
         self._record(arms, feedback)
         f = self._flat + arms
         j = self.n_pulls_[f]
-        self.times_[f, j] = t
-        self.ordinal_[self._cols, t] = j
+        self.times_[self._row_w[f] + j] = t
+        self.ordinal_[self._row_t + t] = j
         self.n_pulls_[f] = j + 1
         if len(feedback):
             fr = feedback.run * self.problem_.n_arms + feedback.arm
-            jr = self.ordinal_[feedback.run, feedback.step]
+            jr = self.ordinal_[feedback.run * self.problem_.horizon + feedback.step]
             delay = t - feedback.step
-            self.delays_[fr, jr] = delay
+            self.delays_[self._row_w[fr] + jr] = delay
             late = (jr < self.n_est_[fr]) & (delay < self._h)  # a pull already in the set
-            if late.any():
-                self._add(fr[late], delay[late])
-        # D and d of the arm just pulled may grow by one: count the set's delays equal to them
-        new_D = self.n_pulls_[f] // 2
-        grow = new_D > self.D_[f]
+            if late.any():  # entries may repeat (several arrivals of one run and arm)
+                self._add(fr[late], delay[late], unique=False)
+        # D and d of the arm just pulled grow by one at every second pull: add the set's
+        # delays equal to the new values
+        grow = (j & 1) == 1  # its pulls went from j to j + 1, j odd: D = (j + 1)/2
         if grow.any():
             g = f[grow]
-            self.D_[g] = new_D[grow]
-            self.count_D_[g] += self.hist_[g, self.D_[g]]
-            new_d = np.floor(self._rho[g] * self.D_[g]).astype(np.int64)
+            D = (j[grow] + 1) >> 1
+            self.D_[g] = D
+            self.count_D_[g] += self.hist_[self._row_h[g] + D]
+            new_d = np.floor(self._rho[g] * D).astype(np.int64)
             up = new_d > self.d_[g]
             if up.any():
-                gu = g[up]
-                self.d_[gu] = new_d[up]
-                self.count_d_[gu] += self.hist_[gu, self.d_[gu]]
+                gu, du = g[up], new_d[up]
+                self.d_[gu] = du
+                self.count_d_[gu] += self.hist_[self._row_h[gu] + du]
         # the pull (at most one per arm and step) that is now D steps old joins the set
         j = self.n_est_
-        join = self.times_[self._all, j] <= t - self.D_
+        join = self.times_[self._row_w + j] <= t - self.D_
         if join.any():
-            g = self._all[join]
-            delay = self.delays_[g, j[join]]
+            g = np.flatnonzero(join)
+            delay = self.delays_[self._row_w[g] + j[g]]
             self.n_est_[g] += 1
             seen = (delay >= 0) & (delay < self._h)
             if seen.any():
-                self._add(g[seen], delay[seen].astype(np.int64))
+                self._add(g[seen], delay[seen].astype(np.int64), unique=True)
 
-    def _add(self, f, delay):
+    def _add(self, f, delay, unique):
         """Seen delays joining the estimation set of entries f (distinct (f, delay) pairs)."""
-        self.hist_[f, delay] += 1
-        n = self.D_.size
-        self.count_D_ += np.bincount(f, weights=delay <= self.D_[f], minlength=n).astype(np.int64)
-        self.count_d_ += np.bincount(f, weights=delay <= self.d_[f], minlength=n).astype(np.int64)
+        self.hist_[self._row_h[f] + delay] += 1
+        below_D, below_d = delay <= self.D_[f], delay <= self.d_[f]
+        if unique:
+            self.count_D_[f] += below_D
+            self.count_d_[f] += below_d
+        else:
+            np.add.at(self.count_D_, f, below_D)
+            np.add.at(self.count_d_, f, below_d)
 
     def index(self, t):
-        p = self.problem_
-        return patient_index(self.mean(), self.pulls_, self.alpha_[:, None], p.n_arms, p.horizon)
+        return _index(self.mean(), self.pulls_, self.alpha_[:, None], self._two_log)
 
     def snapshot(self):
         return {"mean": self.mean(), "pulls": self.pulls_.copy(), "alpha": self.alpha_.copy(),
