@@ -103,6 +103,20 @@ def test_grid_of_alpha_equals_separate_simulations():
         assert np.array_equal(res.regret["P"][i], one.regret["P"])
 
 
+def test_grid_of_adapt_patient_constants_equals_separate_simulations():
+    env = dl.Conversions(MEANS, delays=[dl.ScaledPareto(0.3, 0.7), dl.Pareto(0.3)])
+    g = dl.grid(c=[0.7, 1.0], alpha_low=[0.2, 0.4])
+    pol = dl.AdaptPatientBandits(c=g.c, alpha_low=g.alpha_low, mu_low=0.5, confidence=[0.0, 0.5, 1.0, 0.2])
+    res = dl.simulate(env, {"A": pol}, 900, runs=3, seed=4, grid=g, trace=True, checkpoints=30)
+    kappas = [0.0, 0.5, 1.0, 0.2]
+    for i, (c, a) in enumerate([(0.7, 0.2), (0.7, 0.4), (1.0, 0.2), (1.0, 0.4)]):
+        one = dl.simulate(env, {"A": dl.AdaptPatientBandits(c=c, alpha_low=a, mu_low=0.5, confidence=kappas[i])},
+                          900, runs=3, seed=4, trace=True, checkpoints=30)
+        r, k = divmod(i, 2)
+        assert np.array_equal(res.regret["A"][r, k], one.regret["A"])
+        assert np.array_equal(res.traces["A"]["alpha"][r, k], one.traces["A"]["alpha"])
+
+
 def test_patient_bandits_beats_ducb_when_the_better_arm_has_heavier_delays():
     """Figure 5 in small: μ = (0.6, 0.8), α = (1, 0.3); D-UCB assumes Pareto(0.7) for both arms.
     With m = 10 it sees 0.6·τ_1(10) = 0.545 against 0.8·τ_2(10) = 0.41: the worse arm looks better."""

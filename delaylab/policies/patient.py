@@ -48,6 +48,9 @@ import numpy as np
 from .ucb import IndexPolicy
 
 
+_TINY = 5e-324  # the smallest positive double
+
+
 def log_term(n_arms: int, horizon: int) -> float:
     """log(2KT³), the confidence level of Theorem 1 (δ = 1/T³ per arm and round)."""
     return float(np.log(2.0 * n_arms) + 3.0 * np.log(horizon))
@@ -211,19 +214,18 @@ class AdaptPatientBandits(_PatientBase):
     # ------------------------------------------------------------------ the estimator of α
     def estimate(self):
         """(α̂_t, α_t) per run, from the statistics of the most pulled arm Ī_t."""
-        K = self.problem_.n_arms
-        pulls = self.n_pulls_.reshape(-1, K)
+        pulls = self.n_pulls_.reshape(-1, self.problem_.n_arms)
         ibar = np.argmax(pulls, axis=1)  # Ī_t (ties: the lowest arm)
         f = self._flat + ibar
-        t_bar = pulls[self._cols, ibar].astype(float)
+        t_bar = pulls.reshape(-1)[f]
         n = self.n_est_[f]
         diff = (self.count_D_[f] - self.count_d_[f]) / np.maximum(n, 1)  # m_{t,D} − m_{t,d}
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_t = np.log(t_bar)
-            alpha_hat = np.minimum(-np.log(diff) / log_t, 1.0)
-            alpha_hat = np.where((n > 0) & (t_bar >= 2), alpha_hat, np.nan)
-            alpha = np.maximum(alpha_hat - self._conf / log_t, self._alpha_low)
-        return alpha_hat, np.where(np.isnan(alpha_hat), self._alpha_low, alpha)
+        log_t = np.log(np.maximum(t_bar, 2))
+        # −log 0 = ∞ gives α̂ = 1; the smallest double does the same (−log of it is 744 ≥ log T̄)
+        alpha_hat = np.minimum(-np.log(np.maximum(diff, _TINY)) / log_t, 1.0)
+        defined = (n > 0) & (t_bar >= 2)
+        alpha = np.where(defined, np.maximum(alpha_hat - self._conf / log_t, self._alpha_low), self._alpha_low)
+        return np.where(defined, alpha_hat, np.nan), alpha
 
     # ------------------------------------------------------------------ the learner
     def choose(self, t, context=None):
