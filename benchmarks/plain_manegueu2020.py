@@ -24,7 +24,7 @@ def ucb(successes, pulls, alpha, K, T):
     out = []
     for s, n in zip(successes, pulls):
         mean = s / max(n, 1.0)
-        out.append(mean + math.sqrt(2.0 * L / n) + 2.0 * math.exp(-min(alpha, 0.5) * math.log(n)))
+        out.append(mean + (math.sqrt(2.0 * L / n) + 2.0 * math.exp(-min(alpha, 0.5) * math.log(n))))
     return out
 
 

@@ -68,9 +68,12 @@ def patient_index(mean, pulls, alpha, n_arms: int, horizon: int) -> np.ndarray:
 
 def _index(mean, pulls, alpha, two_log):
     """:func:`patient_index` with 2 log(2KT³) given."""
-    deviation = np.sqrt(two_log / pulls)
-    bias = 2.0 * np.exp(-np.minimum(alpha, 0.5) * np.log(pulls))
-    return mean + deviation + bias
+    return mean + _width(pulls, np.minimum(alpha, 0.5), two_log)
+
+
+def _width(pulls, a, two_log):
+    """sqrt(2 log(2KT³)/T_i) + 2 T_i^{−a}, with a = α ∧ 1/2."""
+    return np.sqrt(two_log / pulls) + 2.0 * np.exp(-a * np.log(pulls))
 
 
 class _PatientBase(IndexPolicy):
@@ -122,14 +125,19 @@ class PatientBandits(_PatientBase):
         return "Patient Bandits"
 
     def _start(self, problem):
-        self._alpha = self._column("alpha", low=0.0, low_open=True)
+        alpha = self._column("alpha", low=0.0, low_open=True)
         self._start_state(problem)
+        self._a = np.minimum(np.ravel(alpha * np.ones((problem.size, 1))), 0.5)  # α ∧ 1/2 per run
+        # the two terms of the width change only for the arm just pulled: kept up to date
+        self.width_ = np.full((problem.size, problem.n_arms), np.inf)
 
     def update(self, t, arms, feedback):
         self._record(arms, feedback)
+        f = self._flat + arms
+        self.width_.reshape(-1)[f] = _width(self.pulls_.reshape(-1)[f], self._a, self._two_log)
 
     def index(self, t):
-        return _index(self.mean(), self.pulls_, self._alpha, self._two_log)
+        return self.successes_ / self.pulls_ + self.width_
 
     def snapshot(self):
         return {"mean": self.mean(), "pulls": self.pulls_.copy()}
