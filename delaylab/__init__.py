@@ -36,6 +36,9 @@ from .sweep import sweep
 from .policies.improved_ucb import ImprovedUCB  # noqa: E402
 from .policies.odaaf import ODAAF, ODAAFB, ODAAFV  # noqa: E402
 from .policies.qpmd import QPMD  # noqa: E402
+# Manegueu, Vernade, Carpentier, Valko 2020 (paper 2): arm-dependent, heavy-tailed delays
+from .laws import ScaledPareto
+from .policies.patient import AdaptPatientBandits, PatientBandits
 
 __version__ = "0.1.0"
 
@@ -54,3 +57,5 @@ __all__ = [
 
 # Issue 8: sweeps
 __all__ += ["sweep"]
+# Manegueu et al. 2020 (paper 2)
+__all__ += ["ScaledPareto", "PatientBandits", "AdaptPatientBandits"]

@@ -30,6 +30,15 @@ STYLES: dict[str, tuple[str, str]] = {
     # Manegueu et al. 2020
     "Patient Bandits": ("#CC79A7", "solid"),  # reddish purple
     "Adapt-Patient Bandits": ("#882255", "solid"),  # wine
+    # the hyperparameter values of the paper's Figures 4–6 (same colour, one dash per value)
+    "Patient Bandits (α̂ = 0.1)": ("#CC79A7", "dash"),
+    "Patient Bandits (α̂ = 0.3)": ("#CC79A7", "solid"),
+    "Patient Bandits (α̂ = 0.5)": ("#CC79A7", "dashdot"),
+    "Patient Bandits (α̂ = 0.6)": ("#CC79A7", "dot"),
+    "D-UCB (m = 10)": ("#56B4E9", "dot"),
+    "D-UCB (m = 50)": ("#56B4E9", "dash"),
+    "D-UCB (m = 100)": ("#56B4E9", "dashdot"),
+    "D-UCB (m = 200)": ("#56B4E9", "solid"),
     # Vernade et al. 2020
     "OTFLinUCB": ("#0072B2", "solid"),
     "OTFLinTS": ("#D55E00", "solid"),

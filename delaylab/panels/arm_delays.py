@@ -1,0 +1,237 @@
+"""The live panel of notebook 02: arm-dependent, heavy-tailed delays (Manegueu et al. 2020).
+
+Two Bernoulli arms with means μ_1 = 0.6 and μ_2 = 0.6 + Δ, uncensored conversions, arm i's
+delays Pareto with tail index α_i. Sliders set α_1, α_2, the gap Δ, Patient Bandits' α̂, D-UCB's
+threshold m, the horizon and the runs; dropdowns choose a preset instance and the delay law D-UCB
+is told; check boxes choose the policies. Every change reruns only what it affects (results are
+cached per policy and setting) and redraws, in place, the regret curves, the observed means
+μ̂_i(t) of Patient Bandits against the true μ_i, and the tails P(D_i > m) on log–log axes.
+
+Ranges are bounded so that no combination fails or takes more than about two seconds:
+α_i ∈ [0.05, 2], Δ ∈ [−0.4, 0.35], α̂ ∈ [0.02, 1], m ∈ [1, 1000], T ≤ 5000, runs ≤ 200.
+"""
+
+from __future__ import annotations
+
+import time
+
+import ipywidgets as W
+import numpy as np
+import plotly.graph_objects as go
+
+from ..engine import simulate
+from ..laws import Pareto
+from ..policies.delayed import DelayedUCB
+from ..policies.patient import AdaptPatientBandits, PatientBandits
+from ..policies.ucb import UCB1
+from ..settings.bernoulli import Conversions
+from ..viz.plots import CurvePlot, _layout, updating
+from ..viz.save import SaveButton
+from ..viz.style import style
+
+MU_1 = 0.6
+TOGGLES = ("Patient Bandits", "D-UCB", "UCB1", "Adapt-Patient Bandits")
+PRESETS = {"fig5": (1.0, 0.3, 0.2), "fig4": (0.7, 0.7, 0.2), "swap": (0.3, 1.0, 0.2)}
+ASSUMED = [("Pareto(0.7) for both arms (Figure 5)", "pareto07"), ("Pareto(α̂) for both arms", "alpha_hat"),
+           ("the true law of each arm", "true")]
+_STYLE = {"description_width": "120px"}
+_WIDE = W.Layout(width="330px")
+
+
+class ArmDelaysPanel:
+    """Interactive comparison of Patient Bandits, D-UCB and UCB1 with arm-dependent delays."""
+
+    def __init__(self, alpha1=1.0, alpha2=0.3, gap=0.2, alpha_hat=0.3, window=50, horizon=1500, runs=30,
+                 assumed="pareto07", shown=("Patient Bandits", "D-UCB", "UCB1"), seed=0):
+        self.seed = seed
+
+        def slider(cls, value, lo, hi, step, desc, fmt):
+            return cls(value=value, min=lo, max=hi, step=step, description=desc, readout_format=fmt,
+                       continuous_update=False, style=_STYLE, layout=_WIDE)
+
+        self.alpha1 = slider(W.FloatSlider, alpha1, 0.05, 2.0, 0.05, "tail index α₁", ".2f")
+        self.alpha2 = slider(W.FloatSlider, alpha2, 0.05, 2.0, 0.05, "tail index α₂", ".2f")
+        self.gap = slider(W.FloatSlider, gap, -0.4, 0.35, 0.01, "gap Δ = μ₂ − μ₁", ".2f")
+        self.alpha_hat = slider(W.FloatSlider, alpha_hat, 0.02, 1.0, 0.02, "Patient's α̂", ".2f")
+        self.window = slider(W.IntSlider, window, 1, 1000, 1, "D-UCB's m", "d")
+        self.horizon = slider(W.IntSlider, horizon, 500, 5000, 500, "horizon T", "d")
+        self.runs = slider(W.IntSlider, runs, 10, 200, 10, "runs", "d")
+        key = next((k for k, v in PRESETS.items() if v == (alpha1, alpha2, gap)), "custom")
+        self.preset = W.Dropdown(options=[("Figure 5: α = (1, 0.3)", "fig5"), ("Figure 4: α = (0.7, 0.7)", "fig4"),
+                                          ("better arm lighter: α = (0.3, 1)", "swap"), ("custom", "custom")],
+                                 value=key, description="instance", style=_STYLE, layout=_WIDE)
+        self.assumed = W.Dropdown(options=ASSUMED, value=assumed, description="D-UCB is told", style=_STYLE,
+                                  layout=_WIDE)
+        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in TOGGLES}
+        self.status = W.HTML()
+        self.regret = CurvePlot(list(TOGGLES), title="Cumulative regret (mean and 95% band over runs)", height=420)
+        self.save = SaveButton(self.regret.fig, "arm-dependent-delays-regret")
+        self.means_fig = self._means_figure()
+        self.tails_fig = self._tails_figure()
+        self._cache: dict = {}
+        self._hold = False
+        for w in [self.alpha1, self.alpha2, self.gap, self.alpha_hat, self.window, self.horizon, self.runs,
+                  self.assumed, *self.toggles.values()]:
+            w.observe(self._changed, names="value")
+        self.preset.observe(self._preset_changed, names="value")
+        self.update()
+
+    # ------------------------------------------------------------------ figures
+    @staticmethod
+    def _means_figure():
+        fig = go.Figure()
+        for i in range(2):
+            c = style(f"arm {i + 1}")["color"]
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"arm {i + 1}: observed μ̂",
+                                     line=dict(color=c, width=2.4)))
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"arm {i + 1}: true μ",
+                                     line=dict(color=c, dash="dot", width=1.5)))
+        fig.update_xaxes(title_text="step t")
+        fig.update_yaxes(title_text="mean over runs")
+        _layout(fig, 330, "What Patient Bandits sees: μ̂ᵢ(t) against μᵢ")
+        return go.FigureWidget(fig)
+
+    @staticmethod
+    def _tails_figure():
+        fig = go.Figure()
+        for i in range(2):
+            c = style(f"arm {i + 1}")["color"]
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"arm {i + 1}: P(D > m)",
+                                     line=dict(color=c, width=2.4)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="m^(−α̂) (what Patient assumes)",
+                                 line=dict(color="#000000", dash="longdash", width=1.5)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="D-UCB's m",
+                                 line=dict(color="#56B4E9", dash="dash", width=1.5)))
+        fig.update_xaxes(type="log", title_text="m (steps)")
+        fig.update_yaxes(type="log", title_text="P(D > m)")
+        _layout(fig, 330, "Delay tails (Assumption 1)")
+        return go.FigureWidget(fig)
+
+    # ------------------------------------------------------------------ events
+    def _changed(self, change):
+        if self._hold:
+            return
+        if change["owner"] in (self.alpha1, self.alpha2, self.gap):
+            self._hold = True
+            self.preset.value = "custom"
+            self._hold = False
+        self.update()
+
+    def _preset_changed(self, change):
+        if self._hold or change["new"] == "custom":
+            return
+        self._hold = True
+        self.alpha1.value, self.alpha2.value, self.gap.value = PRESETS[change["new"]]
+        self._hold = False
+        self.update()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def means(self) -> tuple:
+        return (MU_1, round(MU_1 + self.gap.value, 4))
+
+    @property
+    def alphas(self) -> tuple:
+        return (round(self.alpha1.value, 4), round(self.alpha2.value, 4))
+
+    def assumed_law(self):
+        """The delay law(s) D-UCB is told."""
+        kind = self.assumed.value
+        if kind == "pareto07":
+            return Pareto(0.7)
+        if kind == "alpha_hat":
+            return Pareto(round(self.alpha_hat.value, 4))
+        return [Pareto(a) for a in self.alphas]
+
+    def _policies(self, names):
+        """name → (cache key of the policy's own parameters, policy)."""
+        a_hat, m = round(self.alpha_hat.value, 4), self.window.value
+        make = {"Patient Bandits": (("P", a_hat), lambda: PatientBandits(a_hat)),
+                "D-UCB": (("D", m, self.assumed.value, a_hat if self.assumed.value == "alpha_hat" else None),
+                          lambda: DelayedUCB(self.assumed_law(), window=m)),
+                "UCB1": (("U",), lambda: UCB1()),
+                "Adapt-Patient Bandits": (("A",), lambda: AdaptPatientBandits(c=0.7, alpha_low=0.1, mu_low=0.6))}
+        return {n: make[n] for n in names}
+
+    # ------------------------------------------------------------------ computation
+    def update(self) -> None:
+        """Rerun what the current settings need and redraw the figures in place."""
+        started = time.perf_counter()
+        means, alphas, T, R = self.means, self.alphas, self.horizon.value, self.runs.value
+        setting = (means, alphas, T, R, self.seed)
+        names = [n for n, box in self.toggles.items() if box.value]
+        pols = self._policies(names)
+        todo = {n: p for n, (k, p) in pols.items() if (k, setting) not in self._cache}
+        if todo:
+            env = Conversions(means, delays=[Pareto(a) for a in alphas])
+            res = simulate(env, {n: make() for n, make in todo.items()}, T, R, self.seed, checkpoints=200,
+                           trace="Patient Bandits" in todo)
+            for n in todo:
+                self._cache[(pols[n][0], setting)] = res
+        if len(self._cache) > 60:  # forget the oldest settings
+            for key in list(self._cache)[: len(self._cache) - 60]:
+                del self._cache[key]
+        with self.regret.updating():
+            for n in self.regret.names:
+                if n in pols:
+                    res = self._cache[(pols[n][0], setting)]
+                    lo, hi = res.band(n)
+                    self.regret.set(n, res.times, res.mean(n), lo, hi)
+                else:
+                    self.regret.hide(n)
+        self._draw_means(pols, setting, means)
+        self._draw_tails(alphas, T)
+        elapsed = time.perf_counter() - started
+        better = 2 if means[1] > means[0] else (1 if means[0] > means[1] else None)
+        heavier = 2 if alphas[1] < alphas[0] else (1 if alphas[0] < alphas[1] else None)
+        note = ("no gap: both arms are optimal" if better is None else
+                f"arm {better} is better" + (" and has the heavier tail" if better == heavier else ""))
+        self.status.value = (f"<span style='color:#555'>μ = {means}, α = {alphas}: {note}. "
+                             f"{len(todo)} of {len(names)} policies recomputed ({R} runs, T = {T}) "
+                             f"in {elapsed:.2f} s</span>")
+        self.last_update_seconds = elapsed
+
+    def _draw_means(self, pols, setting, means):
+        fig = self.means_fig
+        with updating(fig):
+            if "Patient Bandits" in pols:
+                res = self._cache[(pols["Patient Bandits"][0], setting)]
+                observed = res.traces["Patient Bandits"]["mean"].mean(axis=0)  # (n, K)
+                t = res.times
+                for i in range(2):
+                    fig.data[2 * i].x, fig.data[2 * i].y = t, observed[:, i]
+                    fig.data[2 * i + 1].x, fig.data[2 * i + 1].y = [t[0], t[-1]], [means[i], means[i]]
+                    fig.data[2 * i].visible = fig.data[2 * i + 1].visible = True
+            else:
+                for d in fig.data:
+                    d.visible = False
+
+    def _draw_tails(self, alphas, T):
+        fig = self.tails_fig
+        m = np.unique(np.logspace(0, np.log10(max(T, 10)), 120).astype(np.int64))
+        with updating(fig):
+            for i, a in enumerate(alphas):
+                fig.data[i].x, fig.data[i].y = m, Pareto(a).sf(m)
+            fig.data[2].x, fig.data[2].y = m, m.astype(float) ** -self.alpha_hat.value
+            w = self.window.value
+            fig.data[3].x, fig.data[3].y = [w, w], [float(Pareto(max(alphas)).sf(m[-1])), 1.0]
+
+    # ------------------------------------------------------------------ display
+    @property
+    def widget(self):
+        column = W.Layout(width="345px", margin="0 12px 0 0")
+        instance = W.VBox([W.HTML("<b>Instance</b> (μ₁ = 0.6, μ₂ = 0.6 + Δ)"), self.preset, self.alpha1,
+                           self.alpha2, self.gap], layout=column)
+        algos = W.VBox([W.HTML("<b>Algorithms</b>"), self.alpha_hat, self.window, self.assumed,
+                        W.GridBox(list(self.toggles.values()),
+                                  layout=W.Layout(grid_template_columns="repeat(2, 165px)", grid_gap="0 6px"))],
+                       layout=column)
+        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs], layout=column)
+        controls = W.HBox([instance, algos, run], layout=W.Layout(flex_flow="row wrap"))
+        small = W.HBox([self.means_fig, self.tails_fig], layout=W.Layout(flex_flow="row wrap"))
+        return W.VBox([controls, self.status, self.regret.fig, self.save.widget, small])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
