@@ -30,6 +30,9 @@ from .settings.base import Setting
 from .settings.bernoulli import AggregatedAnonymous, Conversions, LabelledRewards
 from .settings.linear import LinearConversions
 
+# Vernade, Carpentier, Lattimore, Zappella, Ermis, Brueckner 2020 (paper 3): linear bandits
+from .policies.linear import LinUCB, OTFLinTS, OTFLinUCB  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -42,3 +45,6 @@ __all__ = [
     "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF", "FixedSequence", "RoundRobin",
     "UniformRandom",
 ]
+
+# Vernade et al. 2020 (paper 3)
+__all__ += ["OTFLinUCB", "OTFLinTS", "LinUCB"]
