@@ -49,6 +49,7 @@ from .base import Policy
 from .delayed import check_policy_window, effective_window
 
 WIDTHS = ("exact", "cheap")
+VARIANTS = ("paper", "authors-code")
 
 
 def confidence_radius(t, d, lam, delta):
@@ -175,22 +176,52 @@ class OTFLinUCB(_LinearLearner):
     width : {"exact", "cheap"}
         The delay term with V_t^{-1} (exact, O(m d²) per round) or with the stored
         ‖A_s‖_{V_s^{-1}} (cheap, "Improved computation complexity", Section 5).
+    variant : {"paper", "authors-code"}
+        ``"paper"`` (default): Algorithm 1 as printed. ``"authors-code"``: the index of the
+        authors' public simulation code, which deviates from the paper, kept only to show where
+        the paper's Figure 1 comes from: ⟨a, θ̂^W_t⟩ + (sqrt(β_t + λ) + Σ_{s=t−m}^{t−1}
+        ‖A_s‖²_{V_s^{-1}}) ‖a‖²_{V_t^{-1}} with β_t = 2 log(1/δ) + d log(1 + t/(λd)), t the number
+        of past rounds: squared norms everywhere, no factor 2 and no √λ outside the root. Its
+        bonus is far smaller, hence far less exploration (``width`` is ignored: the code stores
+        the V_s^{-1} norms).
     """
 
-    def __init__(self, window=None, delta=0.1, lam=1.0, width="exact"):
+    def __init__(self, window=None, delta=0.1, lam=1.0, width="exact", variant="paper"):
         self.window = window
         self.delta = delta
         self.lam = lam
         self.width = width
+        self.variant = variant
+
+    @property
+    def label(self):
+        return "OTFLinUCB" if self.variant == "paper" else "OTFLinUCB (authors' code)"
+
+    def _start(self, problem):
+        super()._start(problem)
+        self.variant = check_choice("variant", self.variant, VARIANTS)
 
     def alpha(self, t: int) -> np.ndarray:
-        r"""α_{t,δ} = 2 f_{t,δ} + Σ_{s=t−m}^{t−1} ‖A_s‖ (Algorithm 1), shape (B,)."""
-        return (2.0 * np.broadcast_to(self.f(t), (self.problem_.size, 1))[:, 0]) + self.delay_term(t)
+        r"""α_{t,δ} = 2 f_{t,δ} + Σ_{s=t−m}^{t−1} ‖A_s‖ (Algorithm 1), shape (B,).
+
+        (``variant="authors-code"``: sqrt(β_t + λ) + Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}.)
+        """
+        B = self.problem_.size
+        if self.variant == "authors-code":
+            lam = np.broadcast_to(self._lam, (B, 1))[:, 0]
+            delta = np.broadcast_to(self._delta, (B, 1))[:, 0]
+            beta = 2.0 * np.log(1.0 / delta) + self._d * np.log(1.0 + t / (lam * self._d))
+            sq = self.norms_**2
+            stale = (t - self._M) % self._M
+            return np.sqrt(beta + lam) + (sq.sum(axis=1) - sq[:, stale] if self._M > 1 else 0.0)
+        return (2.0 * np.broadcast_to(self.f(t), (B, 1))[:, 0]) + self.delay_term(t)
 
     def index(self, t: int, context) -> np.ndarray:
         r"""U_t(a) = ⟨a, θ̂^W_t⟩ + α_{t,δ}‖a‖_{V_t^{-1}} for each action of the round, (B, K)."""
-        return (np.einsum("bkd,bd->bk", context, self.theta_hat())
-                + self.alpha(t)[:, None] * weighted_norms(context, self.v_inv_))
+        norms = weighted_norms(context, self.v_inv_)
+        if self.variant == "authors-code":
+            norms = norms**2
+        return np.einsum("bkd,bd->bk", context, self.theta_hat()) + self.alpha(t)[:, None] * norms
 
     def choose(self, t, context=None):
         self._context = context
