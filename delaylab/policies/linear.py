@@ -61,7 +61,7 @@ def confidence_radius(t, d, lam, delta):
 
 def weighted_norms(x, v_inv):
     r"""‖x‖_{V^{-1}} = sqrt(xᵀ V^{-1} x) for x (B, n, d) and V^{-1} (B, d, d) → (B, n)."""
-    q = np.einsum("bnd,bnd->bn", x @ v_inv, x)
+    q = ((x @ v_inv) * x).sum(axis=-1)
     return np.sqrt(np.maximum(q, 0.0))
 
 
@@ -111,15 +111,20 @@ class _LinearLearner(Policy):
         self.norms_ = np.zeros((B, self._M))  # ‖A_s‖_{V_s^{-1}} at slot s mod M
         self._context = None
         self.t_next_ = 0  # the step of the next decision
+        # f_{t,δ} for every step (paper's rounds 1 … T): (T,) or (B, T) with per-cell δ, λ
+        rounds = np.arange(1, problem.horizon + 2, dtype=float)
+        self._f_table = confidence_radius(rounds, self._d, self._lam, self._delta)
+        if self._f_table.ndim == 1:
+            self._f_table = np.broadcast_to(self._f_table, (B, rounds.size))
 
     # ------------------------------------------------------------------ the paper's quantities
     def theta_hat(self) -> np.ndarray:
         r"""θ̂^W_t = V_t^{-1} B_t, shape (B, d)."""
-        return np.einsum("bde,be->bd", self.v_inv_, self.b_)
+        return (self.v_inv_ @ self.b_[:, :, None])[:, :, 0]
 
-    def f(self, t: int):
-        """f_{t,δ} for the decision of step t (paper's round t + 1); scalar or (B, 1)."""
-        return confidence_radius(t + 1, self._d, self._lam, self._delta)
+    def f(self, t: int) -> np.ndarray:
+        """f_{t,δ} for the decision of step t (paper's round t + 1), shape (B,)."""
+        return self._f_table[:, t]
 
     def delay_term(self, t: int) -> np.ndarray:
         r"""Σ_{s=t−m}^{t−1} ‖A_s‖ in V_t^{-1} (exact) or V_s^{-1} (cheap), shape (B,).
@@ -140,9 +145,9 @@ class _LinearLearner(Policy):
     def update(self, t, arms, feedback):
         a = self._context[self._cols, arms]  # A_t, (B, d)
         slot = t % self._M
-        u = np.einsum("bde,be->bd", self.v_inv_, a)  # V_t^{-1} A_t
-        q = np.maximum(np.einsum("bd,bd->b", a, u), 0.0)  # ‖A_t‖²_{V_t^{-1}}
-        self.v_inv_ -= (u[:, :, None] * u[:, None, :]) / (1.0 + q)[:, None, None]  # Sherman–Morrison
+        u = (self.v_inv_ @ a[:, :, None])[:, :, 0]  # V_t^{-1} A_t
+        q = np.maximum((a * u).sum(axis=1), 0.0)  # ‖A_t‖²_{V_t^{-1}}
+        self.v_inv_ -= u[:, :, None] * (u / (1.0 + q)[:, None])[:, None, :]  # Sherman–Morrison
         self.actions_[:, slot] = a
         self.norms_[:, slot] = np.sqrt(q)
         self.t_next_ = t + 1
@@ -214,23 +219,24 @@ class OTFLinUCB(_LinearLearner):
             sq = self.norms_**2
             stale = (t - self._M) % self._M
             return np.sqrt(beta + lam) + (sq.sum(axis=1) - sq[:, stale] if self._M > 1 else 0.0)
-        return (2.0 * np.broadcast_to(self.f(t), (B, 1))[:, 0]) + self.delay_term(t)
+        return 2.0 * self.f(t) + self.delay_term(t)
 
     def index(self, t: int, context) -> np.ndarray:
         r"""U_t(a) = ⟨a, θ̂^W_t⟩ + α_{t,δ}‖a‖_{V_t^{-1}} for each action of the round, (B, K)."""
         norms = weighted_norms(context, self.v_inv_)
         if self.variant == "authors-code":
             norms = norms**2
-        return np.einsum("bkd,bd->bk", context, self.theta_hat()) + self.alpha(t)[:, None] * norms
+        return (context @ self.theta_hat()[:, :, None])[:, :, 0] + self.alpha(t)[:, None] * norms
 
     def choose(self, t, context=None):
         self._context = context
         return argmax_lowest(self.index(t, context))
 
     def snapshot(self):
-        """θ̂^W, V^{-1} and α_{t,δ} for the next decision (step ``t_next_``)."""
+        """θ̂^W, V^{-1}, α_{t,δ} and f_{t,δ} for the next decision (step ``t_next_``)."""
         out = super().snapshot()
         out["alpha"] = self.alpha(self.t_next_)
+        out["f"] = self.f(self.t_next_).copy()
         return out
 
 
@@ -262,18 +268,17 @@ class OTFLinTS(_LinearLearner):
 
     def beta(self, t: int) -> np.ndarray:
         r"""β_{t,δ} = 1 + (Σ_{s=t−m}^{t−1} ‖A_s‖) / f_{t,δ}, shape (B,)."""
-        f = np.broadcast_to(self.f(t), (self.problem_.size, 1))[:, 0]
-        return 1.0 + self.delay_term(t) / f
+        return 1.0 + self.delay_term(t) / self.f(t)
 
     def sample(self, t: int) -> np.ndarray:
         r"""θ̃_t = θ̂^W_t + sqrt(β_{t,δ}) L z, shape (B, d)."""
         L = np.linalg.cholesky(self.v_inv_)
         z = self._z(t)
-        return self.theta_hat() + np.sqrt(self.beta(t))[:, None] * np.einsum("bde,be->bd", L, z)
+        return self.theta_hat() + np.sqrt(self.beta(t))[:, None] * (L @ z[:, :, None])[:, :, 0]
 
     def choose(self, t, context=None):
         self._context = context
-        return argmax_lowest(np.einsum("bkd,bd->bk", context, self.sample(t)))
+        return argmax_lowest((context @ self.sample(t)[:, :, None])[:, :, 0])
 
 
 class LinUCB(_LinearLearner):
@@ -308,8 +313,8 @@ class LinUCB(_LinearLearner):
         self.norms_ = np.zeros((problem.size, self._M))
 
     def index(self, t: int, context) -> np.ndarray:
-        f = np.broadcast_to(self.f(t), (self.problem_.size, 1))
-        return np.einsum("bkd,bd->bk", context, self.theta_hat()) + f * weighted_norms(context, self.v_inv_)
+        return ((context @ self.theta_hat()[:, :, None])[:, :, 0]
+                + self.f(t)[:, None] * weighted_norms(context, self.v_inv_))
 
     def choose(self, t, context=None):
         self._context = context
