@@ -36,7 +36,7 @@ the paper. Ties in the argmax (up to rounding) go to the lowest action index.
 
 Computation, batched over the B runs: V_t^{-1} is updated by Sherman–Morrison,
 V_{t+1}^{-1} = V_t^{-1} − (V_t^{-1}A_t)(V_t^{-1}A_t)ᵀ / (1 + ‖A_t‖²_{V_t^{-1}}), on (B, d, d)
-arrays; the last m + 1 actions are kept in a ring buffer (B, m + 1, d) to add A_s to B_t when
+arrays; the last m + 1 actions are kept in a ring buffer (B, d, m + 1) to add A_s to B_t when
 its conversion arrives (delay ≤ m) and for the delay term.
 """
 
@@ -107,7 +107,8 @@ class _LinearLearner(Policy):
             self.width = check_choice("width", self.width, WIDTHS)
         else:
             self._m, self._M = None, 1
-        self.actions_ = np.zeros((B, self._M, self._d))  # A_s at slot s mod M (zeros: no action yet)
+        # A_s in column s mod M (zeros: no action yet); columns make V^{-1}·[A_s …] one product per run
+        self.actions_ = np.zeros((B, self._d, self._M))
         self.norms_ = np.zeros((B, self._M))  # ‖A_s‖_{V_s^{-1}} at slot s mod M
         self._context = None
         self.t_next_ = 0  # the step of the next decision
@@ -138,7 +139,8 @@ class _LinearLearner(Policy):
         stale = (t - M) % M  # slot of round t − m − 1 (or an unused slot): not in the sum
         if self.width == "cheap":
             return self.norms_.sum(axis=1) - self.norms_[:, stale]
-        norms = weighted_norms(self.actions_, self.v_inv_)
+        X = self.actions_
+        norms = np.sqrt(np.maximum(((self.v_inv_ @ X) * X).sum(axis=1), 0.0))  # ‖A_s‖_{V_t^{-1}}, (B, M)
         return norms.sum(axis=1) - norms[:, stale]
 
     # ------------------------------------------------------------------ engine interface
@@ -148,7 +150,7 @@ class _LinearLearner(Policy):
         u = (self.v_inv_ @ a[:, :, None])[:, :, 0]  # V_t^{-1} A_t
         q = np.maximum((a * u).sum(axis=1), 0.0)  # ‖A_t‖²_{V_t^{-1}}
         self.v_inv_ -= u[:, :, None] * (u / (1.0 + q)[:, None])[:, None, :]  # Sherman–Morrison
-        self.actions_[:, slot] = a
+        self.actions_[:, :, slot] = a
         self.norms_[:, slot] = np.sqrt(q)
         self.t_next_ = t + 1
         if len(feedback):
@@ -156,7 +158,7 @@ class _LinearLearner(Policy):
             if self._m is not None:  # on-the-fly censoring: conversions later than m are discarded
                 keep = feedback.delay <= self._m
                 run, step = run[keep], step[keep]
-            np.add.at(self.b_, run, self.actions_[run, step % self._M])
+            np.add.at(self.b_, run, self.actions_[run, :, step % self._M])
 
     def snapshot(self):
         return {"theta_hat": self.theta_hat(), "v_inv": self.v_inv_.copy()}
@@ -309,7 +311,7 @@ class LinUCB(_LinearLearner):
         # a past action stays needed until its conversion may arrive: the setting's window
         self._M = effective_window(problem.window, problem.horizon)
         self._M = problem.horizon if self._M is None else self._M + 1
-        self.actions_ = np.zeros((problem.size, self._M, self._d))
+        self.actions_ = np.zeros((problem.size, self._d, self._M))
         self.norms_ = np.zeros((problem.size, self._M))
 
     def index(self, t: int, context) -> np.ndarray:
