@@ -154,14 +154,16 @@ def test_grid_of_delta_and_lambda_matches_separate_runs():
 
 @pytest.mark.parametrize("algo, width, m, setting_window", [
     ("OTFLinUCB", "exact", 15, None), ("OTFLinUCB", "cheap", 15, 30), ("OTFLinTS", "exact", 20, 20),
-    ("OTFLinTS", "cheap", 5, None), ("LinUCB", "exact", None, 25)])
+    ("OTFLinTS", "cheap", 5, None), ("LinUCB", "exact", None, 25), ("OTFLinUCB (authors' code)", "cheap", 15, None)])
 def test_engine_equals_plain_per_run_loop(algo, width, m, setting_window):
     theta, K, T, R = np.array([0.3, 0.6, 0.2, 0.5]), 5, 300, 3
     law = dl.Geometric(8)
     env = dl.LinearConversions(theta, law, n_actions=K, window=setting_window)
     pol = {"OTFLinUCB": lambda: dl.OTFLinUCB(window=m, width=width, delta=0.2, lam=0.7),
            "OTFLinTS": lambda: dl.OTFLinTS(window=m, width=width, delta=0.2, lam=0.7),
-           "LinUCB": lambda: dl.LinUCB(delta=0.2, lam=0.7)}[algo]()
+           "LinUCB": lambda: dl.LinUCB(delta=0.2, lam=0.7),
+           "OTFLinUCB (authors' code)": lambda: dl.OTFLinUCB(window=m, delta=0.2, lam=0.7, variant="authors-code"),
+           }[algo]()
     res = dl.simulate(env, {algo: pol}, T, R, seed=11)
     for r in range(R):
         plain = plain_run(algo, theta, law, K, T, m, setting_window, seed=11, run=r, delta=0.2, lam=0.7, width=width)
