@@ -103,7 +103,7 @@ def main():
     """Engine against this loop on instances unlike the paper's: identical runs, and z-scores."""
     import delaylab as dl
 
-    d, K, T, R = 4, 6, 1000, 20
+    K, T, R = 6, 1000, 20
     theta = np.array([0.3, 0.6, 0.2, 0.5])
     cases = [("OTFLinUCB", "exact", 30, None, dl.Geometric(15)), ("OTFLinUCB", "cheap", 20, 40, dl.Uniform(0, 40)),
              ("OTFLinTS", "exact", 30, 30, dl.Poisson(12)), ("OTFLinTS", "cheap", 25, None, dl.Geometric(15)),

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_choice, check_int
+from .._validate import check_choice
 from .base import Policy
 from .delayed import check_policy_window, effective_window
 
