@@ -39,6 +39,8 @@ from .policies.qpmd import QPMD  # noqa: E402
 # Manegueu, Vernade, Carpentier, Valko 2020 (paper 2): arm-dependent, heavy-tailed delays
 from .laws import ScaledPareto
 from .policies.patient import AdaptPatientBandits, PatientBandits
+# Vernade, Carpentier, Lattimore, Zappella, Ermis, Brueckner 2020 (paper 3): linear bandits
+from .policies.linear import LinUCB, OTFLinTS, OTFLinUCB  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -59,3 +61,5 @@ __all__ = [
 __all__ += ["sweep"]
 # Manegueu et al. 2020 (paper 2)
 __all__ += ["ScaledPareto", "PatientBandits", "AdaptPatientBandits"]
+# Vernade et al. 2020 (paper 3)
+__all__ += ["OTFLinUCB", "OTFLinTS", "LinUCB"]

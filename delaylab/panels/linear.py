@@ -1,0 +1,248 @@
+"""Panels of notebook 03: linear bandits with delayed, censored conversions (Vernade et al. 2020).
+
+:class:`LinearPanel` (the live panel): sliders for the window m, the mean delay μ, d, K, λ, δ,
+the horizon and the runs, a delay-law selector and policy check boxes; every change reruns the
+selected policies (cached per policy and setting) and redraws the regret in place.
+
+:class:`EllipsePanel` (teaching, d = 2): one run of OTFLinUCB; a time slider moves the estimate
+θ̂^W_t and its confidence ellipse {x : ‖x − θ̂^W_t‖_{V_t} ≤ α_{t,δ}} towards τ_m·θ, not θ.
+
+Ranges are bounded so that no combination fails or takes more than a few seconds:
+m ∈ [10, 500], μ ∈ [1, 1000], d ∈ [2, 8], K ∈ [2, 20], T ≤ 3000, runs ≤ 40.
+"""
+
+from __future__ import annotations
+
+import time
+
+import ipywidgets as W
+import numpy as np
+import plotly.graph_objects as go
+
+from ..engine import simulate
+from ..laws import Geometric, Uniform, criteo
+from ..policies.linear import LinUCB, OTFLinTS, OTFLinUCB
+from ..settings.linear import LinearConversions
+from ..viz.plots import FONT, CurvePlot, DelayCdfPlot, updating
+from ..viz.save import SaveButton
+from ..viz.style import style
+
+AUTHORS = "OTFLinUCB (authors' code)"
+TOGGLES = ("OTFLinUCB", "OTFLinTS", "LinUCB", AUTHORS)
+LAWS = (("geometric, mean μ", "geometric"), ("uniform on {0 … 2μ}", "uniform"),
+        ("Criteo delays / 100 (μ not used)", "criteo"))
+_STYLE = {"description_width": "105px"}
+_WIDE = W.Layout(width="320px")
+
+
+def delay_law(kind: str, mu: float):
+    """The delay law behind the selector."""
+    if kind == "geometric":
+        return Geometric(mu)
+    if kind == "uniform":
+        return Uniform(0, int(round(2 * mu)))
+    if kind == "criteo":
+        return criteo(100.0)
+    raise ValueError(f"delay law must be one of {[v for _, v in LAWS]}; got {kind!r}")
+
+
+def make_policy(toggle: str, m, delta, lam, width):
+    return {"OTFLinUCB": lambda: OTFLinUCB(window=m, delta=delta, lam=lam, width=width),
+            "OTFLinTS": lambda: OTFLinTS(window=m, delta=delta, lam=lam, width=width),
+            "LinUCB": lambda: LinUCB(delta=delta, lam=lam),
+            AUTHORS: lambda: OTFLinUCB(window=m, delta=delta, lam=lam, variant="authors-code")}[toggle]()
+
+
+class LinearPanel:
+    """Interactive comparison of OTFLinUCB, OTFLinTS and delay-blind LinUCB (binary action sets,
+    θ = (1/√d, …, 1/√d) as in Section 8)."""
+
+    def __init__(self, window=100, mean_delay=100, law="geometric", dim=5, n_actions=10, lam=1.0, delta=0.1,
+                 horizon=1000, runs=10, width="exact", shown=("OTFLinUCB", "OTFLinTS", "LinUCB"), seed=0):
+        self.seed = seed
+        self.law = W.Dropdown(options=LAWS, value=law, description="delay law", style=_STYLE, layout=_WIDE)
+        self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=0, max=3, step=0.05,
+                                           description="mean delay μ", readout_format=".0f",
+                                           continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.window = W.IntSlider(value=window, min=10, max=500, step=10, description="window m",
+                                  continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.dim = W.IntSlider(value=dim, min=2, max=8, description="dimension d", continuous_update=False,
+                               style=_STYLE, layout=_WIDE)
+        self.n_actions = W.IntSlider(value=n_actions, min=2, max=20, description="actions K",
+                                     continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.lam = W.FloatLogSlider(value=lam, base=10, min=-2, max=1, step=0.25, description="λ",
+                                    readout_format=".2f", continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.delta = W.FloatSlider(value=delta, min=0.01, max=0.5, step=0.01, description="δ",
+                                   continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.width = W.Dropdown(options=[("exact: ‖A_s‖ in V_t⁻¹", "exact"), ("cheap: ‖A_s‖ in V_s⁻¹", "cheap")],
+                                value=width, description="delay term", style=_STYLE, layout=_WIDE)
+        self.horizon = W.IntSlider(value=horizon, min=500, max=3000, step=250, description="horizon T",
+                                   continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.runs = W.IntSlider(value=runs, min=5, max=40, step=5, description="runs",
+                                continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in TOGGLES}
+        self.status = W.HTML()
+        self.regret = CurvePlot(list(TOGGLES), title="Cumulative regret (mean and 95% band over runs)", height=430)
+        self.cdf = DelayCdfPlot(height=300)
+        self.save = SaveButton(self.regret.fig, "linear-delayed-regret")
+        self._cache: dict = {}
+        for w in [self.law, self.mean_delay, self.window, self.dim, self.n_actions, self.lam, self.delta,
+                  self.width, self.horizon, self.runs, *self.toggles.values()]:
+            w.observe(lambda _: self.update(), names="value")
+        self.update()
+
+    def config(self) -> tuple:
+        mu = float(round(self.mean_delay.value))
+        return (self.law.value, mu, self.window.value, self.dim.value, self.n_actions.value,
+                round(self.lam.value, 6), round(self.delta.value, 6), self.width.value, self.horizon.value,
+                self.runs.value, self.seed)
+
+    def update(self) -> None:
+        """Rerun what the current settings need and redraw in place."""
+        started = time.perf_counter()
+        kind, mu, m, d, K, lam, delta, width, T, R, seed = cfg = self.config()
+        self.mean_delay.disabled = kind == "criteo"
+        law = delay_law(kind, mu)
+        names = [n for n, box in self.toggles.items() if box.value]
+        key = lambda n: (n, cfg if n != "LinUCB" else cfg[:7] + cfg[8:])  # noqa: E731 (LinUCB has no width)
+        todo = [n for n in names if key(n) not in self._cache]
+        if todo:
+            env = LinearConversions(np.full(d, 1 / np.sqrt(d)), law, n_actions=K, window=m)
+            res = simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
+            for n in todo:
+                self._cache[key(n)] = res
+        if len(self._cache) > 60:
+            for k in list(self._cache)[: len(self._cache) - 60]:
+                del self._cache[k]
+        with self.regret.updating():
+            for n in TOGGLES:
+                if n in names:
+                    res = self._cache[key(n)]
+                    lo, hi = res.band(n)
+                    self.regret.set(n, res.times, res.mean(n), lo, hi)
+                else:
+                    self.regret.hide(n)
+        self.cdf.show(law, m, d_max=int(max(3 * mu, 1.5 * m, 50)) if kind != "criteo" else 3 * m)
+        elapsed = time.perf_counter() - started
+        tau = float(law.cdf(m))
+        self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
+                             f"({R} runs, T = {T}) in {elapsed:.2f} s · τ_m = P(D ≤ m) = {tau:.3f}: "
+                             f"θ̂ estimates {tau:.2f}·θ</span>")
+        self.last_update_seconds = elapsed
+
+    @property
+    def widget(self):
+        column = W.Layout(width="335px", margin="0 12px 0 0")
+        delays = W.VBox([W.HTML("<b>Delays and window</b>"), self.law, self.mean_delay, self.window], layout=column)
+        problem = W.VBox([W.HTML("<b>Problem and learners</b>"), self.dim, self.n_actions, self.lam, self.delta,
+                          self.width], layout=column)
+        toggles = W.GridBox(list(self.toggles.values()),
+                            layout=W.Layout(grid_template_columns="repeat(2, 165px)", grid_gap="0 6px"))
+        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs, W.HTML("<b>Policies</b>"), toggles],
+                     layout=column)
+        controls = W.HBox([delays, problem, run], layout=W.Layout(flex_flow="row wrap"))
+        return W.VBox([controls, self.status, self.regret.fig, self.save.widget, self.cdf.fig])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+# ----------------------------------------------------------------------------- teaching, d = 2
+def quarter_circle(u):
+    """d = 2 action sets: K unit vectors at uniform angles in [0, π/2] (all means ⟨a, θ⟩ ≥ 0)."""
+    phi = 0.5 * np.pi * u[..., :1]
+    return np.concatenate([np.cos(phi), np.sin(phi)], axis=-1)
+
+
+def ellipse(center, v_inv, radius, n=120):
+    """Boundary of {x : ‖x − center‖_V ≤ radius}: center + radius·L·(cos, sin), V^{-1} = L Lᵀ."""
+    L = np.linalg.cholesky(v_inv)
+    phi = np.linspace(0, 2 * np.pi, n)
+    return center[:, None] + radius * L @ np.stack([np.cos(phi), np.sin(phi)])
+
+
+class EllipsePanel:
+    """One run of OTFLinUCB in d = 2: θ, τ_m·θ, θ̂^W_t and its confidence ellipse over time."""
+
+    def __init__(self, theta=(0.8, 0.45), mean_delay=50, window=50, horizon=3000, n_actions=8, seed=1):
+        self.theta = np.asarray(theta, dtype=float)
+        self.horizon, self.n_actions, self.seed = horizon, n_actions, seed
+        self.mean_delay = W.IntSlider(value=mean_delay, min=1, max=400, step=1, description="mean delay μ",
+                                      continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.window = W.IntSlider(value=window, min=1, max=400, step=1, description="window m",
+                                  continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.time = W.IntSlider(value=horizon // 10, min=10, max=horizon, step=10, description="time t",
+                                style=_STYLE, layout=W.Layout(width="640px"))
+        self.status = W.HTML()
+        fig = go.Figure()
+        blue, verm = style("OTFLinUCB")["color"], "#D55E00"
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="confidence ellipse (α_{t,δ})",
+                                 line=dict(color=blue, width=2), fill="toself", fillcolor="rgba(0,114,178,0.12)"))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="without the delay term (2f_{t,δ})",
+                                 line=dict(color=blue, width=1.5, dash="dot")))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="path of θ̂^W", line=dict(color="#7F7F7F", width=1)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="θ̂^W_t (estimate)",
+                                 marker=dict(color=blue, size=11)))
+        fig.add_trace(go.Scatter(x=[self.theta[0]], y=[self.theta[1]], mode="markers", name="θ",
+                                 marker=dict(color="#000000", size=13, symbol="star")))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="τ_m·θ (what θ̂^W estimates)",
+                                 marker=dict(color=verm, size=13, symbol="diamond")))
+        fig.add_trace(go.Scatter(x=[0, self.theta[0]], y=[0, self.theta[1]], mode="lines", showlegend=False,
+                                 line=dict(color="#000000", width=1, dash="dash")))
+        fig.update_layout(template="plotly_white", height=520, font=FONT, title=" ",
+                          xaxis=dict(title="θ₁", range=[-0.6, 1.4], zeroline=True),
+                          yaxis=dict(title="θ₂", range=[-0.6, 1.1], scaleanchor="x", scaleratio=1),
+                          legend=dict(x=1.02, y=1, xanchor="left"), margin=dict(l=60, r=10, t=70, b=50))
+        self.fig = go.FigureWidget(fig)
+        self._cache: dict = {}
+        self.mean_delay.observe(lambda _: self.compute(), names="value")
+        self.window.observe(lambda _: self.compute(), names="value")
+        self.time.observe(lambda _: self.draw(), names="value")
+        self.compute()
+
+    def compute(self) -> None:
+        """One run with the traced state at every 10th step."""
+        mu, m = self.mean_delay.value, self.window.value
+        if (mu, m) not in self._cache:
+            env = LinearConversions(self.theta, Geometric(mu), n_actions=self.n_actions, window=m,
+                                    action_sets=quarter_circle)
+            pol = OTFLinUCB(window=m)
+            res = simulate(env, {"OTFLinUCB": pol}, self.horizon, [self.seed], 0,
+                           checkpoints=np.arange(10, self.horizon + 1, 10), trace=True)
+            tr = {k: v[0] for k, v in res.traces["OTFLinUCB"].items()}
+            tr["times"] = res.times
+            self._cache[(mu, m)] = tr
+        self.trace = self._cache[(mu, m)]
+        self.tau_m = float(Geometric(mu).cdf(m))
+        self.draw()
+
+    def draw(self) -> None:
+        tr = self.trace
+        i = int(np.searchsorted(tr["times"], self.time.value))
+        i = min(i, len(tr["times"]) - 1)
+        est, v_inv, alpha = tr["theta_hat"][i], tr["v_inv"][i], float(tr["alpha"][i])
+        outer = ellipse(est, v_inv, alpha)
+        inner = ellipse(est, v_inv, 2 * float(tr["f"][i]))
+        tm = self.tau_m * self.theta
+        with updating(self.fig):
+            d = self.fig.data
+            d[0].x, d[0].y = outer[0], outer[1]
+            d[1].x, d[1].y = inner[0], inner[1]
+            d[2].x, d[2].y = tr["theta_hat"][: i + 1, 0], tr["theta_hat"][: i + 1, 1]
+            d[3].x, d[3].y = [est[0]], [est[1]]
+            d[5].x, d[5].y = [tm[0]], [tm[1]]
+            self.fig.layout.title.text = (f"t = {int(tr['times'][i])}: α = {alpha:.2f} (2f = {2 * tr['f'][i]:.2f}, "
+                                          f"delay term {alpha - 2 * tr['f'][i]:.2f}) · τ_m = {self.tau_m:.2f}")
+        self.status.value = (f"<span style='color:#555'>‖θ̂ − τ_m·θ‖ = {np.linalg.norm(est - tm):.3f}, "
+                             f"‖θ̂ − θ‖ = {np.linalg.norm(est - self.theta):.3f}</span>")
+
+    @property
+    def widget(self):
+        return W.VBox([W.HBox([self.mean_delay, self.window]), self.time, self.status, self.fig])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)

@@ -1,0 +1,97 @@
+"""Panels of notebook 03 driven in-process: every control reruns and redraws, extremes, cache."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+from delaylab.panels.linear import AUTHORS, EllipsePanel, LinearPanel, delay_law, ellipse  # noqa: E402
+from delaylab.papers import vernade2020 as paper  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def panel():
+    return LinearPanel(horizon=500, runs=5)
+
+
+def visible(plot, name):
+    return plot.fig.data[plot._slot[(0, name)][1]].visible
+
+
+@pytest.mark.parametrize("attr, value", [("window", 30), ("mean_delay", 300), ("dim", 3), ("n_actions", 4),
+                                         ("lam", 0.1), ("delta", 0.02), ("horizon", 750), ("runs", 10),
+                                         ("law", "uniform"), ("width", "cheap")])
+def test_each_control_reruns_and_redraws(panel, attr, value):
+    before = panel.regret.curve("OTFLinUCB")[1].copy()
+    w = getattr(panel, attr)
+    original = w.value
+    w.value = value
+    assert not np.array_equal(before, panel.regret.curve("OTFLinUCB")[1])
+    w.value = original
+    assert np.array_equal(before, panel.regret.curve("OTFLinUCB")[1])  # back to the cached curve
+    assert "0 of 3 policies recomputed" in panel.status.value
+
+
+def test_toggles_and_cache(panel):
+    panel.toggles[AUTHORS].value = True
+    assert visible(panel.regret, AUTHORS) and "1 of 4 policies recomputed" in panel.status.value
+    panel.toggles[AUTHORS].value = False
+    assert not visible(panel.regret, AUTHORS) and "0 of 3" in panel.status.value
+
+
+def test_criteo_disables_the_mean_delay(panel):
+    panel.law.value = "criteo"
+    assert panel.mean_delay.disabled and "Criteo" in panel.cdf.fig.layout.title.text
+    panel.law.value = "geometric"
+    assert not panel.mean_delay.disabled
+
+
+def test_status_reports_tau_m(panel):
+    tau = delay_law("geometric", round(panel.mean_delay.value)).cdf(panel.window.value)
+    assert f"τ_m = P(D ≤ m) = {float(tau):.3f}" in panel.status.value
+
+
+def test_extreme_values_do_not_fail():
+    p = LinearPanel(horizon=500, runs=5)
+    for attr, value in [("window", 10), ("mean_delay", 1), ("mean_delay", 1000), ("window", 500), ("dim", 2),
+                        ("dim", 8), ("n_actions", 2), ("n_actions", 20), ("lam", 0.01), ("lam", 10.0),
+                        ("delta", 0.5), ("delta", 0.01), ("law", "uniform"), ("law", "criteo")]:
+        getattr(p, attr).value = value
+        assert np.all(np.isfinite(p.regret.curve("OTFLinTS")[1]))
+
+
+def test_bad_law():
+    with pytest.raises(ValueError, match="delay law must be one of"):
+        delay_law("lognormal", 10)
+
+
+def test_ellipse_is_the_confidence_set_boundary():
+    v_inv = np.array([[0.5, 0.1], [0.1, 0.2]])
+    c = np.array([0.3, 0.2])
+    pts = ellipse(c, v_inv, 2.0)
+    V = np.linalg.inv(v_inv)
+    r = np.sqrt(np.einsum("in,ij,jn->n", pts - c[:, None], V, pts - c[:, None]))
+    assert np.allclose(r, 2.0)
+
+
+def test_ellipse_panel_moves_towards_tau_m_theta():
+    e = EllipsePanel(horizon=2000)
+    e.time.value = 100
+    early = np.array([e.fig.data[3].x[0], e.fig.data[3].y[0]])
+    e.time.value = 2000
+    late = np.array([e.fig.data[3].x[0], e.fig.data[3].y[0]])
+    target = e.tau_m * e.theta
+    assert np.linalg.norm(late - target) < np.linalg.norm(late - e.theta)
+    assert not np.array_equal(early, late)
+    x0 = np.asarray(e.fig.data[0].x).copy()
+    e.window.value = 200  # a larger window: τ_m → 1, a new run
+    assert e.tau_m > 0.9 and not np.array_equal(x0, np.asarray(e.fig.data[0].x))
+
+
+def test_figure_panels_at_small_scale():
+    fig = paper.figure1_panel(runs=2, horizon=300)
+    assert set(fig.results) == set(paper.FIG1_PANELS)
+    for i in range(3):
+        assert fig.plot.fig.data[fig.plot._slot[(i, "OTFLinTS")][1]].visible
+    res = paper.figure3(runs=1, horizon=300, authors=False)
+    assert set(res.names) == {"OTFLinUCB", "OTFLinTS"}
