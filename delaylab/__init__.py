@@ -30,6 +30,11 @@ from .settings.base import Setting
 from .settings.bernoulli import AggregatedAnonymous, Conversions, LabelledRewards
 from .settings.linear import LinearConversions
 
+# Thune, Cesa-Bianchi, Seldin 2019 (paper 5): adversarial losses with unrestricted delays
+from .policies.exp_weights import DEW, Exp3
+from .policies.skipper import Doubling, Skipper
+from .settings import sequences
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -42,3 +47,5 @@ __all__ = [
     "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF", "FixedSequence", "RoundRobin",
     "UniformRandom",
 ]
+# Thune, Cesa-Bianchi, Seldin 2019 (paper 5)
+__all__ += ["Exp3", "DEW", "Skipper", "Doubling", "sequences"]
