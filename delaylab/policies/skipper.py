@@ -104,34 +104,49 @@ class Skipper(Policy):
         beta_col = np.broadcast_to(np.asarray(self._beta, dtype=float).reshape(-1), (B,))
         self._wait = np.ceil(beta_col).astype(np.int64)  # ⌈β⌉: d_s ≥ β ⟺ d_s ≥ ⌈β⌉
         self._beta_run = beta_col
-        self._arrived = np.zeros((problem.horizon, B), dtype=bool)
-        self.skipped_ = np.zeros(B, dtype=np.int64)  # |S_β| known so far
-        self.experienced_delay_ = np.zeros(B)  # D_β known so far
-        self.observed_ = np.zeros(B, dtype=np.int64)  # losses given to the base
+        self._kept_delay = np.full((problem.horizon, B), -1.0)  # d_s of the losses given to the base
+        self._t = -1
 
     def choose(self, t, context=None):
         return self.base_.choose(t, context)
 
     def update(self, t, arms, feedback):
         self.base_._record_pull(t, arms)
+        self._t = t
         if len(feedback):
             d = feedback.delay
             keep = d < self._beta_run[feedback.run]
-            self._arrived[feedback.step, feedback.run] = True
-            B = self._cols.size
-            self.observed_ += np.bincount(feedback.run[keep], minlength=B)
-            self.experienced_delay_ += np.bincount(feedback.run[keep], weights=d[keep], minlength=B)
             if keep.any():
+                self._kept_delay[feedback.step[keep], feedback.run[keep]] = d[keep]
                 self.base_._observe(feedback, keep)
-        s = t - self._wait + 1  # rounds that have just waited ⌈β⌉ steps
-        ok = np.nonzero((s >= 0) & (s <= t))[0]
-        if ok.size:
-            self.skipped_[ok] += ~self._arrived[s[ok], ok]
+
+    # the counts are derived from the kept delays when asked (at checkpoints), not at every step
+    def _counts(self):
+        t = self._t
+        kept = self._kept_delay[: t + 1] >= 0
+        observed = kept.sum(axis=0)
+        experienced = np.where(kept, self._kept_delay[: t + 1], 0.0).sum(axis=0)
+        # round s is known to be skipped at the end of step t when s ≤ t − ⌈β⌉ + 1 and it was not kept
+        # (a kept loss arrives within ⌈β⌉ − 1 steps)
+        n = np.clip(t - self._wait + 2, 0, t + 1)
+        ck = np.vstack([np.zeros((1, kept.shape[1]), dtype=np.int64), np.cumsum(kept, axis=0)])
+        skipped = n - ck[n, self._cols]
+        return skipped, experienced, observed
+
+    @property
+    def skipped_(self):
+        """|S_β| known at the end of the last step: rounds that waited ⌈β⌉ steps without their loss."""
+        return self._counts()[0]
+
+    @property
+    def experienced_delay_(self):
+        """D_β known so far: the sum of the delays d_s < β of the losses given to the base."""
+        return self._counts()[1]
 
     def snapshot(self):
         out = self.base_.snapshot()
-        out.update(skipped=self.skipped_.copy(), experienced_delay=self.experienced_delay_.copy(),
-                   observed=self.observed_.copy())
+        skipped, experienced, observed = self._counts()
+        out.update(skipped=skipped, experienced_delay=experienced, observed=observed)
         return out
 
 

@@ -16,6 +16,8 @@ Loss sequences
 * :func:`bernoulli_losses` — stochastic: ℓ_s(a) ~ Bernoulli(μ_a) independently;
 * :func:`switching_losses` — the best arm changes from phase to phase (Bernoulli losses whose
   means move): stale feedback points to the wrong arm after each switch;
+* :func:`slow_informative_losses` — only the rounds with a long delay tell the arms apart
+  (an oblivious adversary may correlate losses with delays): skipping them is costly;
 
 Delay sequences
 
@@ -38,7 +40,7 @@ import numpy as np
 from .._validate import check_int, check_probability, check_real
 from ..laws import DelayLaw
 
-__all__ = ["bernoulli_losses", "switching_losses", "fixed_delays", "law_delays", "spiked_delays",
+__all__ = ["bernoulli_losses", "switching_losses", "slow_informative_losses", "fixed_delays", "law_delays", "spiked_delays",
            "example8_delays", "example8_cutoff", "example8"]
 
 
@@ -97,6 +99,26 @@ def switching_losses(horizon: int, n_arms: int = 2, gap: float = 0.3, phases: in
     means = np.full((T, K), 0.5 + gap / 2)
     means[np.arange(T), phase % K] = 0.5 - gap / 2
     u = np.random.default_rng(check_int("seed", seed, low=0)).random((T, K))
+    return (u < means).astype(float)
+
+
+def slow_informative_losses(delays, threshold: int = 5, gap: float = 0.6, n_arms: int = 2,
+                            seed: int = 0) -> np.ndarray:
+    """Bernoulli losses that differ between arms only on the rounds with d_s ≥ ``threshold``.
+
+    On those rounds arm 0 has mean loss 0.5 − gap/2 and the others 0.5 + gap/2; on every other
+    round all arms have mean 0.5. The best arm can only be learned from slow feedback, so a
+    small skipping threshold β ≤ ``threshold`` learns nothing: the cost |S_β| of Theorem 3 is
+    real here, not just a worst case.
+    """
+    d = check_real("delays", delays, low=0.0, ndim=(1,))
+    thr = float(check_real("threshold", threshold, low=0.0, ndim=(0,)))
+    gap = float(check_real("gap", gap, low=0.0, high=1.0, ndim=(0,)))
+    K = check_int("n_arms", n_arms, low=2)
+    means = np.full((d.size, K), 0.5)
+    slow = d >= thr
+    means[slow, 0], means[slow, 1:] = 0.5 - gap / 2, 0.5 + gap / 2
+    u = np.random.default_rng(check_int("seed", seed, low=0)).random(means.shape)
     return (u < means).astype(float)
 
 
