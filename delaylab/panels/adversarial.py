@@ -136,7 +136,7 @@ class AdversarialPanel:
 
     def use_corollary4(self) -> None:
         """Set β and η to Corollary 4's tuning for the current sequence (T and D known)."""
-        d = make_delays(self.pattern.value, self.horizon.value, self.delay.value, self.n_huge.value, self.seed)
+        d = self._delays()
         b = corollary4_beta(2, self.horizon.value, float(d.sum()))
         self._hold = True
         self.beta.value = float(np.clip(b, 1.0, 1e4))
@@ -161,8 +161,23 @@ class AdversarialPanel:
         setting = (pattern, self.losses.value, round(self.gap.value, 4), self.horizon.value, self.runs.value,
                    self.delay.value if pattern in ("spikes", "fixed", "geometric") else None,
                    self.n_huge.value if pattern == "spikes" else None, self.seed)
-        own = {"DEW": (round(self.eta.value, 6),), "Skipper": (round(self.eta.value, 6), round(self.beta.value, 6))}
+        # DEW and Skipper depend on η only through their truncated rates η'
+        own = {"DEW": (float(f"{self._rates()[0]:.8g}"),),
+               "Skipper": (float(f"{self._rates()[1]:.8g}"), round(self.beta.value, 6))}
         return (name, setting, own.get(name, ()))
+
+    def _rates(self):
+        """η' of DEW, min(η, 1/(4e d_max)), and of Skipper's base, min(η, 1/(4eβ))."""
+        d = self._delays()
+        dmax = float(d.max())
+        eta = self.eta.value
+        return (min(eta, 1 / (4 * E * dmax)) if dmax > 0 else eta), min(eta, 1 / (4 * E * self.beta.value))
+
+    def _delays(self):
+        key = (self.pattern.value, self.horizon.value, self.delay.value, self.n_huge.value, self.seed)
+        if getattr(self, "_delays_key", None) != key:
+            self._delays_key, self._delays_value = key, make_delays(*key)
+        return self._delays_value
 
     def selected(self) -> list[str]:
         self.delay.disabled = self.pattern.value in ("pareto", "example8")
@@ -173,7 +188,7 @@ class AdversarialPanel:
         """Rerun what the current settings need and redraw both figures in place."""
         started = time.perf_counter()
         T, R = self.horizon.value, self.runs.value
-        delays = make_delays(self.pattern.value, T, self.delay.value, self.n_huge.value, self.seed)
+        delays = self._delays()
         names = self.selected()
         todo = [n for n in names if self._key(n) not in self._cache]
         if todo:
@@ -196,15 +211,15 @@ class AdversarialPanel:
         self._draw_terms(delays)
         elapsed = time.perf_counter() - started
         self.last_update_seconds = elapsed
-        beta, eta = self.beta.value, self.eta.value
+        beta = self.beta.value
         dmax, D = int(delays.max()), float(delays.sum())
         S = int(np.count_nonzero(delays >= beta))
         Dbeta = float(delays[delays < beta].sum())
         self.status.value = (
             f"<span style='color:#555'>{len(todo)} of {len(names)} learners recomputed ({R} runs, T = {T}) in "
             f"{elapsed:.2f} s · d_max = {dmax:,}, D = {D:,.0f} · DEW uses η' = min(η, 1/(4e·d_max)) = "
-            f"{min(eta, 1 / (4 * E * max(dmax, 1e-12))):.2e} · Skipper: |S_β| = {S}, D_β = {Dbeta:,.0f}, "
-            f"η' = min(η, 1/(4eβ)) = {min(eta, 1 / (4 * E * beta)):.2e}</span>")
+            f"{self._rates()[0]:.2e} · Skipper: |S_β| = {S}, D_β = {Dbeta:,.0f}, "
+            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}</span>")
 
     def _draw_terms(self, delays):
         T = self.horizon.value
