@@ -94,14 +94,17 @@ class DEW(Policy):
     def probabilities(self) -> np.ndarray:
         """p_t (B, K) from the arrived estimates, with the learning rate η'."""
         L = self.cum_loss_
-        w = np.exp(-self._eta_p * (L - L.min(axis=1, keepdims=True)))
-        return w / w.sum(axis=1, keepdims=True)
+        w = L.min(axis=1, keepdims=True) - L  # −(L̂ − min L̂), exactly
+        w *= self._eta_p
+        np.exp(w, out=w)
+        w /= w.sum(axis=1, keepdims=True)
+        return w
 
     def choose(self, t, context=None):
         self.p_ = p = self.probabilities()
-        c = np.cumsum(p, axis=1)
+        c = p.cumsum(axis=1)
         u = self._u(t)[:, None] * c[:, -1:]
-        return np.count_nonzero(c[:, :-1] <= u, axis=1)
+        return (c[:, :-1] <= u).sum(axis=1)
 
     def update(self, t, arms, feedback):
         self._record_pull(t, arms)
