@@ -41,6 +41,10 @@ from .laws import ScaledPareto
 from .policies.patient import AdaptPatientBandits, PatientBandits
 # Vernade, Carpentier, Lattimore, Zappella, Ermis, Brueckner 2020 (paper 3): linear bandits
 from .policies.linear import LinUCB, OTFLinTS, OTFLinUCB  # noqa: E402
+# Thune, Cesa-Bianchi, Seldin 2019 (paper 5): adversarial losses with unrestricted delays
+from .policies.exp_weights import DEW, Exp3
+from .policies.skipper import Doubling, Skipper
+from .settings import sequences
 
 __version__ = "0.1.0"
 
@@ -63,3 +67,5 @@ __all__ += ["sweep"]
 __all__ += ["ScaledPareto", "PatientBandits", "AdaptPatientBandits"]
 # Vernade et al. 2020 (paper 3)
 __all__ += ["OTFLinUCB", "OTFLinTS", "LinUCB"]
+# Thune, Cesa-Bianchi, Seldin 2019 (paper 5)
+__all__ += ["Exp3", "DEW", "Skipper", "Doubling", "sequences"]

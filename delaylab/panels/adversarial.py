@@ -1,0 +1,256 @@
+"""The live panel of notebook 05: adversarial losses with unrestricted delays (Thune et al. 2019).
+
+Dropdowns choose the delay pattern and the loss sequence; sliders set Skipper's threshold β, the
+learning rate η of DEW and of Skipper's base, the typical delay d, the number of huge delays, the
+gap Δ between the arms, the horizon and the number of runs; check boxes choose the learners.
+Every change reruns what depends on it (results are cached per learner and setting) and redraws
+the regret curves and the terms of Theorem 3 along β in place.
+
+Learners: Exp3 (tuned as if there were no delays), DEW(η, d_max) told the true d_max of the
+sequence (Algorithm 1: η' = min(η, 1/(4e d_max))), Skipper(β, DEW(η, β)) (η' = min(η, 1/(4eβ))),
+and Doubling (no parameter: β_m, η_m from the delays it sees at action time).
+
+Ranges are bounded so that no combination fails or takes more than a couple of seconds:
+T ≤ 4000, runs ≤ 60, β ∈ [1, 10⁴], η ∈ [10⁻³, 1].
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import ipywidgets as W
+import numpy as np
+import plotly.graph_objects as go
+
+from ..engine import simulate
+from ..laws import Geometric, Pareto
+from ..papers.thune2019 import theorem3_bound
+from ..policies.exp_weights import DEW, Exp3
+from ..policies.skipper import Doubling, Skipper, corollary4_beta
+from ..settings import sequences as sq
+from ..settings.adversarial import AdversarialLosses
+from ..viz.plots import FONT, CurvePlot, updating
+from ..viz.save import SaveButton
+from ..viz.style import style
+
+E = math.e
+NAMES = ("Exp3", "DEW", "Skipper", "Doubling")
+PATTERNS = [("fixed d, plus a few huge delays", "spikes"), ("fixed delay d", "fixed"),
+            ("random: geometric, mean d", "geometric"), ("heavy tail: Pareto(α = 0.7)", "pareto"),
+            ("Example 8: d_t = T − t early on", "example8")]
+LOSSES = [("Bernoulli: means 0.5 ∓ Δ/2", "bernoulli"), ("best arm switches (3 phases)", "switching"),
+          ("only slow rounds informative (d ≥ 5)", "slow")]
+_STYLE = {"description_width": "105px"}
+_WIDE = W.Layout(width="320px")
+
+
+def make_delays(pattern: str, horizon: int, d: int, n_huge: int, seed: int = 0) -> np.ndarray:
+    """The delay sequence (T,) of a pattern (one oblivious sequence shared by all runs)."""
+    T = horizon
+    if pattern == "spikes":
+        return sq.spiked_delays(T, n_huge, spike=T // 2, base=d, seed=seed)
+    if pattern == "fixed":
+        return sq.fixed_delays(T, d)
+    if pattern == "geometric":
+        return sq.law_delays(Geometric(max(d, 1e-3)), T, seed=seed) if d > 0 else sq.fixed_delays(T, 0)
+    if pattern == "pareto":
+        return np.minimum(sq.law_delays(Pareto(0.7), T, seed=seed), 10 * T)
+    if pattern == "example8":
+        return sq.example8_delays(T, 2)
+    raise ValueError(f"pattern must be one of {[p for _, p in PATTERNS]}; got {pattern!r}")
+
+
+def make_losses(kind: str, horizon: int, gap: float, delays, seed: int = 0) -> np.ndarray:
+    if kind == "bernoulli":
+        return sq.bernoulli_losses([0.5 - gap / 2, 0.5 + gap / 2], horizon, seed=seed)
+    if kind == "switching":
+        return sq.switching_losses(horizon, 2, gap=gap, phases=3, seed=seed)
+    if kind == "slow":
+        return sq.slow_informative_losses(delays, 5, gap=gap, seed=seed)
+    raise ValueError(f"losses must be one of {[k for _, k in LOSSES]}; got {kind!r}")
+
+
+class AdversarialPanel:
+    """Interactive comparison of Exp3, DEW, Skipper and Doubling on oblivious delayed losses."""
+
+    def __init__(self, pattern="spikes", losses="bernoulli", beta=30.0, eta=0.05, delay=20, n_huge=5,
+                 gap=0.5, horizon=1000, runs=20, shown=NAMES, seed=0):
+        self.seed = seed
+        self.pattern = W.Dropdown(options=PATTERNS, value=pattern, description="delays", style=_STYLE, layout=_WIDE)
+        self.losses = W.Dropdown(options=LOSSES, value=losses, description="losses", style=_STYLE, layout=_WIDE)
+        self.delay = W.IntSlider(value=delay, min=0, max=200, step=1, description="delay d",
+                                 continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.n_huge = W.IntSlider(value=n_huge, min=0, max=50, step=1, description="huge delays",
+                                  continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.gap = W.FloatSlider(value=gap, min=0.05, max=1.0, step=0.05, description="gap Δ",
+                                 readout_format=".2f", continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.beta = W.FloatLogSlider(value=beta, base=10, min=0, max=4, step=0.05, description="threshold β",
+                                     readout_format=".3g", continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.eta = W.FloatLogSlider(value=eta, base=10, min=-3, max=0, step=0.05, description="learning rate η",
+                                    readout_format=".3g", continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.horizon = W.IntSlider(value=horizon, min=500, max=4000, step=250, description="horizon T",
+                                   continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.runs = W.IntSlider(value=runs, min=5, max=60, step=5, description="runs",
+                                continuous_update=False, style=_STYLE, layout=_WIDE)
+        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in NAMES}
+        self.tune = W.Button(description="β, η ← Corollary 4", tooltip="β = √((eKT/2 + D)/(4e ln K)), η = 1/(4eβ)",
+                             layout=W.Layout(width="auto"))
+        self.tune.on_click(lambda _: self.use_corollary4())
+        self.status = W.HTML()
+        self.regret = CurvePlot(list(NAMES), title="Regret against the best fixed arm (mean and 95% band over runs)",
+                                height=430)
+        self.terms = self._terms_figure()
+        self.save = SaveButton(self.regret.fig, "adversarial-delays-regret")
+        self._cache: dict = {}
+        self._hold = False
+        for w in [self.pattern, self.losses, self.delay, self.n_huge, self.gap, self.beta, self.eta,
+                  self.horizon, self.runs, *self.toggles.values()]:
+            w.observe(self._changed, names="value")
+        self.update()
+
+    # ------------------------------------------------------------------ figures
+    @staticmethod
+    def _terms_figure():
+        fig = go.Figure()
+        for name, color, dash in [("|S_β|: skipped rounds", "#D55E00", "dash"),
+                                  ("(KTe/2 + D_β)/(4eβ)", "#009E73", "dash"),
+                                  ("4eβ ln K", "#56B4E9", "dash"),
+                                  ("bound (3), η = 1/(4eβ)", "#000000", "solid")]:
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=name, line=dict(color=color, dash=dash, width=2)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="β of the slider",
+                                 line=dict(color=style("Skipper")["color"], width=2)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="β of Corollary 4",
+                                 line=dict(color="#7F7F7F", dash="dot", width=2)))
+        fig.update_xaxes(type="log", title_text="threshold β")
+        fig.update_yaxes(type="log", title_text="terms of Theorem 3")
+        fig.update_layout(template="plotly_white", height=340, font=FONT, margin=dict(l=60, r=10, t=50, b=50),
+                          title=dict(text="Theorem 3 along β for this delay sequence", x=0, xanchor="left"),
+                          legend=dict(orientation="v", x=1.02, xanchor="left", y=1, font=dict(size=12)))
+        return go.FigureWidget(fig)
+
+    # ------------------------------------------------------------------ events
+    def _changed(self, change):
+        if not self._hold:
+            self.update()
+
+    def use_corollary4(self) -> None:
+        """Set β and η to Corollary 4's tuning for the current sequence (T and D known)."""
+        d = self._delays()
+        b = corollary4_beta(2, self.horizon.value, float(d.sum()))
+        self._hold = True
+        self.beta.value = float(np.clip(b, 1.0, 1e4))
+        self.eta.value = float(np.clip(1 / (4 * E * self.beta.value), 1e-3, 1.0))
+        self._hold = False
+        self.update()
+
+    # ------------------------------------------------------------------ computation
+    def _policy(self, name, delays):
+        eta, beta = self.eta.value, self.beta.value
+        if name == "Exp3":
+            return Exp3()
+        if name == "DEW":
+            return DEW(eta=eta, dmax=float(delays.max()))
+        if name == "Skipper":
+            return Skipper(beta=beta, base=DEW(eta=eta, dmax=beta))
+        return Doubling()
+
+    def _key(self, name):
+        """What a learner's result depends on (its cache key)."""
+        pattern = self.pattern.value
+        setting = (pattern, self.losses.value, round(self.gap.value, 4), self.horizon.value, self.runs.value,
+                   self.delay.value if pattern in ("spikes", "fixed", "geometric") else None,
+                   self.n_huge.value if pattern == "spikes" else None, self.seed)
+        # DEW and Skipper depend on η only through their truncated rates η'
+        own = {"DEW": (float(f"{self._rates()[0]:.8g}"),),
+               "Skipper": (float(f"{self._rates()[1]:.8g}"), round(self.beta.value, 6))}
+        return (name, setting, own.get(name, ()))
+
+    def _rates(self):
+        """η' of DEW, min(η, 1/(4e d_max)), and of Skipper's base, min(η, 1/(4eβ))."""
+        d = self._delays()
+        dmax = float(d.max())
+        eta = self.eta.value
+        return (min(eta, 1 / (4 * E * dmax)) if dmax > 0 else eta), min(eta, 1 / (4 * E * self.beta.value))
+
+    def _delays(self):
+        key = (self.pattern.value, self.horizon.value, self.delay.value, self.n_huge.value, self.seed)
+        if getattr(self, "_delays_key", None) != key:
+            self._delays_key, self._delays_value = key, make_delays(*key)
+        return self._delays_value
+
+    def selected(self) -> list[str]:
+        self.delay.disabled = self.pattern.value in ("pareto", "example8")
+        self.n_huge.disabled = self.pattern.value != "spikes"
+        return [n for n, box in self.toggles.items() if box.value]
+
+    def update(self) -> None:
+        """Rerun what the current settings need and redraw both figures in place."""
+        started = time.perf_counter()
+        T, R = self.horizon.value, self.runs.value
+        delays = self._delays()
+        names = self.selected()
+        todo = [n for n in names if self._key(n) not in self._cache]
+        if todo:
+            losses = make_losses(self.losses.value, T, self.gap.value, delays, self.seed)
+            env = AdversarialLosses(losses, delays, reveal="at_action")
+            res = simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
+            for n in todo:
+                self._cache[self._key(n)] = res
+        if len(self._cache) > 60:  # forget the oldest settings
+            for key in list(self._cache)[: len(self._cache) - 60]:
+                del self._cache[key]
+        with self.regret.updating():
+            for n in NAMES:
+                if n in names:
+                    res = self._cache[self._key(n)]
+                    lo, hi = res.band(n)
+                    self.regret.set(n, res.times, res.mean(n), lo, hi)
+                else:
+                    self.regret.hide(n)
+        self._draw_terms(delays)
+        elapsed = time.perf_counter() - started
+        self.last_update_seconds = elapsed
+        beta = self.beta.value
+        dmax, D = int(delays.max()), float(delays.sum())
+        S = int(np.count_nonzero(delays >= beta))
+        Dbeta = float(delays[delays < beta].sum())
+        self.status.value = (
+            f"<span style='color:#555'>{len(todo)} of {len(names)} learners recomputed ({R} runs, T = {T}) in "
+            f"{elapsed:.2f} s · d_max = {dmax:,}, D = {D:,.0f} · DEW uses η' = min(η, 1/(4e·d_max)) = "
+            f"{self._rates()[0]:.2e} · Skipper: |S_β| = {S}, D_β = {Dbeta:,.0f}, "
+            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}</span>")
+
+    def _draw_terms(self, delays):
+        T = self.horizon.value
+        b = np.geomspace(1, max(10.0, 2 * T), 200)
+        bound, S, Db = theorem3_bound(2, T, delays, b)
+        b4 = corollary4_beta(2, T, float(delays.sum()))
+        top = float(np.nanmax(bound)) * 1.5
+        f = self.terms
+        with updating(f):
+            for i, y in enumerate([S, (2 * T * E / 2 + Db) / (4 * E * b), 4 * E * b * math.log(2), bound]):
+                f.data[i].x, f.data[i].y = b, np.maximum(y, 0.5)
+            f.data[4].x, f.data[4].y = [self.beta.value] * 2, [0.5, top]
+            f.data[5].x, f.data[5].y = [b4] * 2, [0.5, top]
+
+    # ------------------------------------------------------------------ display
+    @property
+    def widget(self):
+        column = W.Layout(width="335px", margin="0 12px 0 0")
+        setting = W.VBox([W.HTML("<b>Delays and losses</b>"), self.pattern, self.delay, self.n_huge, self.losses,
+                          self.gap], layout=column)
+        learn = W.VBox([W.HTML("<b>Learners</b>"), self.beta, self.eta, self.tune,
+                        W.GridBox(list(self.toggles.values()),
+                                  layout=W.Layout(grid_template_columns="repeat(2, 150px)", grid_gap="0 6px"))],
+                       layout=column)
+        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs,
+                      W.HTML("<small>Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
+                             "Doubling: no parameter</small>")], layout=column)
+        controls = W.HBox([setting, learn, run], layout=W.Layout(flex_flow="row wrap"))
+        return W.VBox([controls, self.status, self.regret.fig, self.save.widget, self.terms])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)

@@ -1,0 +1,273 @@
+r"""Thune, Cesa-Bianchi, Seldin (2019), "Nonstochastic multiarmed bandits with unrestricted delays":
+the bounds of the paper, and the experiments of our notebook (the paper has none).
+
+* Theorem 1 (DEW), Theorem 3 and Corollary 4 (Skipper), Theorem 6 and Corollary 7 (Doubling):
+  the regret bounds as functions, and the two rates of Section 4.3, "explicit"
+  √((KT + D) ln K) and "oracle" min_β {|S_β| + β ln K + (KT + D_β)/β} (constants dropped).
+* Example 8 (our instance: K = 2, Bernoulli losses with means 0.25 and 0.75, the paper's delays
+  d_t = T − t for t < √(KT/ln K)): final regret against T on log–log axes for DEW tuned as in
+  Theorem 1, Skipper tuned as in Corollary 4, Doubling, and Exp3 tuned for no delays.
+* The trade-off of Theorem 3 as a function of β (:func:`tradeoff`), and Doubling's epochs and
+  thresholds over one run (:func:`doubling_run`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..engine import simulate
+from ..grid import grid
+from ..laws import Pareto
+from ..panels.reproduce import FigureReproduction
+from ..policies.exp_weights import DEW, Exp3
+from ..policies.skipper import Doubling, Skipper, corollary4_beta, skipped_and_experienced
+from ..settings import sequences as sq
+from ..settings.adversarial import AdversarialLosses
+from ..viz.plots import CurvePlot
+from ..viz.style import style
+
+E = math.e
+K = 2
+GAP = 0.5  # losses of Example 8: means 0.5 ∓ GAP/2
+EXAMPLE8_HORIZONS = tuple(2**e for e in range(9, 15))  # 512 … 16,384: the notebook's default scale
+EXAMPLE8_PAPER_HORIZONS = tuple(2**e for e in range(9, 17))  # up to 65,536 behind the button
+EXAMPLE8_NAMES = ["Exp3", "DEW", "Skipper", "Doubling"]
+EXPLICIT = "explicit rate √((KT + D) ln K): slope → 3/4"
+ORACLE = "oracle rate min_β |S_β| + β ln K + (KT + D_β)/β: slope → 1/2"
+
+
+# ------------------------------------------------------------------------------- bounds
+def theorem1_bound(n_arms, horizon, total_delay, dmax, eta) -> float:
+    """Theorem 1: max{ln K/η, 4e d_max ln K} + η(KTe/2 + D)."""
+    lnK = math.log(n_arms)
+    return max(lnK / eta, 4 * E * dmax * lnK) + eta * (n_arms * horizon * E / 2 + total_delay)
+
+
+def theorem3_bound(n_arms, horizon, delays, beta, eta=None):
+    """Theorem 3: |S_β| + max{ln K/η, 4eβ ln K} + η(KTe/2 + D_β), with η = 1/(4eβ) by default.
+
+    ``beta`` may be an array; returns (bound, |S_β|, D_β) with its shape.
+    """
+    beta = np.asarray(beta, dtype=float)
+    eta = 1.0 / (4 * E * beta) if eta is None else np.asarray(eta, dtype=float)
+    S, D = skipped_and_experienced(np.asarray(delays)[:horizon], beta)
+    lnK = math.log(n_arms)
+    bound = S + np.maximum(lnK / eta, 4 * E * beta * lnK) + eta * (n_arms * horizon * E / 2 + D)
+    return bound, S, D
+
+
+def corollary4_bound(n_arms, horizon, total_delay) -> float:
+    """Corollary 4: 2√((KTe/2 + (1 + 4e)D) ln K)."""
+    return 2 * math.sqrt((n_arms * horizon * E / 2 + (1 + 4 * E) * total_delay) * math.log(n_arms))
+
+
+def min_over_beta(delays, a, c0, b=1.0) -> float:
+    r"""min over β > 0 of |S_β| + aβ + (c0 + D_β)/(bβ), exactly.
+
+    |S_β| and D_β are constant for β in each interval (v_i, v_{i+1}] between consecutive distinct
+    delays (|S_β| = #{d ≥ v_{i+1}}, D_β = Σ_{d ≤ v_i} d), where the function is convex in β with
+    its minimum at √((c0 + D_β)/(ab)) clipped to the interval.
+    """
+    d = np.sort(np.asarray(delays, dtype=float))
+    v = np.unique(np.concatenate([[0.0], d]))
+    lo, hi = v, np.append(v[1:], np.inf)
+    S = d.size - np.searchsorted(d, hi, side="left")
+    csum = np.concatenate([[0.0], np.cumsum(d)])
+    D = csum[np.searchsorted(d, lo, side="right")]
+    beta = np.clip(np.sqrt((c0 + D) / (a * b)), np.maximum(lo, 1e-12), hi)
+    return float(np.min(S + a * beta + (c0 + D) / (b * beta)))
+
+
+def theorem6_bound(n_arms, horizon, delays) -> float:
+    """Theorem 6: 15 min_β {|S_β| + 4eβ ln K + (KT + D_β)/(4eβ)} + 10e²K ln K + 5."""
+    d = np.asarray(delays, dtype=float)[:horizon]
+    lnK = math.log(n_arms)
+    inner = min_over_beta(d, 4 * E * lnK, n_arms * horizon, 4 * E)
+    return 15 * inner + 10 * E**2 * n_arms * lnK + 5
+
+
+def corollary7_bound(n_arms, horizon, total_delay) -> float:
+    """Corollary 7: 30√((KTe/2 + (1 + 4e)D) ln K) + 10e²K ln K + 5."""
+    return (30 * math.sqrt((n_arms * horizon * E / 2 + (1 + 4 * E) * total_delay) * math.log(n_arms))
+            + 10 * E**2 * n_arms * math.log(n_arms) + 5)
+
+
+def explicit_rate(n_arms, horizon, delays) -> float:
+    """√((KT + D) ln K), the explicit bound of Section 4.3 without constants."""
+    D = float(np.sum(np.asarray(delays, dtype=float)[:horizon]))
+    return math.sqrt((n_arms * horizon + D) * math.log(n_arms))
+
+
+def oracle_rate(n_arms, horizon, delays) -> float:
+    """min_β {|S_β| + β ln K + (KT + D_β)/β}, the oracle bound of Section 4.3 without constants."""
+    d = np.asarray(delays, dtype=float)[:horizon]
+    return min_over_beta(d, math.log(n_arms), n_arms * horizon)
+
+
+# ------------------------------------------------------------------------------- Example 8
+def example8_policies(horizon, delays) -> dict:
+    """The four learners of the Example 8 figure, tuned from the instance where they may be."""
+    return {"Exp3": Exp3(), "DEW": DEW.theorem1(K, horizon, delays),
+            "Skipper": Skipper.corollary4(K, horizon, delays), "Doubling": Doubling()}
+
+
+def example8_setting(horizon, seed=0):
+    losses, delays = sq.example8(horizon, K, gap=GAP, seed=seed)
+    return AdversarialLosses(losses, delays, reveal="at_action"), delays
+
+
+def example8(horizons=EXAMPLE8_HORIZONS, runs=10, seed=0, progress=None) -> dict:
+    """{T: Result} of the four learners on Example 8 for each horizon T (regret at T only)."""
+    horizons = [int(T) for T in horizons]
+    total, done, out = sum(horizons), 0, {}
+    for T in horizons:
+        env, delays = example8_setting(T, seed)
+        prog = None if progress is None else (lambda f, a=done, T=T: progress((a + f * T) / total))
+        out[T] = simulate(env, example8_policies(T, delays), T, runs, seed, checkpoints=1, progress=prog)
+        done += T
+    return out
+
+
+def example8_table(results) -> dict:
+    """{name: (T array, mean final regret, standard error)}."""
+    Ts = np.array(sorted(results))
+    out = {}
+    for n in EXAMPLE8_NAMES:
+        finals = [results[T].final(n) for T in Ts]
+        out[n] = (Ts, np.array([f.mean() for f in finals]),
+                  np.array([f.std(ddof=1) / math.sqrt(f.size) if f.size > 1 else 0.0 for f in finals]))
+    return out
+
+
+def fitted_slope(T, regret) -> float:
+    """Least-squares slope of log regret against log T over the last three horizons."""
+    return float(np.polyfit(np.log(T[-3:]), np.log(regret[-3:]), 1)[0])
+
+
+def draw_example8(results, plot: CurvePlot) -> None:
+    table = example8_table(results)
+    for n, (T, m, se) in table.items():
+        plot.set(n, T, m, np.maximum(m - 1.96 * se, 1e-3), m + 1.96 * se)
+    T = table["DEW"][0]
+    Tf = np.geomspace(T[0], T[-1], 30).round().astype(int)
+    plot.set(EXPLICIT, Tf, [explicit_rate(K, t, sq.example8_delays(t, K)) for t in Tf])
+    plot.set(ORACLE, Tf, [oracle_rate(K, t, sq.example8_delays(t, K)) for t in Tf])
+
+
+def example8_panel(runs=10, seed=0, horizons=EXAMPLE8_HORIZONS, paper_runs=40) -> FigureReproduction:
+    plot = CurvePlot(EXAMPLE8_NAMES, extra=[EXPLICIT, ORACLE], xaxis="horizon T", yaxis="regret at T",
+                     log_x=True, log_y=True, height=460,
+                     title="Example 8: regret at T (mean and 95% band over runs), log–log axes")
+    plot.fig.data[-2].line.dash, plot.fig.data[-1].line.dash = "longdash", "dot"
+    caption = ("Example 8: d_t = T − t for the first √(KT/ln K) rounds, 0 afterwards; K = 2, Bernoulli "
+               f"losses with means {0.5 - GAP / 2} and {0.5 + GAP / 2} (our choice: the paper gives no losses). "
+               "DEW tuned as in Theorem 1 (d_max = T − 1), Skipper as in Corollary 4 (T and D known), "
+               "Doubling knows neither, Exp3 is tuned as if there were no delays. Black lines: the explicit "
+               "and oracle rates of Section 4.3 without their constants. The button runs "
+               f"T up to {EXAMPLE8_PAPER_HORIZONS[-1]:,} with {paper_runs} runs.")
+    return FigureReproduction(
+        lambda r, p: example8(horizons if r < paper_runs else EXAMPLE8_PAPER_HORIZONS, r, seed, p),
+        draw_example8, plot, runs, paper_runs, caption, name="thune2019-example8")
+
+
+# ------------------------------------------------------------------------------- Theorem 3
+TRADEOFF_HORIZON = 3000
+TRADEOFF_ALPHA = 0.7
+TRADEOFF_BETAS = tuple(np.geomspace(1, 3000, 14).round(1))
+
+
+TRADEOFF_SLOW = 5  # rounds with d_t ≥ 5 carry the information (about 1/3 of them)
+
+
+def tradeoff_setting(horizon=TRADEOFF_HORIZON, alpha=TRADEOFF_ALPHA, seed=0):
+    """Heavy-tailed delays (one Pareto(α) sequence, fixed) and losses that tell the two arms apart
+    only on the rounds with d_t ≥ 5 (gap 0.6): :func:`~delaylab.settings.sequences.slow_informative_losses`."""
+    delays = sq.law_delays(Pareto(alpha), horizon, seed=seed + 1)
+    delays = np.minimum(delays, 10 * horizon)  # beyond the horizon anyway: keeps D finite and readable
+    losses = sq.slow_informative_losses(delays, TRADEOFF_SLOW, gap=0.6, seed=seed)
+    return AdversarialLosses(losses, delays), delays
+
+
+def tradeoff(betas=TRADEOFF_BETAS, horizon=TRADEOFF_HORIZON, alpha=TRADEOFF_ALPHA, runs=20, seed=0, progress=None):
+    """Theorem 3 along β: its terms, the bound and the regret of Skipper(β, DEW(1/(4eβ), β)).
+
+    Returns a dict of arrays over β: ``beta``, ``skipped`` (|S_β|), ``experienced`` (D_β),
+    ``bound`` (Eq. 3 with η = 1/(4eβ)), ``regret`` (runs × β, final regret), and the
+    Corollary 4 threshold ``beta_cor4``. All Skipper runs are one vectorised batch (a grid).
+    """
+    env, delays = tradeoff_setting(horizon, alpha, seed)
+    betas = np.asarray(betas, dtype=float)
+    bound, S, D = theorem3_bound(K, horizon, delays, betas)
+    g = grid(beta=betas)
+    res = simulate(env, {"Skipper": Skipper(beta=g.beta)}, horizon, runs, seed, checkpoints=1, grid=g,
+                   progress=progress)
+    return {"beta": betas, "skipped": S, "experienced": D, "bound": bound, "regret": res.final("Skipper").T,
+            "beta_cor4": corollary4_beta(K, horizon, delays.sum()), "horizon": horizon, "delays": delays}
+
+
+def tradeoff_figure(study):
+    """|S_β|, (KTe/2 + D_β)/(4eβ), 4eβ ln K, the bound (3) and Skipper's regret against β (log–log)."""
+    import plotly.graph_objects as go
+
+    b, T = study["beta"], study["horizon"]
+    fig = go.Figure()
+    terms = [("|S_β|: skipped rounds", study["skipped"], "#D55E00", "dash"),
+             ("(KTe/2 + D_β)/(4eβ): delays below β", (K * T * E / 2 + study["experienced"]) / (4 * E * b), "#009E73", "dash"),
+             ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), "#56B4E9", "dash"),
+             ("bound (3) of Theorem 3", study["bound"], "#000000", "solid")]
+    for name, y, c, dash in terms:
+        fig.add_trace(go.Scatter(x=b, y=np.maximum(y, 0.5), mode="lines", name=name, line=dict(color=c, dash=dash, width=2)))
+    r = study["regret"]
+    m, se = r.mean(0), r.std(0, ddof=1) / math.sqrt(r.shape[0])
+    st = style("Skipper")
+    fig.add_trace(go.Scatter(x=b, y=m, mode="lines+markers", name="regret of Skipper(β) (mean ± 1.96 s.e.)",
+                             line=dict(color=st["color"], width=3), error_y=dict(type="data", array=1.96 * se)))
+    fig.add_vline(x=study["beta_cor4"], line=dict(color="#7F7F7F", dash="dot"),
+                  annotation_text="β of Corollary 4")
+    fig.update_xaxes(type="log", title_text="threshold β")
+    fig.update_yaxes(type="log", title_text="regret / bound terms at T")
+    fig.update_layout(template="plotly_white", height=460, font=dict(size=13),
+                      title=f"Theorem 3 along β: Pareto(α = {TRADEOFF_ALPHA}) delays, T = {T}",
+                      legend=dict(orientation="v", x=1.02, y=1))
+    return go.FigureWidget(fig)
+
+
+# ------------------------------------------------------------------------------- Doubling
+def doubling_run(horizon=8192, seed=0, run=0, delays="example8"):
+    """One run of Doubling, traced at every step: epochs m, thresholds β_m, skips, delays.
+
+    ``delays``: "example8" or an array (T,).
+    """
+    losses = sq.bernoulli_losses([0.5 - GAP / 2, 0.5 + GAP / 2], horizon, seed=seed)
+    d = sq.example8_delays(horizon, K) if isinstance(delays, str) else np.asarray(delays)
+    env = AdversarialLosses(losses, d, reveal="at_action")
+    res = simulate(env, {"Doubling": Doubling()}, horizon, [run], seed, trace=True)
+    tr = {k: v[0] for k, v in res.traces["Doubling"].items()}
+    tr["delays"], tr["t"], tr["regret"] = d, res.times, res.regret["Doubling"][0]
+    return tr
+
+
+def doubling_figure(tr):
+    """β_m over time (step line) with the delays d_t, epoch starts marked; log y axis."""
+    import plotly.graph_objects as go
+
+    t, d = tr["t"], tr["delays"][: len(tr["t"])]
+    fig = go.Figure()
+    pos = d > 0
+    fig.add_trace(go.Scatter(x=t[pos], y=d[pos], mode="markers", name="delay d_t (> 0)",
+                             marker=dict(color="#7F7F7F", size=3)))
+    st = style("Doubling")
+    fig.add_trace(go.Scatter(x=t, y=tr["beta"], mode="lines", name="threshold β_m (skip if d_t ≥ β_m)",
+                             line=dict(color=st["color"], width=3, shape="hv")))
+    starts = np.flatnonzero(np.diff(tr["epoch"]) > 0) + 1
+    fig.add_trace(go.Scatter(x=t[starts], y=tr["beta"][starts], mode="markers+text", name="new epoch",
+                             text=[f"m={m}" for m in tr["epoch"][starts]], textposition="top left",
+                             marker=dict(color="#000000", size=7, symbol="diamond")))
+    fig.update_xaxes(type="log", title_text="step t")
+    fig.update_yaxes(type="log", title_text="delay / threshold (steps)")
+    fig.update_layout(template="plotly_white", height=420, font=dict(size=13),
+                      title=f"Doubling on Example 8 (T = {len(t)}): epochs and thresholds of one run",
+                      legend=dict(orientation="v", x=1.02, y=1))
+    return go.FigureWidget(fig)

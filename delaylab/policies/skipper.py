@@ -1,0 +1,265 @@
+r"""Skipping rounds with excessive delays: Skipper (Algorithm 2 of Thune, Cesa-Bianchi, Seldin
+2019) and its Doubling scheme (Section 4.1, delays known at action time).
+
+Skipper(β, A) plays what the base algorithm A plays and feeds it only the losses whose delay is
+below the threshold, d_s < β. The skipped rounds S_β = {s : d_s ≥ β} cost at most one unit of
+regret each (Lemma 2), and A sees delays bounded by β, so DEW may use d_max = β. Theorem 3:
+
+    R_T ≤ |S_β| + max{ln K/η, 4eβ ln K} + η(KTe/2 + D_β),   D_β = Σ_{s ∉ S_β} d_s,
+
+the *experienced* delay. Corollary 4 (T and D known): β = √((eKT/2 + D)/(4e ln K)),
+η = 1/(4eβ) give R_T ≤ 2√((KTe/2 + (1 + 4e)D) ln K).
+
+Doubling (delays at action time) tunes β without knowing T or D: epochs m with ω_m = 2^m,
+β_m = √(ω_m/(4e ln K)), η_m = 1/(4eβ_m) (Eq. 5); the epoch goes on while (Eq. 6)
+
+    max{ |S^m_β|², (eKσ(m)/2 + D^m_β) ln K } ≤ ω_m,
+
+with |S^m_β|, D^m_β and σ(m) (the length of the epoch, as the paper defines it below Eq. 4)
+counted over the epoch's rounds *including the current one*, whose delay d_t is known before
+acting. When the condition fails, a new epoch starts at the current round and the base
+Skipper(β_m, DEW(η_m, β_m)) is restarted; losses of earlier epochs that arrive later are not
+given to the restarted instance. Reading taken: if the condition fails even for an epoch made
+of the current round alone, m keeps increasing (empty epochs are skipped); the first epoch is
+m = 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validate import check_int, check_real
+from .base import Policy
+from .exp_weights import DEW, E
+
+#: largest epoch index of Doubling (ω_m = 2^m would exceed any representable horizon beyond)
+MAX_EPOCH = 62
+
+
+def corollary4_beta(n_arms: int, horizon: int, total_delay: float) -> float:
+    r"""β = √((eKT/2 + D)/(4e ln K)), the threshold of Corollary 4 (T and D known)."""
+    K = check_int("n_arms", n_arms, low=2)
+    T = check_int("horizon", horizon, low=1)
+    D = float(check_real("total_delay", total_delay, low=0.0, ndim=(0,)))
+    return math.sqrt((E * K * T / 2 + D) / (4 * E * math.log(K)))
+
+
+class Skipper(Policy):
+    r"""Skipper(β, A) (Algorithm 2): the base algorithm only learns from losses with d_s < β.
+
+    Records, per run, the skipped rounds |S_β| and the experienced delay D_β (see
+    :meth:`snapshot`). With delays observed *with the loss*, Skipper learns that a round is
+    skipped once it has waited ⌈β⌉ steps without news: ``skipped_`` at the end of step t counts
+    the rounds s ≤ t − ⌈β⌉ + 1 with d_s ≥ β, and ``experienced_delay_`` sums the delays
+    d_s < β that have arrived. Rounds whose loss would arrive after the horizon are unknown to
+    the learner; the notebook computes |S_β| and D_β of a whole delay sequence exactly with
+    :func:`skipped_and_experienced`.
+
+    Parameters
+    ----------
+    beta : float or array
+        Threshold β > 0 (one value per grid cell if an array).
+    base : DEW, Exp3 or None
+        The algorithm A; ``None`` for DEW(η = 1/(4eβ), d_max = β), the pairing of Theorem 3 and
+        Corollary 4.
+    """
+
+    feedback = ("adversarial",)
+    _grid_params = ("beta",)
+
+    def __init__(self, beta=10.0, base=None):
+        self.beta = beta
+        self.base = base
+
+    @classmethod
+    def corollary4(cls, n_arms: int, horizon: int, delays) -> "Skipper":
+        """Skipper(β, DEW(1/(4eβ), β)) with β of Corollary 4, from the delays (T and D known)."""
+        d = check_real("delays", delays, low=0.0, ndim=(1,))[:horizon]
+        return cls(beta=corollary4_beta(n_arms, horizon, d.sum()))
+
+    @property
+    def label(self):
+        return "Skipper"
+
+    def n_cells(self):
+        out = super().n_cells()
+        if self.base is not None:
+            out.update({f"base.{k}": v for k, v in self.base.n_cells().items()})
+        return out
+
+    def _start(self, problem):
+        self._beta = self._column("beta", low=0.0, low_open=True)
+        if self.base is None:
+            beta = check_real("beta", self.beta, low=0.0, low_open=True, ndim=(0, 1))
+            base = DEW(eta=1.0 / (4 * E * beta) if beta.ndim else 1.0 / (4 * E * float(beta)),
+                       dmax=beta if beta.ndim else float(beta))
+        elif isinstance(self.base, DEW):
+            base = self.base.clone()
+        else:
+            raise ValueError(f"base must be a DEW or Exp3 policy (or None); got {self.base!r}")
+        self.base_ = base.start(problem)
+        B = problem.size
+        beta_col = np.broadcast_to(np.asarray(self._beta, dtype=float).reshape(-1), (B,))
+        self._wait = np.ceil(beta_col).astype(np.int64)  # ⌈β⌉: d_s ≥ β ⟺ d_s ≥ ⌈β⌉
+        self._beta_run = beta_col
+        self._kept_delay = np.full((problem.horizon, B), -1.0)  # d_s of the losses given to the base
+        self._t = -1
+
+    def choose(self, t, context=None):
+        return self.base_.choose(t, context)
+
+    def update(self, t, arms, feedback):
+        self.base_._record_pull(t, arms)
+        self._t = t
+        if len(feedback):
+            d = feedback.delay
+            keep = d < self._beta_run[feedback.run]
+            if keep.any():
+                self._kept_delay[feedback.step[keep], feedback.run[keep]] = d[keep]
+                self.base_._observe(feedback, keep)
+
+    # the counts are derived from the kept delays when asked (at checkpoints), not at every step
+    def _counts(self):
+        t = self._t
+        kept = self._kept_delay[: t + 1] >= 0
+        observed = kept.sum(axis=0)
+        experienced = np.where(kept, self._kept_delay[: t + 1], 0.0).sum(axis=0)
+        # round s is known to be skipped at the end of step t when s ≤ t − ⌈β⌉ + 1 and it was not kept
+        # (a kept loss arrives within ⌈β⌉ − 1 steps)
+        n = np.clip(t - self._wait + 2, 0, t + 1)
+        ck = np.vstack([np.zeros((1, kept.shape[1]), dtype=np.int64), np.cumsum(kept, axis=0)])
+        skipped = n - ck[n, self._cols]
+        return skipped, experienced, observed
+
+    @property
+    def skipped_(self):
+        """|S_β| known at the end of the last step: rounds that waited ⌈β⌉ steps without their loss."""
+        return self._counts()[0]
+
+    @property
+    def experienced_delay_(self):
+        """D_β known so far: the sum of the delays d_s < β of the losses given to the base."""
+        return self._counts()[1]
+
+    def snapshot(self):
+        out = self.base_.snapshot()
+        skipped, experienced, observed = self._counts()
+        out.update(skipped=skipped, experienced_delay=experienced, observed=observed)
+        return out
+
+
+class Doubling(Policy):
+    r"""Skipper(β_m, DEW(η_m, β_m)) tuned by the Doubling scheme of Section 4.1 (Eqs. 5–6).
+
+    Needs the delays at action time (``AdversarialLosses(..., reveal="at_action")``): the
+    context of step t is d_t. No hyperparameter: T and D need not be known. Theorem 6 bounds
+    its regret by 15 min_β {|S_β| + 4eβ ln K + (KT + D_β)/(4eβ)} + 10e²K ln K + 5.
+
+    Learned state, per run: the epoch ``epoch_`` (m), ``beta_`` (β_m), ``epoch_start_``,
+    ``epoch_length_`` (σ(m)), ``epoch_skipped_`` (|S^m_β|), ``epoch_delay_`` (D^m_β), and over all
+    epochs ``skipped_`` and ``experienced_delay_``.
+    """
+
+    feedback = ("adversarial",)
+
+    def __init__(self):
+        pass
+
+    @property
+    def label(self):
+        return "Doubling"
+
+    @staticmethod
+    def beta_of(m, n_arms: int):
+        """β_m = √(ω_m/(4e ln K)), ω_m = 2^m (Eq. 5)."""
+        return np.sqrt(np.exp2(m) / (4 * E * math.log(n_arms)))
+
+    def _start(self, problem):
+        B, K = problem.size, problem.n_arms
+        self._lnK = math.log(K)
+        self.base_ = DEW(eta=1.0).start(problem)
+        self.epoch_ = np.zeros(B, dtype=np.int64)
+        self.beta_ = self.beta_of(self.epoch_, K)
+        self.base_._eta_p = (1.0 / (4 * E * self.beta_))[:, None]  # η_m = 1/(4eβ_m); η' = η_m (d_max = β_m)
+        self.epoch_start_ = np.zeros(B, dtype=np.int64)
+        self.epoch_length_ = np.zeros(B, dtype=np.int64)
+        self.epoch_skipped_ = np.zeros(B, dtype=np.int64)
+        self.epoch_delay_ = np.zeros(B)
+        self.skipped_ = np.zeros(B, dtype=np.int64)
+        self.experienced_delay_ = np.zeros(B)
+        self._epoch_of = np.zeros((problem.horizon, B), dtype=np.int16)  # epoch of each step
+
+    def condition(self, length, skipped, delay, epoch):
+        """Eq. (6): max{|S^m_β|², (eKσ(m)/2 + D^m_β) ln K} ≤ ω_m."""
+        K = self.problem_.n_arms
+        lhs = np.maximum(np.square(skipped, dtype=float), (E * K * length / 2 + delay) * self._lnK)
+        return lhs <= np.exp2(epoch)
+
+    def choose(self, t, context=None):
+        if context is None:
+            raise ValueError("Doubling needs the delays at action time: use "
+                             "AdversarialLosses(..., reveal='at_action')")
+        d = np.asarray(context, dtype=float)
+        skip = d >= self.beta_
+        length, skipped = self.epoch_length_ + 1, self.epoch_skipped_ + skip
+        delay = self.epoch_delay_ + np.where(skip, 0.0, d)
+        stay = self.condition(length, skipped, delay, self.epoch_)
+        if not stay.all():  # new epochs, starting with round t, until Eq. (6) holds
+            new = np.nonzero(~stay)[0]
+            m = self.epoch_[new]
+            dn = d[new]
+            while new.size:
+                m = m + 1
+                b = self.beta_of(m, self.problem_.n_arms)
+                sk = dn >= b
+                ok = self.condition(1, sk, np.where(sk, 0.0, dn), m) | (m >= MAX_EPOCH)
+                done = new[ok]
+                self.epoch_[done], self.beta_[done] = m[ok], b[ok]
+                skip[done], length[done], skipped[done] = sk[ok], 1, sk[ok]
+                delay[done] = np.where(sk[ok], 0.0, dn[ok])
+                self.epoch_start_[done] = t
+                new, m, dn = new[~ok], m[~ok], dn[~ok]
+            restarted = np.nonzero(~stay)[0]
+            self.base_._restart(restarted)
+            self.base_._eta_p[restarted, 0] = 1.0 / (4 * E * self.beta_[restarted])
+        self.epoch_length_, self.epoch_skipped_, self.epoch_delay_ = length, skipped, delay
+        self.skipped_ += skip
+        self.experienced_delay_ += np.where(skip, 0.0, d)
+        self._epoch_of[t] = self.epoch_
+        return self.base_.choose(t)
+
+    def update(self, t, arms, feedback):
+        self.base_._record_pull(t, arms)
+        if len(feedback):
+            run = feedback.run
+            keep = (self._epoch_of[feedback.step, run] == self.epoch_[run]) & (feedback.delay < self.beta_[run])
+            if keep.any():
+                self.base_._observe(feedback, keep)
+
+    def snapshot(self):
+        out = self.base_.snapshot()
+        out.update(epoch=self.epoch_.copy(), beta=self.beta_.copy(), epoch_start=self.epoch_start_.copy(),
+                   epoch_length=self.epoch_length_.copy(), skipped=self.skipped_.copy(),
+                   experienced_delay=self.experienced_delay_.copy())
+        return out
+
+
+def skipped_and_experienced(delays, beta):
+    r"""|S_β| = #{t : d_t ≥ β} and D_β = Σ_{t ∉ S_β} d_t of a delay sequence, for each β.
+
+    Parameters
+    ----------
+    delays : array (T,)
+    beta : float or array of thresholds
+
+    Returns
+    -------
+    (skipped, experienced) with the shape of ``beta``.
+    """
+    d = np.sort(check_real("delays", delays, low=0.0, ndim=(1,)))
+    b = check_real("beta", beta, low=0.0, low_open=True)
+    kept = np.searchsorted(d, b, side="left")  # number of d_t < β
+    csum = np.concatenate([[0.0], np.cumsum(d)])
+    return d.size - kept, csum[kept]
