@@ -17,55 +17,46 @@ from .engine import simulate
 from .feedback import AnonymousSums, Arrivals
 from .grid import Grid, grid
 from .laws import (NEVER, DelayLaw, Empirical, Fixed, Geometric, HalfNormal, Pareto, Poisson,
-                   SurvivalLaw, Uniform, criteo)
+                   ScaledPareto, SurvivalLaw, Uniform, criteo)
 from .policies.base import Policy, Problem
-from .policies.delayed import DelayedKLUCB, DelayedUCB
-from .policies.discarding import DiscardingKLUCB, DiscardingUCB
-from .policies.estimated import OnlineCDF, OnlineGeometric
 from .policies.simple import FixedSequence, RoundRobin, UniformRandom
 from .policies.ucb import KLUCB, UCB1
 from .result import Result
+from .settings import sequences
 from .settings.adversarial import AdversarialLosses
 from .settings.base import Setting
 from .settings.bernoulli import AggregatedAnonymous, Conversions, LabelledRewards
 from .settings.linear import LinearConversions
-
-# Issue 8: sweeps in chunks on an executor (in-process, processes, Dask), with an on-disk cache
 from .sweep import sweep
-# Pike-Burke, Agrawal, Szepesvári, Grünewälder 2018 (notebook 04)
-from .policies.improved_ucb import ImprovedUCB  # noqa: E402
-from .policies.odaaf import ODAAF, ODAAFB, ODAAFV  # noqa: E402
-from .policies.qpmd import QPMD  # noqa: E402
-# Manegueu, Vernade, Carpentier, Valko 2020 (paper 2): arm-dependent, heavy-tailed delays
-from .laws import ScaledPareto
-from .policies.patient import AdaptPatientBandits, PatientBandits
-# Vernade, Carpentier, Lattimore, Zappella, Ermis, Brueckner 2020 (paper 3): linear bandits
-from .policies.linear import LinUCB, OTFLinTS, OTFLinUCB  # noqa: E402
-# Thune, Cesa-Bianchi, Seldin 2019 (paper 5): adversarial losses with unrestricted delays
-from .policies.exp_weights import DEW, Exp3
-from .policies.skipper import Doubling, Skipper
-from .settings import sequences
+
+# 1. Vernade, Cappé, Perchet 2017: delayed conversions
+from .policies.delayed import DelayedKLUCB, DelayedUCB  # isort: skip
+from .policies.discarding import DiscardingKLUCB, DiscardingUCB  # isort: skip
+from .policies.estimated import OnlineCDF, OnlineGeometric  # isort: skip
+# 2. Manegueu, Vernade, Carpentier, Valko 2020: arm-dependent, heavy-tailed delays
+from .policies.patient import AdaptPatientBandits, PatientBandits  # isort: skip
+# 3. Vernade, Carpentier, Lattimore, Zappella, Ermis, Brueckner 2020: linear bandits
+from .policies.linear import LinUCB, OTFLinTS, OTFLinUCB  # isort: skip
+# 4. Pike-Burke, Agrawal, Szepesvári, Grünewälder 2018: aggregated anonymous feedback
+from .policies.improved_ucb import ImprovedUCB  # isort: skip
+from .policies.odaaf import ODAAF, ODAAFB, ODAAFV  # isort: skip
+from .policies.qpmd import QPMD  # isort: skip
+# 5. Thune, Cesa-Bianchi, Seldin 2019: adversarial losses, unrestricted delays
+from .policies.exp_weights import DEW, Exp3  # isort: skip
+from .policies.skipper import Doubling, Skipper  # isort: skip
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "bounds", "indices", "simulate", "Result", "grid", "Grid",
-    "DelayLaw", "Geometric", "Pareto", "Uniform", "Poisson", "HalfNormal", "Fixed",
+    "bounds", "indices", "simulate", "sweep", "Result", "grid", "Grid",
+    "DelayLaw", "Geometric", "Pareto", "ScaledPareto", "Uniform", "Poisson", "HalfNormal", "Fixed",
     "SurvivalLaw", "Empirical", "criteo", "NEVER",
     "Setting", "Conversions", "LabelledRewards", "AggregatedAnonymous", "LinearConversions",
-    "AdversarialLosses", "Arrivals", "AnonymousSums",
-    "Policy", "Problem", "UCB1", "KLUCB", "DelayedUCB", "DelayedKLUCB", "DiscardingUCB",
-    "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF", "FixedSequence", "RoundRobin",
-    "UniformRandom",
-    # Pike-Burke et al. 2018
+    "AdversarialLosses", "sequences", "Arrivals", "AnonymousSums",
+    "Policy", "Problem", "UCB1", "KLUCB", "FixedSequence", "RoundRobin", "UniformRandom",
+    "DelayedUCB", "DelayedKLUCB", "DiscardingUCB", "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF",
+    "PatientBandits", "AdaptPatientBandits",
+    "OTFLinUCB", "OTFLinTS", "LinUCB",
     "ODAAF", "ODAAFB", "ODAAFV", "QPMD", "ImprovedUCB",
+    "Exp3", "DEW", "Skipper", "Doubling",
 ]
-
-# Issue 8: sweeps
-__all__ += ["sweep"]
-# Manegueu et al. 2020 (paper 2)
-__all__ += ["ScaledPareto", "PatientBandits", "AdaptPatientBandits"]
-# Vernade et al. 2020 (paper 3)
-__all__ += ["OTFLinUCB", "OTFLinTS", "LinUCB"]
-# Thune, Cesa-Bianchi, Seldin 2019 (paper 5)
-__all__ += ["Exp3", "DEW", "Skipper", "Doubling", "sequences"]
