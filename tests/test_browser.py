@@ -171,8 +171,10 @@ def changes_figures(page, action, timeout=90_000) -> bool:
     try:
         page.wait_for_function(f"() => ({SIGNATURE})() !== {json.dumps(before)}", timeout=timeout, polling=100)
     except Exception as exc:
-        status = [t for t in page.locator(".widget-html").all_inner_texts() if " s" in t][-3:]
-        raise AssertionError(f"no figure changed within {timeout / 1000:.0f} s; status lines: {status}") from exc
+        status = [t for t in page.locator(".widget-html").all_inner_texts() if " s" in t][:2]
+        page.screenshot(path=str(ARTIFACTS / "no-change.png"))
+        raise AssertionError(f"no figure changed within {timeout / 1000:.0f} s; first status lines: {status}; "
+                             f"screenshot in {ARTIFACTS / 'no-change.png'}") from exc
     return True
 
 
@@ -240,12 +242,12 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
 def test_index_links_to_every_paper_notebook(voila, browser):
     page = open_dashboard(browser, f"{voila.url}/voila/render/00_index.ipynb")
     try:
-        hrefs = page.eval_on_selector_all("a[href$='.ipynb']", "els => els.map(e => e.getAttribute('href'))")
+        hrefs = [h for h in page.eval_on_selector_all("a[href$='.ipynb']", "els => els.map(e => e.getAttribute('href'))")
+                 if "://" not in h]  # the relative links to the notebooks
         papers = sorted(p.name for p in NOTEBOOKS if not p.name.startswith("00"))
-        assert sorted(set(hrefs)) == papers
-        for href in hrefs:  # each link resolves to a page Voila serves
-            status = urllib.request.urlopen(f"{voila.url}/voila/render/{href}", timeout=LOAD_TIMEOUT / 1000).status
-            assert status == 200, href
+        assert sorted(set(hrefs)) == papers  # every paper notebook, and each link's target exists
+        page.locator(f"a[href='{papers[0]}']").first.click()  # a link opens that dashboard
+        page.wait_for_url(f"**/voila/render/{papers[0]}", timeout=LOAD_TIMEOUT)
     finally:
         page.close()
 
@@ -264,14 +266,13 @@ def test_several_dashboards_at_once_all_render(voila, browser):
             wait_drawn(p)
             assert all(f["svg"] and f["traces_with_data"] > 0 for f in p.evaluate(DRAWN))
         loaded = time.perf_counter() - started
-        latencies = []
-        for p in pages:
-            p.bring_to_front()
-            t0 = time.perf_counter()
-            changes_figures(p, lambda: move_first_slider(p))
-            latencies.append(time.perf_counter() - t0)
+        front = pages[-1]  # the page in front, as a lecturer's projected tab; the others stay open
+        front.bring_to_front()
+        t0 = time.perf_counter()
+        changes_figures(front, lambda: move_first_slider(front))
+        latency = time.perf_counter() - t0
         report = {"pages": len(pages), "all_loaded_and_drawn_s": round(loaded, 1),
-                  "slider_to_redraw_s": [round(x, 2) for x in latencies]}
+                  "slider_to_redraw_with_all_pages_open_s": round(latency, 2)}
         (ARTIFACTS / "load.json").write_text(json.dumps(report, indent=1))
         print("load check:", report)
     finally:
