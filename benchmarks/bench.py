@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""delaylab benchmark: prints a table of timings (run with `python3 tasks.py bench`).
+"""delaylab benchmark: one table for the whole workbook (run with `python3 tasks.py bench`).
 
-Measured on the machine it runs on; targets are those of the foundation issue for a 2-core
-machine. Nothing here is a test: timings vary with the load of the machine.
+Sections: each notebook top to bottom at its defaults; paper 1 (interactive update, figures at
+the paper's scale, cost per run-step and speed-up over plain loops); papers 2–5 (their own
+benchmark modules, bench_<paper>.py); sweeps and the cache (bench_sweep.py); how the cost grows
+with T, the number of runs, K and the window m (log–log slopes). Targets are those of the issues
+for a 2-core machine. Nothing here is a test: timings vary with the load of the machine.
+`python3 tasks.py bench paper3 scaling` runs only the named sections.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ def plain_per_run_step(fn, algorithm, runs=2, horizon=10_000):
     return (time.perf_counter() - t0) / (runs * horizon)
 
 
-def main():
+def paper1():
     print(f"delaylab {dl.__version__} benchmark · Python {platform.python_version()} · numpy {np.__version__} "
           f"· {os.cpu_count()} cores")
     print(f"{'':62s} {'measured':>14s} {'target':>10s}")
@@ -83,19 +87,75 @@ def main():
     nump = np.mean([plain_per_run_step(numpy_run, a, runs=1) for a in paper.FIG2_NAMES])
     row("plain per-run loop with numpy per step, per run-step", nump * 1e6, "µs")
     row("  speed-up of the engine over it", nump / per_step, "×", "≥ 50×", nump / per_step >= 50)
-    print("\nscaling: D-KLUCB, θ_L, μ = 500, m = 1000, T = 3000")
-    law = dl.Geometric(paper.MEAN_DELAY)
-    env = dl.Conversions(paper.THETA_L, law, window=paper.WINDOW)
-    for runs in [10, 50, 200, 1000, 5000]:
-        t = best_of(lambda: dl.simulate(env, dl.DelayedKLUCB(law, paper.WINDOW), 3000, runs, checkpoints=10), 1)  # noqa: B023
-        print(f"  {runs:5d} runs: {t:6.2f} s, {t / (3000 * runs) * 1e6:6.3f} µs per run-step")
-    print("\ngeneral (non-geometric) update, ring buffer of W = m pulls: D-KLUCB, 200 runs, T = 3000")
-    for m in [100, 1000, 3000]:
-        law_u = dl.Uniform(0, 2 * m)
-        env_u = dl.Conversions(paper.THETA_L, law_u, window=m)
-        t = best_of(lambda: dl.simulate(env_u, dl.DelayedKLUCB(law_u, m), 3000, 200, checkpoints=10), 1)  # noqa: B023
-        print(f"  m = {m:5d}: {t:6.2f} s")
+
+
+def notebooks():
+    """Each notebook executed top to bottom at its defaults, in a fresh kernel."""
+    import nbclient
+    import nbformat
+
+    for path in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9]*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        t0 = time.perf_counter()
+        nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": str(path.parent)}}).execute()
+        t = time.perf_counter() - t0
+        row(f"notebook {path.name} top to bottom at its defaults (every figure, default scale)", t, "s",
+            "≤ 120 s", t <= 120)
+
+
+def scaling():
+    """Cost of D-KLUCB against T, runs, K and the window m, with log–log slopes."""
+
+    def timed(T=3000, runs=200, K=3, m=1000, law=None):
+        law = law or dl.Geometric(paper.MEAN_DELAY)
+        theta = np.linspace(0.1, 0.03, K)
+        env = dl.Conversions(theta, law, window=m)
+        return best_of(lambda: dl.simulate(env, dl.DelayedKLUCB(law, m), T, runs, checkpoints=10), 1)
+
+    axes = [("T", [1000, 3000, 10_000], lambda v: timed(T=v)),
+            ("runs", [20, 200, 2000], lambda v: timed(runs=v)),
+            ("K", [2, 8, 32], lambda v: timed(K=v)),
+            ("window m (general law: ring buffer of m pulls)", [100, 1000, 3000],
+             lambda v: timed(m=v, law=dl.Uniform(0, 2 * v)))]
+    print("\nscaling: D-KLUCB, geometric delays μ = 500, m = 1000, T = 3000, 200 runs, K = 3 unless varied")
+    for name, values, fn in axes:
+        times = [fn(v) for v in values]
+        slope = np.polyfit(np.log(values), np.log(times), 1)[0]
+        cells = ", ".join(f"{v:,}: {t:.2f} s" for v, t in zip(values, times))
+        print(f"  {name:48s} {cells}")
+        row(f"  log–log slope of time against {name.split(' (')[0]}", slope, "")
+
+
+def papers(name):
+    module = __import__(f"bench_{name}")
+    print(f"\n{module.__doc__.strip().splitlines()[0] if module.__doc__ else name}")
+    module.main()
+
+
+SECTIONS = {
+    "notebooks": notebooks,
+    "paper1": paper1,
+    "paper2": lambda: papers("manegueu2020"),
+    "paper3": lambda: papers("vernade2020"),
+    "paper4": lambda: papers("pikeburke2018"),
+    "paper5": lambda: papers("thune2019"),
+    "sweep": lambda: papers("sweep"),
+    "scaling": scaling,
+}
+
+
+def main(argv):
+    sys.modules.setdefault("bench", sys.modules[__name__])  # bench_<paper>.py rows land in this table
+    unknown = [a for a in argv if a not in SECTIONS]
+    if unknown:
+        sys.exit(f"unknown section(s) {unknown}; choose among {list(SECTIONS)}")
+    for name in argv or SECTIONS:
+        print(f"\n=== {name}", flush=True)
+        SECTIONS[name]()
+    missed = [r[0].strip() for r in ROWS if r[4] is False]
+    print(f"\n{len(ROWS)} measurements; targets missed: {missed or 'none'}")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
