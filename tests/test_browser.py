@@ -2,8 +2,8 @@
 
 For every notebook served by Voila with the repository's voila.json: the page loads with no
 error output and no code, every figure is drawn, and, for notebooks with a live panel, moving a
-slider and changing a selection each change some figure's data, and the save button downloads
-a standalone HTML file. A screenshot of each page is kept in ``test-artifacts/browser/``. One
+slider and changing a selection each change some figure's data, a badly typed seed shows a
+message in the page, and the save button downloads a standalone HTML file. A screenshot of each page is kept in ``test-artifacts/browser/``. One
 test runs a notebook in JupyterLab; one opens several dashboards at once (a bounded load check)
 and records a slider's latency in ``test-artifacts/browser/load.json``.
 
@@ -224,6 +224,12 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
             assert page.locator(".widget-slider").count() and page.locator(".widget-dropdown select").count()
             assert changes_figures(page, lambda: move_first_slider(page))
             assert changes_figures(page, lambda: change_first_selection(page))
+            seed = page.locator(".widget-text", has=page.locator(".widget-label", has_text="seed")).locator("input").first
+            seed.scroll_into_view_if_needed()
+            seed.fill("twelve")
+            seed.press("Enter")  # a typed value that is not a seed: a message in the page, no traceback
+            page.wait_for_selector("text=is not a whole number", timeout=30_000)
+            assert "Traceback" not in page.inner_text("body")
             button = page.locator("button", has_text="save figure (HTML)").first
             button.scroll_into_view_if_needed()
             with page.expect_download(timeout=60_000) as info:

@@ -33,6 +33,7 @@ from ..settings.adversarial import AdversarialLosses
 from ..viz.plots import FONT, CurvePlot, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
+from .fields import with_seed
 
 E = math.e
 NAMES = ("Exp3", "DEW", "Skipper", "Doubling")
@@ -248,7 +249,7 @@ class AdversarialPanel:
                       W.HTML("<small>Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
                              "Doubling: no parameter</small>")], layout=column)
         controls = W.HBox([setting, learn, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([controls, self.status, self.regret.fig, self.save.widget, self.terms])
+        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, self.terms])
 
     def _ipython_display_(self):
         from IPython.display import display

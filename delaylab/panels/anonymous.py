@@ -27,6 +27,7 @@ from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..viz.plots import CurvePlot
 from ..viz.save import SaveButton
+from .fields import with_seed
 
 NAMES = ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB")
 LAWS = {"uniform on {0, …, 2E[τ]}": "uniform", "Poisson": "poisson", "half-normal": "halfnormal",
@@ -198,7 +199,7 @@ class AnonymousPanel:
                           W.HTML("<small>reset to the truth when the law changes</small>")], layout=column)
         run = W.VBox([W.HTML("<b>Arms and simulation</b>"), self.gap, self.horizon, self.runs], layout=column)
         controls = W.HBox([delays, beliefs, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([controls, self.status, self.regret.fig, self.summary, self.save.widget])
+        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.summary, self.save.widget])
 
     def _ipython_display_(self):
         from IPython.display import display

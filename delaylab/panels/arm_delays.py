@@ -28,6 +28,7 @@ from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, _layout, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
+from .fields import with_seed
 
 MU_1 = 0.6
 TOGGLES = ("Patient Bandits", "D-UCB", "UCB1", "Adapt-Patient Bandits")
@@ -229,7 +230,7 @@ class ArmDelaysPanel:
         run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs], layout=column)
         controls = W.HBox([instance, algos, run], layout=W.Layout(flex_flow="row wrap"))
         small = W.HBox([self.means_fig, self.tails_fig], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([controls, self.status, self.regret.fig, self.save.widget, small])
+        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, small])
 
     def _ipython_display_(self):
         from IPython.display import display

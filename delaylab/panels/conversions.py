@@ -25,6 +25,7 @@ from ..policies.ucb import KLUCB, UCB1
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
+from .fields import with_seed
 
 THETA_L = (0.1, 0.05, 0.03)
 THETA_H = (0.5, 0.4, 0.3)
@@ -178,7 +179,7 @@ class ConversionsPanel:
         run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs, W.HTML("<b>Policies</b>"),
                       toggles, self.show_bound], layout=column)
         controls = W.HBox([setting, rates, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([controls, self.status, self.regret.fig, self.save.widget, self.cdf.fig])
+        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, self.cdf.fig])
 
     def _ipython_display_(self):
         from IPython.display import display

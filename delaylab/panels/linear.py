@@ -26,6 +26,7 @@ from ..settings.linear import LinearConversions
 from ..viz.plots import FONT, CurvePlot, DelayCdfPlot, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
+from .fields import with_seed
 
 AUTHORS = "OTFLinUCB (authors' code)"
 TOGGLES = ("OTFLinUCB", "OTFLinTS", "LinUCB", AUTHORS)
@@ -141,7 +142,7 @@ class LinearPanel:
         run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs, W.HTML("<b>Policies</b>"), toggles],
                      layout=column)
         controls = W.HBox([delays, problem, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([controls, self.status, self.regret.fig, self.save.widget, self.cdf.fig])
+        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, self.cdf.fig])
 
     def _ipython_display_(self):
         from IPython.display import display

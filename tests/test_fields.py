@@ -1,0 +1,30 @@
+"""Typed fields of the live panels: bad input shows a message, good input reruns."""
+
+import numpy as np
+import pytest
+
+from delaylab.panels.conversions import ConversionsPanel
+from delaylab.panels.fields import parse_seed
+
+
+def test_parse_seed_accepts_whole_numbers_in_range():
+    assert parse_seed(" 42 ") == 42 and parse_seed("1_000") == 1000 and parse_seed(str(2**63 - 1)) == 2**63 - 1
+    for bad, why in [("-1", "not a whole number"), ("1.5", "not a whole number"), ("abc", "not a whole number"),
+                     ("", "not a whole number"), (str(2**63), "outside the valid range")]:
+        with pytest.raises(ValueError, match=why):
+            parse_seed(bad)
+
+
+def test_seed_field_reruns_on_a_valid_seed_and_explains_a_bad_one():
+    panel = ConversionsPanel(horizon=500, runs=10)
+    field = panel.widget.children[0].children[1].children[0]  # controls, then the seed field
+    assert field.description == "seed" and field.value == "0"
+    _, before = panel.regret.curve("D-KLUCB")
+    field.value = "seven"
+    message = panel.seed_field.message.value
+    assert "not a whole number" in message and "seed 0" in message and panel.seed == 0
+    assert np.array_equal(panel.regret.curve("D-KLUCB")[1], before)  # nothing reran
+    field.value = "7"
+    assert panel.seed == 7 and panel.seed_field.message.value == ""
+    assert not np.array_equal(panel.regret.curve("D-KLUCB")[1], before)
+    assert panel.widget.children[0].children[1] is panel.seed_field.widget  # one field per panel
