@@ -35,6 +35,8 @@ reachable, and the setting and policies to be transferable to the workers.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import math
 import multiprocessing
@@ -63,6 +65,26 @@ PROCESS_RESTARTS = 2
 CONNECT_TIMEOUT = 5.0
 
 
+#: the cache used when a sweep is given cache=None (see :func:`default_cache`)
+_DEFAULT_CACHE = contextvars.ContextVar("delaylab_default_cache", default=None)
+
+
+@contextlib.contextmanager
+def default_cache(cache=True):
+    """Within this block, sweeps given ``cache=None`` use ``cache`` (the paper-scale buttons of
+    the notebooks run their figures this way). An unusable cache folder means no cache, with no
+    error: a figure is then recomputed rather than refused."""
+    try:
+        open_cache(cache)
+    except ValueError:
+        cache = None
+    token = _DEFAULT_CACHE.set(cache)
+    try:
+        yield
+    finally:
+        _DEFAULT_CACHE.reset(token)
+
+
 def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, grid=None, trace=False,
           executor=None, chunk_runs=None, cache=None, progress=None) -> Result:
     """:func:`~delaylab.simulate` in chunks of runs, on an executor, with an on-disk cache.
@@ -79,8 +101,8 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
         Run indices per chunk (each chunk simulates all grid cells of its runs). Default: about
         4 chunks per worker, but at least 256 columns (runs × cells) per chunk.
     cache : None, bool, str or Path
-        Folder of the on-disk cache (True: ``$DELAYLAB_CACHE`` or ``~/.cache/delaylab``;
-        None or False: no cache).
+        Folder of the on-disk cache (True: ``$DELAYLAB_CACHE`` or ``~/.cache/delaylab``; False:
+        no cache; None: the one set by :func:`default_cache`, else no cache).
     progress : None, True or callable
         A callable receives the fraction of the run-steps done (cached runs count as done at
         once); True shows a bar (``tqdm.auto``: a widget in notebooks, text in terminals).
@@ -93,6 +115,8 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
         ``corrupt_entries``, ``executor``, ``cache``).
     """
     started = time.perf_counter()
+    if cache is None:
+        cache = _DEFAULT_CACHE.get()
     T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid)
     shape = grid.shape if grid is not None else ((G,) if G > 1 else ())
     traced = _probe(setting, named, T, run_ids, seed, G, times, trace)
@@ -257,6 +281,8 @@ def _check_arrays(arrays, expected, shape, n_runs):
 
 def _chunk_size(chunk_runs, R, G, workers) -> int:
     if chunk_runs is None:
+        if workers == 1:  # in this process: one batch (fewest steps); chunk_runs= for finer resumption
+            return R
         return min(R, max(math.ceil(R / (CHUNKS_PER_WORKER * workers)), math.ceil(MIN_CHUNK_COLUMNS / G)))
     from ._validate import check_int
 

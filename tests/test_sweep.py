@@ -416,3 +416,27 @@ def test_an_indescribable_hyperparameter_runs_without_cache_and_says_so(tmp_path
         res = dl.sweep(env, pols, **ARGS, cache=tmp_path)
     assert "not cached" in res.notes["cache_note"] and not entries(tmp_path)
     assert_same(res, dl.simulate(env, pols, **ARGS))
+
+
+def test_paper_scale_button_fills_and_reads_the_cache(tmp_path, monkeypatch):
+    """FigureReproduction runs its paper-scale computation with the on-disk cache on."""
+    from delaylab.panels.reproduce import FigureReproduction
+    from delaylab.viz.plots import CurvePlot
+
+    monkeypatch.setenv("DELAYLAB_CACHE", str(tmp_path / "cache"))
+    law = dl.Geometric(20)
+    env = dl.Conversions([0.5, 0.3], law, window=40)
+    notes = []
+
+    def compute(runs, progress):
+        res = dl.sweep(env, {"D-UCB": dl.DelayedUCB(law, 40)}, 200, runs, 0, checkpoints=20, progress=progress)
+        notes.append(res.notes)
+        return res
+
+    fig = FigureReproduction(compute, lambda res, plot: plot.show_result(res), CurvePlot(["D-UCB"]), 3, 6)
+    assert notes[-1]["cache"] is None  # the reduced default: no cache
+    fig.button.click()
+    assert notes[-1]["computed_runs"] == 6 and str(tmp_path) in notes[-1]["cache"]
+    fig.run(6)  # the paper's scale again: every run read back
+    assert notes[-1]["computed_runs"] == 0 and notes[-1]["cached_runs"] == 6
+    assert dl.sweep(env, {"D-UCB": dl.DelayedUCB(law, 40)}, 200, 6, 0, checkpoints=20).notes["cache"] is None

@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from ..engine import simulate
+from ..sweep import sweep
 from ..grid import grid
 from ..laws import Pareto, ScaledPareto
 from ..panels.reproduce import FigureReproduction
@@ -194,7 +195,7 @@ def figure2(runs=400, seed=0, progress=None, horizon=HORIZON, alpha_hat=FIG2_ALP
     """Figure 2 as one batch over α̂: Result with regret (25, runs, n)."""
     g = grid(alpha_hat=alpha_hat)
     env = Conversions(FIG2_MEANS, delays=pareto_arms(FIG2_ALPHAS))
-    return simulate(env, {"Patient Bandits": PatientBandits(alpha=g.alpha_hat)}, horizon, runs, seed,
+    return sweep(env, {"Patient Bandits": PatientBandits(alpha=g.alpha_hat)}, horizon, runs, seed,
                     checkpoints=[horizon], progress=progress, grid=g)
 
 
@@ -235,7 +236,7 @@ def figure3(runs=400, seed=0, progress=None, horizon=HORIZON, gaps=FIG3_GAPS, al
     g = grid(alpha2=alpha2, gap=gaps)
     means = np.stack([np.full(g.size, FIG3_BASE), FIG3_BASE + g.gap], axis=1)
     env = Conversions(means, delays=[Pareto(1.0), Pareto(g.alpha2)])
-    return simulate(env, {"Patient Bandits": PatientBandits(alpha=g.alpha2)}, horizon, runs, seed,
+    return sweep(env, {"Patient Bandits": PatientBandits(alpha=g.alpha2)}, horizon, runs, seed,
                     checkpoints=[horizon], progress=progress, grid=g)
 
 
@@ -261,7 +262,7 @@ def figure45(alphas, assumed, runs=FIG45_RUNS, seed=0, progress=None, horizon=HO
     env = Conversions(FIG45_MEANS, delays=pareto_arms(alphas))
     pols = {f"Patient Bandits (α̂ = {a})": PatientBandits(a) for a in FIG45_ALPHA_HAT}
     pols.update({f"D-UCB (m = {m})": DelayedUCB(assumed, window=m) for m in FIG45_WINDOWS})
-    return simulate(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
+    return sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
 
 
 def figure4(runs=FIG45_RUNS, seed=0, progress=None, horizon=HORIZON):
@@ -320,7 +321,7 @@ def figure6(runs=100, seed=0, progress=None, horizon=FIG6_HORIZON):
     pols = {"Adapt-Patient Bandits": AdaptPatientBandits(c=FIG6_C, alpha_low=0.1, mu_low=0.6)}
     pols.update({f"Patient Bandits (α̂ = {a})": PatientBandits(a) for a in FIG6_ALPHA_HAT})
     pols[FIG7_ORACLE] = AdaptPatientBandits(c=FIG6_C, alpha_low=FIG6_ALPHA, mu_low=0.6, confidence=0.0)
-    res = simulate(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, trace=True, progress=progress)
+    res = sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, trace=True, progress=progress)
     _FIG6.clear()
     _FIG6[key] = res
     return res

@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..engine import simulate
+from ..sweep import sweep
 from ..grid import grid
 from ..laws import Fixed, Geometric, HalfNormal, Poisson, Uniform
 from ..panels.reproduce import FigureReproduction
@@ -76,18 +77,18 @@ def figure2(runs=RUNS, seed=0, progress=None, horizon=HORIZON, theta=THETA):
     g = grid(d=d)
     law = Uniform(0, high=d)
     ck = dict(checkpoints=CHECKPOINTS)
-    anon = simulate(AggregatedAnonymous(theta, law), {"ODAAF": ODAAF(mean_delay=d / 2),
+    anon = sweep(AggregatedAnonymous(theta, law), {"ODAAF": ODAAF(mean_delay=d / 2),
                                                       "ODAAF-B": ODAAFB(mean_delay=d / 2, bound=d)},
                     horizon, runs, seed, grid=g, progress=stages[0], **ck)
-    lab = simulate(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed, grid=g,
+    lab = sweep(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed, grid=g,
                    progress=stages[1], **ck)
     out = {"bounded": (anon, lab), "unbounded": {}}
     for i, (name, law) in enumerate(unbounded_laws().items()):
         mu, var = float(law.mean), float(law.var)
-        anon = simulate(AggregatedAnonymous(theta, law), {"ODAAF": ODAAF(mean_delay=mu),
+        anon = sweep(AggregatedAnonymous(theta, law), {"ODAAF": ODAAF(mean_delay=mu),
                                                           "ODAAF-V": ODAAFV(mean_delay=mu, variance=var)},
                         horizon, runs, seed, progress=stages[2 + 2 * i], **ck)
-        lab = simulate(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed,
+        lab = sweep(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed,
                        progress=stages[3 + 2 * i], **ck)
         out["unbounded"][name] = (anon, lab)
     return out
@@ -168,12 +169,12 @@ def appendix_f(runs=RUNS, seed=0, progress=None, horizon=HORIZON, theta=THETA, m
     mus = np.array(means, dtype=float)
     g = grid(mean=mus)
     law = Poisson(mus)
-    anon = simulate(AggregatedAnonymous(theta, law), {"ODAAF": ODAAF(mean_delay=mus),
+    anon = sweep(AggregatedAnonymous(theta, law), {"ODAAF": ODAAF(mean_delay=mus),
                                                       "ODAAF-V": ODAAFV(mean_delay=mus, variance=mus)},
                     horizon, runs, seed, grid=g, checkpoints=10, progress=p1)
-    lab = simulate(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed, grid=g,
+    lab = sweep(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed, grid=g,
                    checkpoints=10, progress=p2)
-    ref = simulate(AggregatedAnonymous(theta, Fixed(0)), {"Improved UCB": ImprovedUCB()}, horizon, runs, seed,
+    ref = sweep(AggregatedAnonymous(theta, Fixed(0)), {"Improved UCB": ImprovedUCB()}, horizon, runs, seed,
                    checkpoints=10, progress=p3)
     return {"means": mus, "anonymous": anon, "labelled": lab, "no delay": ref}
 

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ..engine import simulate
+from ..sweep import sweep
 from ..grid import grid
 from ..laws import Pareto
 from ..panels.reproduce import FigureReproduction
@@ -125,7 +126,7 @@ def example8(horizons=EXAMPLE8_HORIZONS, runs=10, seed=0, progress=None) -> dict
     for T in horizons:
         env, delays = example8_setting(T, seed)
         prog = None if progress is None else (lambda f, a=done, T=T: progress((a + f * T) / total))
-        out[T] = simulate(env, example8_policies(T, delays), T, runs, seed, checkpoints=1, progress=prog)
+        out[T] = sweep(env, example8_policies(T, delays), T, runs, seed, checkpoints=1, progress=prog)
         done += T
     return out
 
@@ -201,7 +202,7 @@ def tradeoff(betas=TRADEOFF_BETAS, horizon=TRADEOFF_HORIZON, alpha=TRADEOFF_ALPH
     betas = np.asarray(betas, dtype=float)
     bound, S, D = theorem3_bound(K, horizon, delays, betas)
     g = grid(beta=betas)
-    res = simulate(env, {"Skipper": Skipper(beta=g.beta)}, horizon, runs, seed, checkpoints=1, grid=g,
+    res = sweep(env, {"Skipper": Skipper(beta=g.beta)}, horizon, runs, seed, checkpoints=1, grid=g,
                    progress=progress)
     return {"beta": betas, "skipped": S, "experienced": D, "bound": bound, "regret": res.final("Skipper").T,
             "beta_cor4": corollary4_beta(K, horizon, delays.sum()), "horizon": horizon, "delays": delays}

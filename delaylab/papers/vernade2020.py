@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import simulate
+from ..sweep import sweep
 from ..laws import Geometric, criteo
 from ..panels.reproduce import FigureReproduction
 from ..policies.linear import OTFLinTS, OTFLinUCB
@@ -65,7 +65,7 @@ def figure1(runs=RUNS, seed=0, progress=None, horizon=HORIZON, authors=True):
     out = {}
     for (m, mu), prog in zip(FIG1_PANELS, _staged(progress, len(FIG1_PANELS))):
         env = LinearConversions(theta(), Geometric(mu), n_actions=N_ACTIONS, window=m)
-        out[(m, mu)] = simulate(env, policies(m, authors=authors), horizon, runs, seed,
+        out[(m, mu)] = sweep(env, policies(m, authors=authors), horizon, runs, seed,
                                 checkpoints=CHECKPOINTS, progress=prog)
     return out
 
@@ -98,7 +98,7 @@ def figure3(runs=RUNS, seed=0, progress=None, horizon=FIG3_HORIZON, width="exact
     pols = policies(FIG3_WINDOW, authors=authors)
     pols["OTFLinUCB"].width = width
     pols["OTFLinTS"].width = width
-    return simulate(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
+    return sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
 
 
 def draw_figure3(res, plot: CurvePlot) -> None:
