@@ -168,6 +168,10 @@ def changes_figures(page, action, timeout=90_000) -> bool:
     """Run ``action`` and wait until some figure's data changes."""
     before = page.evaluate(SIGNATURE)
     action()
+    # the student looks at the figures: the first one below the control is scrolled into view
+    page.evaluate("""() => { const a = document.activeElement; const plots = [...document.querySelectorAll('.js-plotly-plot')];
+        const below = plots.find(p => a && (a.compareDocumentPosition(p) & Node.DOCUMENT_POSITION_FOLLOWING));
+        if (below) below.scrollIntoView({block: 'center'}); }""")
     try:
         page.wait_for_function(f"() => ({SIGNATURE})() !== {json.dumps(before)}", timeout=timeout, polling=100)
     except Exception as exc:
@@ -219,7 +223,6 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
         drawn = page.evaluate(DRAWN)
         assert drawn, "no figure on the page"
         assert all(f["svg"] and f["traces_with_data"] > 0 for f in drawn), drawn
-        screenshot(page, path.stem)
         if has_panel(path):
             assert page.locator(".widget-slider").count() and page.locator(".widget-dropdown select").count()
             assert changes_figures(page, lambda: move_first_slider(page))
@@ -240,7 +243,7 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
             html = target.read_text(encoding="utf-8")
             assert download.suggested_filename.endswith(".html") and len(html) > 1_000_000
             assert "<script src=" not in html and "Plotly.newPlot" in html
-            screenshot(page, f"{path.stem}-after")
+        screenshot(page, path.stem)
     finally:
         page.close()
 
