@@ -130,28 +130,26 @@ class _BernoulliBlock(Block):
 
     def pull(self, i: int, arms: np.ndarray) -> Pull:
         ep = self.ep
-        if ep.per_cell:
-            theta_a, regret = ep.theta[ep.cols, arms], ep.gap[ep.cols, arms]
-        else:
-            theta_a, regret = ep.theta[arms], ep.gap[arms]
-        reward = self.u[i] < theta_a
         delay = self.delays[i] if ep.shared_law else self.delays[i, ep.cols, arms]
-        if ep.s.feedback == "conversions":  # only conversions, and only within the window
-            return Pull(regret, delay, reward if ep.window is None else reward & (delay <= ep.window), None)
-        in_window = np.ones(reward.shape, bool) if ep.window is None else delay <= ep.window
-        return Pull(regret, delay, in_window, reward.astype(float))
+        return self._outcome(arms, self.u[i], delay)
 
     def pull_many(self, i: int, h: int, arms: np.ndarray) -> Pull:
         """:meth:`pull` for steps i … i + h − 1 with the same arms, vectorised: arrays (h, B)."""
+        ep = self.ep
+        delay = self.delays[i : i + h] if ep.shared_law else self.delays[i : i + h, ep.cols, arms]
+        return self._outcome(arms, self.u[i : i + h], delay)
+
+    def _outcome(self, arms, u, delay) -> Pull:
+        """The pulls of ``arms`` given their reward uniforms ``u`` and delays (same shapes)."""
         ep = self.ep
         if ep.per_cell:
             theta_a, regret = ep.theta[ep.cols, arms], ep.gap[ep.cols, arms]
         else:
             theta_a, regret = ep.theta[arms], ep.gap[arms]
-        reward = self.u[i : i + h] < theta_a
-        delay = self.delays[i : i + h] if ep.shared_law else self.delays[i : i + h, ep.cols, arms]
-        if ep.s.feedback == "conversions":
-            return Pull(np.broadcast_to(regret, reward.shape), delay,
-                        reward if ep.window is None else reward & (delay <= ep.window), None)
+        reward = u < theta_a
+        if regret.shape != reward.shape:  # several steps of the same arms
+            regret = np.broadcast_to(regret, reward.shape)
+        if ep.s.feedback == "conversions":  # only conversions, and only within the window
+            return Pull(regret, delay, reward if ep.window is None else reward & (delay <= ep.window), None)
         in_window = np.ones(reward.shape, bool) if ep.window is None else delay <= ep.window
-        return Pull(np.broadcast_to(regret, reward.shape), delay, in_window, reward.astype(float))
+        return Pull(regret, delay, in_window, reward.astype(float))
