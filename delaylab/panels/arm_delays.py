@@ -28,7 +28,7 @@ from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, _layout, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
-from .fields import with_seed
+from .fields import Presets, with_seed
 
 MU_1 = 0.6
 TOGGLES = ("Patient Bandits", "D-UCB", "UCB1", "Adapt-Patient Bandits")
@@ -70,11 +70,10 @@ class ArmDelaysPanel:
         self.means_fig = self._means_figure()
         self.tails_fig = self._tails_figure()
         self._cache: dict = {}
-        self._hold = False
         for w in [self.alpha1, self.alpha2, self.gap, self.alpha_hat, self.window, self.horizon, self.runs,
                   self.assumed, *self.toggles.values()]:
             w.observe(self._changed, names="value")
-        self.preset.observe(self._preset_changed, names="value")
+        self.presets = Presets(self.preset, [self.alpha1, self.alpha2, self.gap], PRESETS, self.update)
         self.update()
 
     # ------------------------------------------------------------------ figures
@@ -110,21 +109,8 @@ class ArmDelaysPanel:
 
     # ------------------------------------------------------------------ events
     def _changed(self, change):
-        if self._hold:
-            return
-        if change["owner"] in (self.alpha1, self.alpha2, self.gap):
-            self._hold = True
-            self.preset.value = "custom"
-            self._hold = False
-        self.update()
-
-    def _preset_changed(self, change):
-        if self._hold or change["new"] == "custom":
-            return
-        self._hold = True
-        self.alpha1.value, self.alpha2.value, self.gap.value = PRESETS[change["new"]]
-        self._hold = False
-        self.update()
+        if not self.presets.holding:  # a preset sets several sliders, then reruns once
+            self.update()
 
     # ------------------------------------------------------------------ state
     @property

@@ -25,7 +25,7 @@ from ..policies.ucb import KLUCB, UCB1
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
-from .fields import with_seed
+from .fields import Presets, with_seed
 
 THETA_L = (0.1, 0.05, 0.03)
 THETA_H = (0.5, 0.4, 0.3)
@@ -77,31 +77,16 @@ class ConversionsPanel:
         self.cdf = DelayCdfPlot()
         self.save = SaveButton(self.regret.fig, "delayed-conversions-regret")
         self._cache: dict = {}
-        self._hold = False
         for w in [self.mean_delay, self.window, self.censored, self.horizon, self.runs, *self.thetas,
                   *self.toggles.values(), self.show_bound]:
             w.observe(self._changed, names="value")
-        self.preset.observe(self._preset_changed, names="value")
+        self.presets = Presets(self.preset, self.thetas, {"L": THETA_L, "H": THETA_H}, self.update)
         self.update()
 
     # ------------------------------------------------------------------ events
     def _changed(self, change):
-        if self._hold:
-            return
-        if change["owner"] in self.thetas:
-            self._hold = True
-            self.preset.value = "custom"
-            self._hold = False
-        self.update()
-
-    def _preset_changed(self, change):
-        if self._hold or change["new"] == "custom":
-            return
-        self._hold = True
-        for s, v in zip(self.thetas, THETA_L if change["new"] == "L" else THETA_H):
-            s.value = v
-        self._hold = False
-        self.update()
+        if not self.presets.holding:  # a preset sets several sliders, then reruns once
+            self.update()
 
     # ------------------------------------------------------------------ state
     @property

@@ -58,3 +58,36 @@ def with_seed(panel, controls) -> W.VBox:
     if field is None:
         field = panel.__dict__["seed_field"] = SeedField(panel)
     return W.VBox([controls, field.widget])
+
+
+class Presets:
+    """A dropdown of named presets for some sliders: choosing one sets them all, with a single
+    rerun; moving one of those sliders by hand shows "custom".
+
+    While the preset writes the sliders, ``holding`` is true: the panel's own observers skip
+    their rerun (``if presets.holding: return``).
+    """
+
+    def __init__(self, dropdown, sliders, values: dict, rerun):
+        self.dropdown, self.sliders, self.values, self.rerun = dropdown, list(sliders), values, rerun
+        self.holding = False
+        dropdown.observe(self._chosen, names="value")
+        for s in self.sliders:
+            s.observe(self._moved, names="value")
+
+    def _moved(self, change) -> None:
+        if not self.holding:
+            self.holding = True
+            self.dropdown.value = "custom"
+            self.holding = False
+
+    def _chosen(self, change) -> None:
+        if self.holding or change["new"] == "custom":
+            return
+        self.holding = True
+        try:
+            for s, v in zip(self.sliders, self.values[change["new"]]):
+                s.value = v
+        finally:
+            self.holding = False
+        self.rerun()
