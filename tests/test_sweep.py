@@ -364,12 +364,20 @@ def test_cache_object_reports_its_folder(tmp_path):
     assert repr(Cache(tmp_path)) == f"Cache({str(tmp_path)!r})"
 
 
+def _button(seen, paper_runs=100):
+    """A FigureReproduction whose computation records the cache its sweeps would use."""
+    from delaylab.panels.reproduce import FigureReproduction
+    from delaylab.sweep import _DEFAULT_CACHE
+    from delaylab.viz.plots import CurvePlot
+
+    return FigureReproduction(lambda runs, progress: seen.append((runs, _DEFAULT_CACHE.get())),
+                              lambda res, plot: None, CurvePlot(["D-UCB"]), 20, paper_runs)
+
+
 def test_figure_buttons_cache_only_the_paper_scale(tmp_path, monkeypatch):
     monkeypatch.setenv("DELAYLAB_CACHE", str(tmp_path))
     seen = []
-    compute = vernade2017._paper_scale(lambda runs, progress, cache: seen.append((runs, cache)), 100, True)
-    compute(20, None)
-    compute(100, None)
+    _button(seen).run(100)
     assert seen == [(20, None), (100, True)]
 
 
@@ -377,8 +385,8 @@ def test_figure_buttons_run_without_cache_when_the_folder_is_unwritable(tmp_path
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("DELAYLAB_CACHE", str(tmp_path / "file" / "cache"))
     seen = []
-    vernade2017._paper_scale(lambda runs, progress, cache: seen.append(cache), 100, True)(100, None)
-    assert seen == [None]
+    _button(seen).run(100)
+    assert [cache for _, cache in seen] == [None, None]
 
 
 class DieOnce(dl.UniformRandom):

@@ -12,8 +12,9 @@ Section 7: T = 10,000, geometric delays with mean μ = 500, window m = 1000,
   and γ = 1 for the stochastic approximation of μ (the appendix allows 1/2 ≤ γ ≤ 1).
 
 The figure functions run through :func:`delaylab.sweep`, so ``cache=`` (a folder, or True for the
-default one) keeps their results on disk; the ``*_panel`` functions pass ``cache=True`` for the
-button that reruns a figure at the paper's scale, which is then instant the second time.
+default one) keeps their results on disk; the button of a ``*_panel`` figure reruns it at the
+paper's scale with the cache on (:class:`~delaylab.panels.reproduce.FigureReproduction`), so it is
+instant the second time.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bounds
-from ..cache import open_cache
 from ..engine import simulate
 from ..laws import Geometric
 from ..panels.reproduce import FigureReproduction
@@ -58,23 +58,6 @@ def lower_bound(theta, window, mean_delay=MEAN_DELAY) -> float:
 FIG1_PANELS = [("θ_H", THETA_H, WINDOW), ("θ_H", THETA_H, None), ("θ_L", THETA_L, WINDOW), ("θ_L", THETA_L, None)]
 
 
-def _paper_scale(compute, paper_runs, cache):
-    """compute(runs, progress, cache) → compute(runs, progress), with the cache at the paper's scale.
-
-    A dashboard whose cache folder is not writable (a read-only home) still reruns the figure,
-    without a cache, rather than failing the button.
-    """
-    def run(runs, progress):
-        use = cache if runs >= paper_runs else None
-        try:
-            open_cache(use)
-        except ValueError:
-            use = None
-        return compute(runs, progress, use)
-
-    return run
-
-
 def figure1(runs=100, seed=0, progress=None, horizon=HORIZON, cache=None):
     """The four panels of Figure 1: {(θ name, window): Result} with UCB and KL-UCB variants.
 
@@ -108,14 +91,13 @@ def draw_figure1(results, plot: CurvePlot) -> None:
         plot.set("asymptotic lower bound (Theorems 3–4)", t, lower_bound(theta, m) * np.log(t), panel=i)
 
 
-def figure1_panel(runs=20, seed=0, cache=True) -> FigureReproduction:
+def figure1_panel(runs=20, seed=0) -> FigureReproduction:
     plot = CurvePlot(["D-UCB", "D-KLUCB", "UD-UCB", "UD-KLUCB"], panels=[_panel_title(n, m) for n, _, m in FIG1_PANELS],
                      extra=["asymptotic lower bound (Theorems 3–4)"])
     caption = ("Figure 1 of the paper: T = 10,000, geometric delays with μ = 500, window m = 1000 "
                "(censored panels). Bands: 95% confidence band of the mean over runs. The dashed black "
                "curve is c·log t with the asymptotic slope c of Theorem 3 (censored) or 4 (uncensored).")
-    compute = _paper_scale(lambda r, p, c: figure1(r, seed, p, cache=c), 100, cache)
-    return FigureReproduction(compute, draw_figure1, plot, runs, 100, caption,
+    return FigureReproduction(lambda r, p: figure1(r, seed, p), draw_figure1, plot, runs, 100, caption,
                               name="vernade2017-figure1")
 
 
@@ -136,14 +118,13 @@ def draw_figure2(res, plot: CurvePlot) -> None:
     plot.show_result(res, FIG2_NAMES)
 
 
-def figure2_panel(runs=40, seed=0, cache=True) -> FigureReproduction:
+def figure2_panel(runs=40, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG2_NAMES, title="Figure 2: delay-corrected policies against Discarding "
                      "(θ_L, μ = 500, m = 1000)")
     caption = ("Discarding policies only use pulls at least m = 1000 steps old: before that they play "
                "round robin, hence a linear regret of (0 + 0.05 + 0.07)/3 = 0.04 per step, then they "
                "catch up slowly. Bands: 95% confidence band of the mean.")
-    compute = _paper_scale(lambda r, p, c: figure2(r, seed, p, cache=c), 200, cache)
-    return FigureReproduction(compute, draw_figure2, plot, runs, 200, caption,
+    return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 200, caption,
                               name="vernade2017-figure2")
 
 
@@ -172,14 +153,13 @@ def draw_figure3(results, plot: CurvePlot) -> None:
         plot.show_result(res, [n for n in FIG3_NAMES if n in res.names], panel=i)
 
 
-def figure3_panel(runs=20, seed=0, cache=True) -> FigureReproduction:
+def figure3_panel(runs=20, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG3_NAMES, panels=["censored, m = 1000", "uncensored"])
     caption = ("Appendix D: the delay law estimated online — in the censored model by the empirical CDF "
                "of the observed delays (which estimates τ_d/τ_m), in the uncensored model by a running "
                "mean of the observed delays plugged into the geometric recursion of Eq. (6). Instance "
                "(not given in the paper): θ_L, μ = 500, m = 1000, γ = 1.")
-    compute = _paper_scale(lambda r, p, c: figure3(r, seed, p, cache=c), 100, cache)
-    return FigureReproduction(compute, draw_figure3, plot, runs, 100, caption,
+    return FigureReproduction(lambda r, p: figure3(r, seed, p), draw_figure3, plot, runs, 100, caption,
                               name="vernade2017-figure3")
 
 
