@@ -28,3 +28,12 @@ def test_seed_field_reruns_on_a_valid_seed_and_explains_a_bad_one():
     assert panel.seed == 7 and panel.seed_field.message.value == ""
     assert not np.array_equal(panel.regret.curve("D-KLUCB")[1], before)
     assert panel.widget.children[0].children[1] is panel.seed_field.widget  # one field per panel
+
+
+def test_result_cache_forgets_the_oldest_entries_beyond_its_limit():
+    from delaylab.panels.results import ResultCache
+
+    cache = ResultCache(limit=3)
+    for k in "abcde":
+        cache[k] = k.upper()
+    assert list(cache) == ["c", "d", "e"] and cache["e"] == "E"

@@ -34,6 +34,7 @@ from ..viz.plots import FONT, CurvePlot, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
 from .fields import with_seed
+from .results import ResultCache
 
 E = math.e
 NAMES = ("Exp3", "DEW", "Skipper", "Doubling")
@@ -103,7 +104,7 @@ class AdversarialPanel:
                                 height=430)
         self.terms = self._terms_figure()
         self.save = SaveButton(self.regret.fig, "adversarial-delays-regret")
-        self._cache: dict = {}
+        self._cache = ResultCache(60)
         self._hold = False
         for w in [self.pattern, self.losses, self.delay, self.n_huge, self.gap, self.beta, self.eta,
                   self.horizon, self.runs, *self.toggles.values()]:
@@ -198,17 +199,8 @@ class AdversarialPanel:
             res = simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
             for n in todo:
                 self._cache[self._key(n)] = res
-        if len(self._cache) > 60:  # forget the oldest settings
-            for key in list(self._cache)[: len(self._cache) - 60]:
-                del self._cache[key]
         with self.regret.updating():
-            for n in NAMES:
-                if n in names:
-                    res = self._cache[self._key(n)]
-                    lo, hi = res.band(n)
-                    self.regret.set(n, res.times, res.mean(n), lo, hi)
-                else:
-                    self.regret.hide(n)
+            self.regret.show_curves({n: (self._cache[self._key(n)], n) for n in names})
         self._draw_terms(delays)
         elapsed = time.perf_counter() - started
         self.last_update_seconds = elapsed

@@ -28,6 +28,7 @@ from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..viz.plots import CurvePlot
 from ..viz.save import SaveButton
 from .fields import with_seed
+from .results import ResultCache
 
 NAMES = ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB")
 LAWS = {"uniform on {0, …, 2E[τ]}": "uniform", "Poisson": "poisson", "half-normal": "halfnormal",
@@ -78,7 +79,7 @@ class AnonymousPanel:
         self.summary = W.HTML()
         self.regret = CurvePlot(list(NAMES), title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.save = SaveButton(self.regret.fig, "aggregated-anonymous-regret")
-        self._cache: dict = {}
+        self._cache = ResultCache(80)
         self._hold = False
         self._reset_beliefs()
         for w in [self.bound, self.variance, self.gap, self.horizon, self.runs]:
@@ -153,17 +154,8 @@ class AnonymousPanel:
                            trace=kind == "anonymous")
             for n in group:
                 self._cache[keys[n]] = res
-        if len(self._cache) > 80:
-            for key in list(self._cache)[: len(self._cache) - 80]:
-                del self._cache[key]
         with self.regret.updating():
-            for n in NAMES:
-                if n in names:
-                    res = self._cache[keys[n]]
-                    lo, hi = res.band(n)
-                    self.regret.set(n, res.times, res.mean(n), lo, hi)
-                else:
-                    self.regret.hide(n)
+            self.regret.show_curves({n: (self._cache[keys[n]], n) for n in names})
         self._describe(law, names, keys, T)
         elapsed = time.perf_counter() - started
         note = "" if valid_b else f" · d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound: ODAAF-B not run"

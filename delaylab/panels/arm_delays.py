@@ -29,6 +29,7 @@ from ..viz.plots import CurvePlot, _layout, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
 from .fields import Presets, with_seed
+from .results import ResultCache
 
 MU_1 = 0.6
 TOGGLES = ("Patient Bandits", "D-UCB", "UCB1", "Adapt-Patient Bandits")
@@ -69,7 +70,7 @@ class ArmDelaysPanel:
         self.save = SaveButton(self.regret.fig, "arm-dependent-delays-regret")
         self.means_fig = self._means_figure()
         self.tails_fig = self._tails_figure()
-        self._cache: dict = {}
+        self._cache = ResultCache(60)
         for w in [self.alpha1, self.alpha2, self.gap, self.alpha_hat, self.window, self.horizon, self.runs,
                   self.assumed, *self.toggles.values()]:
             w.observe(self._changed, names="value")
@@ -155,17 +156,8 @@ class ArmDelaysPanel:
                            trace="Patient Bandits" in todo)
             for n in todo:
                 self._cache[(pols[n][0], setting)] = res
-        if len(self._cache) > 60:  # forget the oldest settings
-            for key in list(self._cache)[: len(self._cache) - 60]:
-                del self._cache[key]
         with self.regret.updating():
-            for n in self.regret.names:
-                if n in pols:
-                    res = self._cache[(pols[n][0], setting)]
-                    lo, hi = res.band(n)
-                    self.regret.set(n, res.times, res.mean(n), lo, hi)
-                else:
-                    self.regret.hide(n)
+            self.regret.show_curves({n: (self._cache[(pols[n][0], setting)], n) for n in pols})
         self._draw_means(pols, setting, means)
         self._draw_tails(alphas, T)
         elapsed = time.perf_counter() - started

@@ -26,6 +26,7 @@ from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
 from .fields import Presets, with_seed
+from .results import ResultCache
 
 THETA_L = (0.1, 0.05, 0.03)
 THETA_H = (0.5, 0.4, 0.3)
@@ -76,7 +77,7 @@ class ConversionsPanel:
                                 height=430)
         self.cdf = DelayCdfPlot()
         self.save = SaveButton(self.regret.fig, "delayed-conversions-regret")
-        self._cache: dict = {}
+        self._cache = ResultCache(60)
         for w in [self.mean_delay, self.window, self.censored, self.horizon, self.runs, *self.thetas,
                   *self.toggles.values(), self.show_bound]:
             w.observe(self._changed, names="value")
@@ -125,18 +126,9 @@ class ConversionsPanel:
             res = simulate(env, {n: make_policy(n, law, m) for n in todo}, T, R, self.seed, checkpoints=300)
             for n in todo:
                 self._cache[(n, config)] = res
-        if len(self._cache) > 60:  # forget the oldest settings
-            for key in list(self._cache)[: len(self._cache) - 60]:
-                del self._cache[key]
         shown = {self.curve_name(n): n for n in names}
         with self.regret.updating():
-            for curve in self.regret.names:
-                if curve in shown:
-                    res = self._cache[(shown[curve], config)]
-                    lo, hi = res.band(shown[curve])
-                    self.regret.set(curve, res.times, res.mean(shown[curve]), lo, hi)
-                else:
-                    self.regret.hide(curve)
+            self.regret.show_curves({c: (self._cache[(n, config)], n) for c, n in shown.items()})
             if self.show_bound.value and len(set(theta)) > 1:
                 t = np.linspace(1, T, 300)
                 slope = (bounds.lai_robbins_slope(theta) if m is None

@@ -27,6 +27,7 @@ from ..viz.plots import FONT, CurvePlot, DelayCdfPlot, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
 from .fields import with_seed
+from .results import ResultCache
 
 AUTHORS = "OTFLinUCB (authors' code)"
 TOGGLES = ("OTFLinUCB", "OTFLinTS", "LinUCB", AUTHORS)
@@ -86,7 +87,7 @@ class LinearPanel:
         self.regret = CurvePlot(list(TOGGLES), title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.cdf = DelayCdfPlot(height=300)
         self.save = SaveButton(self.regret.fig, "linear-delayed-regret")
-        self._cache: dict = {}
+        self._cache = ResultCache(60)
         for w in [self.law, self.mean_delay, self.window, self.dim, self.n_actions, self.lam, self.delta,
                   self.width, self.horizon, self.runs, *self.toggles.values()]:
             w.observe(lambda _: self.update(), names="value")
@@ -112,17 +113,8 @@ class LinearPanel:
             res = simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
             for n in todo:
                 self._cache[key(n)] = res
-        if len(self._cache) > 60:
-            for k in list(self._cache)[: len(self._cache) - 60]:
-                del self._cache[k]
         with self.regret.updating():
-            for n in TOGGLES:
-                if n in names:
-                    res = self._cache[key(n)]
-                    lo, hi = res.band(n)
-                    self.regret.set(n, res.times, res.mean(n), lo, hi)
-                else:
-                    self.regret.hide(n)
+            self.regret.show_curves({n: (self._cache[key(n)], n) for n in names})
         self.cdf.show(law, m, d_max=int(max(3 * mu, 1.5 * m, 50)) if kind != "criteo" else 3 * m)
         elapsed = time.perf_counter() - started
         tau = float(law.cdf(m))

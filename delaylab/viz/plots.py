@@ -129,6 +129,17 @@ class CurvePlot:
             else:
                 self.hide(n, panel)
 
+    def show_curves(self, shown: dict, panel: int = 0) -> None:
+        """Mean and band of each curve in ``shown`` (curve name → (Result, the Result's policy
+        name)); every other curve of the panel hidden."""
+        for n in self.names:
+            if n in shown:
+                res, key = shown[n]
+                lo, hi = res.band(key)
+                self.set(n, res.times, res.mean(key), lo, hi, panel)
+            else:
+                self.hide(n, panel)
+
     def curve(self, name, panel: int = 0):
         """(x, y) of the mean line of a curve, as drawn."""
         _, line = self._slot[(panel, name)]
