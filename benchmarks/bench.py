@@ -45,16 +45,23 @@ def best_of(fn, repeat=3):
     return min(times)
 
 
-def interactive_update():
-    panel = ConversionsPanel()
-    values = [400, 600, 500]
+def slider_move(panel, slider, values, repeat=3, forget=True):
+    """Best time of moving ``slider`` through ``values`` (cycled); ``forget``: with the panel's
+    results cache emptied first, so everything shown is recomputed."""
+    values = list(values)
 
     def move():
-        panel._cache.clear()  # a slider move to a new value: everything shown is recomputed
-        panel.mean_delay.value = values[0]
+        if forget:
+            panel._cache.clear()
+        slider.value = values[0]
         values.append(values.pop(0))
 
-    return best_of(move, 3), panel
+    return best_of(move, repeat)
+
+
+def interactive_update():
+    panel = ConversionsPanel()
+    return slider_move(panel, panel.mean_delay, [400, 600, 500]), panel
 
 
 def plain_per_run_step(fn, algorithm, runs=2, horizon=10_000):

@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import delaylab as dl  # noqa: E402
-from bench import best_of, row  # noqa: E402
+from bench import best_of, row, slider_move  # noqa: E402
 from delaylab.panels.arm_delays import ArmDelaysPanel  # noqa: E402
 from delaylab.papers import manegueu2020 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402
@@ -24,14 +24,7 @@ from plain_manegueu2020 import plain_run  # noqa: E402
 
 def interactive_update():
     panel = ArmDelaysPanel()
-    values = [0.35, 0.25, 0.3]
-
-    def move():
-        panel._cache.clear()  # a move of α₂ to a new value: every policy shown is recomputed
-        panel.alpha2.value = values[0]
-        values.append(values.pop(0))
-
-    return best_of(move, 3), panel
+    return slider_move(panel, panel.alpha2, [0.35, 0.25, 0.3]), panel
 
 
 def alpha_hat_update(panel):

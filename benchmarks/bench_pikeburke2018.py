@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import delaylab as dl  # noqa: E402
-from bench import best_of, row  # noqa: E402
+from bench import best_of, row, slider_move  # noqa: E402
 from delaylab import engine  # noqa: E402
 from delaylab.panels.anonymous import AnonymousPanel  # noqa: E402
 from delaylab.papers import pikeburke2018 as paper  # noqa: E402
@@ -26,21 +26,9 @@ from plain_pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
 
 def interactive_update():
     panel = AnonymousPanel()
-    values = [12.0, 8.0, 10.0]
-
-    def move():
-        panel._cache.clear()  # a slider move to a new value: everything shown is recomputed
-        panel.mean_delay.value = values[0]
-        values.append(values.pop(0))
-
-    t_all = best_of(move, 3)
-    bounds = [25, 30, 35]  # new values: ODAAF-B recomputed each time
-
-    def move_bound():
-        panel.bound.value = bounds[0]
-        bounds.append(bounds.pop(0))
-
-    return t_all, best_of(move_bound, 3), panel
+    t_all = slider_move(panel, panel.mean_delay, [12.0, 8.0, 10.0])
+    # new values of d: ODAAF-B recomputed each time, the rest read from the panel's cache
+    return t_all, slider_move(panel, panel.bound, [25, 30, 35], forget=False), panel
 
 
 def main():

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import best_of, row  # noqa: E402
+from bench import best_of, row, slider_move  # noqa: E402
 
 import delaylab as dl  # noqa: E402
 from delaylab.panels.linear import LinearPanel  # noqa: E402
@@ -25,14 +25,7 @@ from plain_vernade2020 import plain_run  # noqa: E402
 
 def interactive_update():
     panel = LinearPanel()
-    values = [150, 200, 100]
-
-    def move():
-        panel._cache.clear()  # a slider move to a new value: every shown policy is recomputed
-        panel.window.value = values[0]
-        values.append(values.pop(0))
-
-    return best_of(move, 3), panel
+    return slider_move(panel, panel.window, [150, 200, 100]), panel
 
 
 def width_cost(m, width, runs=50, horizon=3000):
