@@ -9,7 +9,8 @@
     python3 tasks.py clean      remove the virtual environment and caches
 
 Extra arguments after ``test`` go to pytest (e.g. ``python3 tasks.py test -k laws``, or
-``-m 'not browser'`` to leave out the tests in a real browser). As root, ``test`` installs
+``-m 'not browser'`` to leave out the tests in a real browser, which otherwise run after the
+others, on their own). As root, ``test`` installs
 Debian's chromium for those tests if it is missing.
 Only the Python standard library is used here.
 """
@@ -107,7 +108,17 @@ def cmd_test(args) -> None:
     ensure_browser()
     workers = ["-n", str(min(4, os.cpu_count() or 1)), "--dist", "loadscope"]
     nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
-    run([PY, "-m", "pytest", *workers, *nbval, *args], env=jupyter_env())
+    if "-m" in args:  # the caller chose which tests
+        run([PY, "-m", "pytest", *workers, *nbval, *args], env=jupyter_env())
+        return
+    # Everything but the browser, on every core; then the browser tests alone, on a quiet machine:
+    # they measure what a visitor sees (drawing, a slider's redraw), which the notebooks executed
+    # alongside would slow down and, under heavy load, disturb (see tests/test_browser.py).
+    run([PY, "-m", "pytest", *workers, *nbval, "-m", "not browser", *args], env=jupyter_env())
+    say(" ".join([str(PY), "-m", "pytest", "-m", "browser", *args]))
+    code = subprocess.run([str(PY), "-m", "pytest", "-m", "browser", *args], cwd=ROOT, env=jupyter_env()).returncode
+    if code not in (0, 5):  # 5: the arguments selected no browser test
+        sys.exit(code)
 
 
 def cmd_bench(args) -> None:

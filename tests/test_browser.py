@@ -7,7 +7,12 @@ message in the page, and the save button downloads a standalone HTML file. A scr
 test runs a notebook in JupyterLab; one opens several dashboards at once (a bounded load check)
 and records a slider's latency in ``test-artifacts/browser/load.json``.
 
-New notebooks are picked up automatically. ``python3 tasks.py test`` installs chromium (as root,
+New notebooks are picked up automatically. ``tasks.py test`` runs these tests after the others,
+on a quiet machine. Under heavy load, plotly's FigureWidget can drop an update: Python sets
+``_py2js_update`` and resets it to None at once, and the browser view reads the trait when it
+handles the change. If the reset has already landed, the view skips the update, and the figure
+stays stale even though the kernel recomputed it. This is an upstream race that we have seen
+only with several notebooks executing alongside. ``python3 tasks.py test`` installs chromium (as root,
 with apt-get) and playwright; without a browser these tests fail with a message saying so.
 """
 
