@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -331,15 +332,24 @@ def test_notebook_runs_in_jupyterlab_and_draws(browser, tmp_path):
     assert (work / "01_delayed_conversions.ipynb").read_bytes() == (ROOT / "notebooks" / "01_delayed_conversions.ipynb").read_bytes()
 
 
+def _kernels(server):
+    """The server's kernels; None while a kernel is starting (Jupyter Server may then answer 500,
+    its kernel record not yet complete)."""
+    try:
+        return json.load(urllib.request.urlopen(f"{server.url}/api/kernels", timeout=5))
+    except (urllib.error.URLError, TimeoutError):
+        return None
+
+
 def _wait_kernel(server, state, timeout=120, stable=0.0):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        kernels = json.load(urllib.request.urlopen(f"{server.url}/api/kernels", timeout=5))
+        kernels = _kernels(server)
         if kernels and all(k["execution_state"] == state for k in kernels):
             if stable:
                 time.sleep(stable)
-                kernels = json.load(urllib.request.urlopen(f"{server.url}/api/kernels", timeout=5))
-                if not all(k["execution_state"] == state for k in kernels):
+                kernels = _kernels(server)
+                if not kernels or not all(k["execution_state"] == state for k in kernels):
                     continue
             return
         time.sleep(0.2)
