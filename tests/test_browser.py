@@ -8,11 +8,8 @@ test runs a notebook in JupyterLab; one opens several dashboards at once (a boun
 and records a slider's latency in ``test-artifacts/browser/load.json``.
 
 New notebooks are picked up automatically. ``tasks.py test`` runs these tests after the others,
-on a quiet machine. Under heavy load, plotly's FigureWidget can drop an update: Python sets
-``_py2js_update`` and resets it to None at once, and the browser view reads the trait when it
-handles the change. If the reset has already landed, the view skips the update, and the figure
-stays stale even though the kernel recomputed it. This is an upstream race that we have seen
-only with several notebooks executing alongside. ``python3 tasks.py test`` installs chromium (as root,
+on a quiet machine. Known failure, not fixed: on a busy page a figure can stay stale after the
+kernel recomputed it (see HARMLESS below). ``python3 tasks.py test`` installs chromium (as root,
 with apt-get) and playwright; without a browser these tests fail with a message saying so.
 """
 
@@ -46,7 +43,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 pytestmark = pytest.mark.browser
 
 # anywidget (0.11) rejects a promise when a model takes over 2 s to initialise, which happens on
-# a busy machine while plotly.js is parsed; the figures still initialise and draw (checked below)
+# a busy page while plotly.js is parsed. The figure is still drawn from its state (checked below),
+# but such a figure may then never take an update: most likely the cause of the stale figures
+# that the slider checks below catch on notebook 01, the page with the most figures. Not fixed.
 HARMLESS = "[anywidget] Failed to initialize model."
 
 # Signature of every figure's data: changes when any trace's data or visibility changes.
