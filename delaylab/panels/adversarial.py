@@ -33,6 +33,7 @@ from ..settings.adversarial import AdversarialLosses
 from ..viz.plots import FONT, CurvePlot, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
+from ..viz.widget import FigureWidget
 from .fields import with_seed
 from .results import ResultCache
 
@@ -129,7 +130,7 @@ class AdversarialPanel:
         fig.update_layout(template="plotly_white", height=340, font=FONT, margin=dict(l=60, r=10, t=50, b=50),
                           title=dict(text="Theorem 3 along β for this delay sequence", x=0, xanchor="left"),
                           legend=dict(orientation="v", x=1.02, xanchor="left", y=1, font=dict(size=12)))
-        return go.FigureWidget(fig)
+        return FigureWidget(fig)
 
     # ------------------------------------------------------------------ events
     def _changed(self, change):

@@ -28,6 +28,7 @@ from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, _layout, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
+from ..viz.widget import FigureWidget
 from .fields import Presets, with_seed
 from .results import ResultCache
 
@@ -90,7 +91,7 @@ class ArmDelaysPanel:
         fig.update_xaxes(title_text="step t")
         fig.update_yaxes(title_text="mean over runs")
         _layout(fig, 330, "What Patient Bandits sees: μ̂ᵢ(t) against μᵢ")
-        return go.FigureWidget(fig)
+        return FigureWidget(fig)
 
     @staticmethod
     def _tails_figure():
@@ -106,7 +107,7 @@ class ArmDelaysPanel:
         fig.update_xaxes(type="log", title_text="m (steps)")
         fig.update_yaxes(type="log", title_text="P(D > m)")
         _layout(fig, 330, "Delay tails (Assumption 1)")
-        return go.FigureWidget(fig)
+        return FigureWidget(fig)
 
     # ------------------------------------------------------------------ events
     def _changed(self, change):

@@ -26,6 +26,7 @@ from ..settings.linear import LinearConversions
 from ..viz.plots import FONT, CurvePlot, DelayCdfPlot, updating
 from ..viz.save import SaveButton
 from ..viz.style import style
+from ..viz.widget import FigureWidget
 from .fields import with_seed
 from .results import ResultCache
 
@@ -188,7 +189,7 @@ class EllipsePanel:
                           xaxis=dict(title="θ₁", range=[-0.6, 1.4], zeroline=True),
                           yaxis=dict(title="θ₂", range=[-0.6, 1.1], scaleanchor="x", scaleratio=1),
                           legend=dict(x=1.02, y=1, xanchor="left"), margin=dict(l=60, r=10, t=70, b=50))
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
         self._cache: dict = {}
         self.mean_delay.observe(lambda _: self.compute(), names="value")
         self.window.observe(lambda _: self.compute(), names="value")

@@ -34,6 +34,7 @@ from ..policies.patient import AdaptPatientBandits, PatientBandits
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot
 from ..viz.style import style
+from ..viz.widget import FigureWidget
 
 HORIZON = 3000
 CHECKPOINTS = 300
@@ -111,7 +112,7 @@ def orders_figure(alphas=(0.1, 0.2, 0.3, 0.5, 0.8), T_max=10**6):
     fig.update_layout(template="plotly_white", height=380, font=dict(size=13),
                       title="Theorem 4: no algorithm beats T^(1−α)/8 on every instance (K = 2)",
                       legend=dict(x=1.02, y=1))
-    return go.FigureWidget(fig)
+    return FigureWidget(fig)
 
 
 # ------------------------------------------------------------------------- Assumption 1
@@ -133,7 +134,7 @@ def tail_figure(laws, alpha_bound, names=None, m_max=10**6):
     fig.update_yaxes(type="log", title_text="P(D > m)")
     fig.update_layout(template="plotly_white", height=380, font=dict(size=13),
                       title="Assumption 1: every arm's tail lies below m^(−α)", legend=dict(x=1.02, y=1))
-    return go.FigureWidget(fig)
+    return FigureWidget(fig)
 
 
 # ------------------------------------------------------------------------- the bias of μ̂
@@ -187,7 +188,7 @@ def bias_figure(study):
     fig.update_layout(template="plotly_white", height=420, font=dict(size=13), xaxis_title="step t",
                       yaxis_title="mean over runs", legend=dict(x=1.02, y=1),
                       title="Round-robin pulls: the observed mean of the better arm looks worse")
-    return go.FigureWidget(fig)
+    return FigureWidget(fig)
 
 
 # ------------------------------------------------------------------------- Figure 2

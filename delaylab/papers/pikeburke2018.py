@@ -39,6 +39,7 @@ from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..streams import ENVIRONMENT, Batch, RunStreams
 from ..viz.plots import FONT, updating
 from ..viz.style import style
+from ..viz.widget import FigureWidget
 
 THETA = (0.6, 0.45)
 HORIZON = 50_000
@@ -129,7 +130,7 @@ class RatioPlot:
         fig.update_yaxes(title_text="regret / regret of QPM-D", col=1)
         fig.update_layout(height=430, template="plotly_white", font=FONT, margin=dict(l=60, r=10, t=60, b=50),
                           legend=dict(font=dict(size=11)))
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
 
     def updating(self):
         return updating(self.fig)
@@ -209,7 +210,7 @@ class LinePlot:
         fig.update_xaxes(title_text="expected delay E[τ]")
         fig.update_yaxes(title_text="regret at T")
         fig.update_layout(height=400, template="plotly_white", font=FONT, margin=dict(l=60, r=10, t=50, b=50))
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
 
     def updating(self):
         return updating(self.fig)
@@ -334,7 +335,7 @@ def timeline_figure(tl, zoom=60, show_until=None):
     fig.update_xaxes(title_text="step t", row=2, col=1)
     fig.update_xaxes(range=[0, end], row=1, col=1)
     fig.update_yaxes(title_text="sum at step t", row=2, col=1)
-    return go.FigureWidget(fig)
+    return FigureWidget(fig)
 
 
 __all__ = ["THETA", "HORIZON", "RUNS", "BOUNDS", "MEAN", "MEANS_F", "unbounded_laws", "figure2",

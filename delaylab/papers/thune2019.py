@@ -28,6 +28,7 @@ from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
 from ..viz.plots import CurvePlot
 from ..viz.style import style
+from ..viz.widget import FigureWidget
 
 E = math.e
 K = 2
@@ -232,7 +233,7 @@ def tradeoff_figure(study):
     fig.update_layout(template="plotly_white", height=460, font=dict(size=13),
                       title=f"Theorem 3 along β: Pareto(α = {TRADEOFF_ALPHA}) delays, T = {T}",
                       legend=dict(orientation="v", x=1.02, y=1))
-    return go.FigureWidget(fig)
+    return FigureWidget(fig)
 
 
 # ------------------------------------------------------------------------------- Doubling
@@ -271,4 +272,4 @@ def doubling_figure(tr):
     fig.update_layout(template="plotly_white", height=420, font=dict(size=13),
                       title=f"Doubling on Example 8 (T = {len(t)}): epochs and thresholds of one run",
                       legend=dict(orientation="v", x=1.02, y=1))
-    return go.FigureWidget(fig)
+    return FigureWidget(fig)

@@ -31,6 +31,7 @@ from ..policies.estimated import OnlineCDF, OnlineGeometric
 from ..settings.bernoulli import Conversions
 from ..sweep import sweep
 from ..viz.plots import CurvePlot
+from ..viz.widget import FigureWidget
 
 THETA_H = (0.5, 0.4, 0.3)
 THETA_L = (0.1, 0.05, 0.03)
@@ -206,7 +207,7 @@ def timeline_figure(theta=0.3, mean_delay=8.0, window=12, now=30, seed=3):
                       legend=dict(orientation="h", y=-0.2))
     counts = {"seen": int(seen.sum()), "pending": int(pending.sum()), "lost": int(lost.sum()),
               "zeros": int((~converted).sum())}
-    return go.FigureWidget(fig), counts
+    return FigureWidget(fig), counts
 
 
 class _RoundRobinEstimator(DelayedUCB):
@@ -258,4 +259,4 @@ def estimator_figure(study):
                       yaxis_title="estimate of θ (mean over runs)",
                       title=f"Round-robin pulls, {study['law'].label}, window m = {study['window']}",
                       legend=dict(orientation="h", y=-0.25))
-    return go.FigureWidget(fig)
+    return FigureWidget(fig)

@@ -1,9 +1,10 @@
 """Plotly FigureWidgets that notebooks update in place.
 
-Every figure is a ``go.FigureWidget`` whose traces are created once; later updates only change
-their data, inside ``fig.batch_update()`` (one message to the browser per update). Curves are
-drawn as a mean line with a band (mean ± 1.96 standard errors: a 95% confidence band of the
-mean over runs).
+Every figure is a :class:`delaylab.viz.widget.FigureWidget` (a ``go.FigureWidget`` that shares
+plotly's JavaScript with the page's other figures) whose traces are created once; later updates
+only change their data, inside ``fig.batch_update()`` (one message to the browser per update).
+Curves are drawn as a mean line with a band (mean ± 1.96 standard errors: a 95% confidence band
+of the mean over runs).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .style import band_color, style
+from .widget import FigureWidget
 
 FONT = dict(family="Arial, Helvetica, sans-serif", size=13)
 
@@ -90,7 +92,7 @@ class CurvePlot:
         fig.update_xaxes(title_text=xaxis, type="log" if log_x else None)
         fig.update_yaxes(title_text=yaxis, type="log" if log_y else None)
         _layout(fig, height or (400 if rows == 1 else 360 * rows), title)
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
 
     def updating(self):
         """Context manager for in-place updates (see :func:`updating`)."""
@@ -160,7 +162,7 @@ class DelayCdfPlot:
         fig.update_xaxes(title_text="delay d (steps)")
         fig.update_yaxes(title_text="τ(d) = P(D ≤ d)", range=[0, 1.05])
         _layout(fig, height, title=" ")
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
 
     def show(self, law, window=None, d_max=None) -> None:
         if d_max is None:
@@ -200,4 +202,4 @@ def palette_figure() -> go.FigureWidget:
     fig.update_yaxes(visible=False, range=[0.3, len(rows) + 0.7])
     _layout(fig, 22 * len(rows) + 70, "One colour and line style per algorithm, in every notebook")
     fig.update_layout(margin=dict(l=10, r=10, t=50, b=10))
-    return go.FigureWidget(fig)
+    return FigureWidget(fig)
