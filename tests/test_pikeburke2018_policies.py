@@ -10,7 +10,7 @@ import pytest
 import delaylab as dl
 from delaylab import engine
 from delaylab.policies.improved_ucb import improved_ucb_sizes
-from delaylab.policies.odaaf import n_phases, odaaf_b_sizes, odaaf_sizes, odaaf_v_sizes
+from delaylab.policies.odaaf import n_phases, odaaf_b_binding_bound, odaaf_b_sizes, odaaf_sizes, odaaf_v_sizes
 
 
 # ----------------------------------------------------------------------------- phase sizes
@@ -33,6 +33,17 @@ def test_odaaf_v_and_b_sizes_by_hand():
     assert odaaf_b_sizes([1, 2], 10**4, 10.0, 20.0).tolist() == [462, 1240]
     # d = 1000: d̃_1 = min(1000, 524) → 524; d̃_2 = min(1000, 1750/2) = 875 → 2·875 = 1750
     assert odaaf_b_sizes([1, 2], 10**4, 10.0, 1000.0).tolist() == [524, 1750]
+
+
+def test_the_bound_matters_to_odaaf_b_only_above_the_binding_threshold():
+    # T = 10^4, E = 10 (numbers above): n'_m / m = 462, 620, ... and ODAAF's n_1 = 524 > 462, so
+    # phase 1 is the first to bind, at d > 462; every d up to 462 gives the same phases
+    assert odaaf_b_binding_bound(10**4, 10.0) == 462.0
+    m = np.arange(1, n_phases(10**4) + 1)
+    assert odaaf_b_sizes(m, 10**4, 10.0, 10.0).tolist() == odaaf_b_sizes(m, 10**4, 10.0, 462.0).tolist()
+    assert odaaf_b_sizes(m, 10**4, 10.0, 463.0)[0] == 463
+    # E = 0: ODAAF's n_m equals n'_m, so no phase can ever bind
+    assert odaaf_b_binding_bound(10**4, 0.0) == float("inf")
 
 
 def test_improved_ucb_sizes_and_number_of_phases():

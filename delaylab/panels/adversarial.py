@@ -213,7 +213,14 @@ class AdversarialPanel:
             f"<span style='color:#555'>{len(todo)} of {len(names)} learners recomputed ({R} runs, T = {T}) in "
             f"{elapsed:.2f} s · d_max = {dmax:,}, D = {D:,.0f} · DEW uses η' = min(η, 1/(4e·d_max)) = "
             f"{self._rates()[0]:.2e} · Skipper: |S_β| = {S}, D_β = {Dbeta:,.0f}, "
-            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}</span>")
+            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}{self._eta_note(dmax)}</span>")
+
+    def _eta_note(self, dmax) -> str:
+        """Say so when η is above both caps (moving it then changes no curve)."""
+        cap = max(1 / (4 * E * dmax) if dmax > 0 else np.inf, 1 / (4 * E * self.beta.value))
+        if self.eta.value < cap:
+            return ""
+        return f" · η is above both caps: it changes nothing until η < {cap:.2e}"
 
     def _draw_terms(self, delays):
         T = self.horizon.value

@@ -21,7 +21,7 @@ import numpy as np
 from ..engine import simulate
 from ..laws import Fixed, Geometric, HalfNormal, Poisson, Uniform
 from ..policies.improved_ucb import ImprovedUCB
-from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV
+from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV, odaaf_b_binding_bound
 from ..policies.qpmd import QPMD
 from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
@@ -158,7 +158,9 @@ class AnonymousPanel:
             self.regret.show_curves({n: (self._cache[keys[n]], n) for n in names})
         self._describe(law, names, keys, T)
         elapsed = time.perf_counter() - started
-        note = "" if valid_b else f" · d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound: ODAAF-B not run"
+        binds = odaaf_b_binding_bound(T, mu)
+        note = (f" · d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound: ODAAF-B not run" if not valid_b else
+                f" · ODAAF-B's phases depend on d only for d > {binds:,.0f}" if self.bound.value <= binds else "")
         self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
                              f"({R} runs, T = {T:,}) in {elapsed:.2f} s{note}</span>")
         self.last_update_seconds = elapsed

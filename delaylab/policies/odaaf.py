@@ -48,7 +48,7 @@ import numpy as np
 
 from .base import Policy
 
-__all__ = ["odaaf_sizes", "odaaf_b_sizes", "odaaf_v_sizes", "n_phases", "ODAAF", "ODAAFB", "ODAAFV"]
+__all__ = ["odaaf_sizes", "odaaf_b_sizes", "odaaf_b_binding_bound", "odaaf_v_sizes", "n_phases", "ODAAF", "ODAAFB", "ODAAFV"]
 
 
 def n_phases(horizon: int) -> int:
@@ -90,6 +90,20 @@ def odaaf_b_sizes(m, horizon, mean_delay, bound):
     n_prime = _size(m, horizon, 4 * _tolerance(m) * np.asarray(mean_delay, dtype=float))
     d_tilde = np.minimum(np.asarray(bound, dtype=float), odaaf_sizes(m, horizon, mean_delay) / m)
     return np.maximum(n_prime, np.ceil(m * d_tilde).astype(np.int64))
+
+
+def odaaf_b_binding_bound(horizon: int, mean_delay: float) -> float:
+    r"""The bound d above which ODAAF-B's phases start to depend on d (``inf`` if they never do).
+
+    In :func:`odaaf_b_sizes`, d enters only through ⌈m d̃_m⌉ with d̃_m = min(d, n_m^{ODAAF}/m); phase
+    m changes once m·d > n'_m, which is possible only if n_m^{ODAAF} > n'_m. The threshold is
+    min over those phases of n'_m / m. Below it every d gives the same run: knowing a bound helps
+    ODAAF-B through its smaller last term 4Δ̃_m E[τ], not through the value of d.
+    """
+    m = np.arange(1, n_phases(horizon) + 1)
+    n_prime = _size(m, horizon, 4 * _tolerance(m) * float(mean_delay))
+    can_bind = odaaf_sizes(m, horizon, mean_delay) > n_prime
+    return float(np.min(n_prime[can_bind] / m[can_bind])) if can_bind.any() else math.inf
 
 
 class _Phased(Policy):
