@@ -30,6 +30,7 @@ ROWS = []
 
 
 def row(what, value, unit="s", target=None, ok=None):
+    ok = None if ok is None else bool(ok)  # numpy's bool is not `False`: the summary below needs bool
     ROWS.append((what, value, unit, target, ok))
     shown = f"{value:,.3g} {unit}" if unit != "×" else f"{value:,.0f}×"
     verdict = "" if ok is None else ("ok" if ok else "MISSED")
