@@ -53,6 +53,9 @@ SIGNATURE = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-pl
         return [d.visible, (d.y || []).length, sum(d.y), sum(d.z), sum(d.x)];
     })))"""
 
+# how many copies of plotly's widget module the page imported (delaylab/viz/widget.py)
+PLOTLY_IMPORTS = "() => globalThis[Symbol.for('delaylab.plotly-widget')]?.size ?? 0"
+
 DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(el => {
     const t = el.layout && el.layout.title;
     const withData = (el.data || []).filter(d => d.visible !== false &&
@@ -231,6 +234,7 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
         drawn = page.evaluate(DRAWN)
         assert drawn, "no figure on the page"
         assert all(f["svg"] and f["traces_with_data"] > 0 for f in drawn), drawn
+        assert page.evaluate(PLOTLY_IMPORTS) == 1  # one copy of plotly's module for all figures
         if has_panel(path):
             assert page.locator(".widget-slider").count() and page.locator(".widget-dropdown select").count()
             assert changes_figures(page, lambda: move_first_slider(page))
@@ -251,6 +255,7 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
             html = target.read_text(encoding="utf-8")
             assert download.suggested_filename.endswith(".html") and len(html) > 1_000_000
             assert "<script src=" not in html and "Plotly.newPlot" in html
+            assert not page.errors, page.errors
         screenshot(page, path.stem)
     finally:
         page.close()
@@ -293,6 +298,7 @@ def test_several_dashboards_at_once_all_render(voila, browser):
             t0 = time.perf_counter()
             changes_figures(p, lambda: move_first_slider(p))
             latencies.append(round(time.perf_counter() - t0, 2))
+        assert not [p.errors for p in pages if p.errors], [p.errors for p in pages]
         report = {"pages": len(pages), "all_loaded_and_drawn_s": round(loaded, 1),
                   "slider_to_redraw_with_all_pages_open_s": latencies}
         (ARTIFACTS / "load.json").write_text(json.dumps(report, indent=1))

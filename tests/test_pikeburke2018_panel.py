@@ -7,6 +7,7 @@ pytest.importorskip("ipywidgets")
 
 from delaylab.panels.anonymous import AnonymousPanel, make_law, true_bound  # noqa: E402
 from delaylab.papers import pikeburke2018 as paper  # noqa: E402
+from delaylab.policies.odaaf import odaaf_b_binding_bound  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +79,11 @@ def test_ratio_plot_and_figure2_curves_on_a_small_run():
         paper.draw_figure2(res, plot)
     x, y = plot.curve(1, "ODAAF-V", "geometric")
     assert len(x) == len(y) > 100
+
+
+def test_status_gives_the_bound_above_which_d_matters():
+    p = AnonymousPanel(horizon=4000, runs=4)
+    threshold = odaaf_b_binding_bound(4000, float(p.delay_law.mean))
+    assert f"depend on d only for d > {threshold:,.0f}" in p.status.value
+    p.bound.value = int(threshold) + 1
+    assert "depend on d only" not in p.status.value

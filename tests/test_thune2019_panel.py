@@ -142,3 +142,18 @@ def test_bad_pattern_or_losses():
         make_delays("sometimes", 100, 1, 1)
     with pytest.raises(ValueError, match="losses must be one of"):
         make_losses("random", 100, 0.5, np.zeros(100))
+
+
+def test_status_says_when_eta_changes_nothing():
+    p = AdversarialPanel(horizon=600, runs=4)  # spikes, β = 30
+    dmax = int(make_delays("spikes", 600, p.delay.value, p.n_huge.value).max())
+    assert f"d_max = {dmax}" in p.status.value
+    caps = {"DEW": 1 / (4 * E * dmax), "Skipper": 1 / (4 * E * 30)}
+    p.eta.value = 0.05  # above both caps
+    assert f"changes nothing until η < {caps['Skipper']:.2e}" in p.status.value
+    p.eta.value = 0.002  # below Skipper's cap: Skipper depends on it
+    assert "changes nothing" not in p.status.value
+    p.toggles["Skipper"].value = False  # DEW alone: still above its cap
+    assert f"changes nothing until η < {caps['DEW']:.2e}" in p.status.value
+    p.toggles["DEW"].value = False
+    assert "both hidden" in p.status.value

@@ -216,11 +216,15 @@ class AdversarialPanel:
             f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}{self._eta_note(dmax)}</span>")
 
     def _eta_note(self, dmax) -> str:
-        """Say so when η is above both caps (moving it then changes no curve)."""
-        cap = max(1 / (4 * E * dmax) if dmax > 0 else np.inf, 1 / (4 * E * self.beta.value))
-        if self.eta.value < cap:
+        """Say so when moving η cannot change any curve shown: DEW and Skipper use
+        min(η, 1/(4e·d_max)) and min(η, 1/(4eβ)); η matters to one of them only below its cap."""
+        caps = {"DEW": 1 / (4 * E * dmax) if dmax > 0 else np.inf, "Skipper": 1 / (4 * E * self.beta.value)}
+        shown = [caps[n] for n in self.selected() if n in caps]
+        if not shown:
+            return " · η is used only by DEW and Skipper, both hidden"
+        if self.eta.value < max(shown):
             return ""
-        return f" · η is above both caps: it changes nothing until η < {cap:.2e}"
+        return f" · η is above the cap of every learner shown: it changes nothing until η < {max(shown):.2e}"
 
     def _draw_terms(self, delays):
         T = self.horizon.value

@@ -10,7 +10,6 @@ of the mean over runs).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from copy import deepcopy
 
 import numpy as np
 import plotly.graph_objects as go
@@ -23,18 +22,15 @@ FONT = dict(family="Arial, Helvetica, sans-serif", size=13)
 
 
 @contextmanager
-def updating(fig: go.FigureWidget):
-    """Update a FigureWidget in place: one message to the views, then the full state synced.
+def updating(fig: FigureWidget):
+    """Update a figure in place: ``fig.batch_update()``, one message to the views.
 
-    Views that exist get the changes from ``batch_update``. A view created later (a Voila page
-    loads only the widgets' final state; a figure displayed inside a VBox) is drawn from the
-    widget's ``_widget_data``/``_widget_layout``, which plotly refreshes only when the figure
-    itself is displayed; we refresh them here the same way plotly does.
+    :class:`~delaylab.viz.widget.FigureWidget` then syncs its full state, from which views created
+    later are drawn (a Voila page loads only the widgets' final state; a figure displayed inside
+    a VBox; a figure whose plotly module was still loading).
     """
     with fig.batch_update():
         yield fig
-    fig._widget_layout = deepcopy(fig._layout_obj._props)
-    fig._widget_data = deepcopy(fig._data)
 
 
 def _layout(fig, height, title=None):

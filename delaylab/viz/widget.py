@@ -5,20 +5,25 @@ plotly's whole widget module (about 5 MB of JavaScript) in its own state. A page
 figures receives and evaluates it seven times, one after the other. anywidget (0.11) gives each
 model 2 s to initialise; a model that misses it ("[anywidget] Failed to initialize model.") is
 still drawn from its state but drops every later message, so its figure never takes another
-update. On a busy machine this left figures stale after a slider move.
+update. Three pages of notebook 01 opened at once showed this on every page.
 
 Here the module's code lives in one shared, invisible model per kernel (:class:`_PlotlyCode`),
 and every figure's ``_esm`` is a small loader that
 
 * imports that code once per page (later figures reuse the same module), and
-* returns from ``initialize`` at once: plotly's own model is set up when the module has arrived,
-  from the figure's current state (which :func:`delaylab.viz.plots.updating` keeps complete), so a
-  slow load can no longer make the model miss anywidget's deadline.
+* returns from ``initialize`` at once, so the 5 MB no longer count against each figure's 2 s;
+  plotly's own model is set up when the module has arrived, and the figure is drawn after that.
 
-On the Python side nothing changes: it is a ``go.FigureWidget`` with two more synced traits.
+Updates sent while the module is still loading reach no plotly code in the page. So that none is
+lost, the figure's full state (``_widget_data``, ``_widget_layout``) is synced after every update
+message (plotly itself refreshes it only when the figure is displayed): a figure set up late is
+drawn from its current state. The page still evaluates 5 MB once, so a very busy page can delay
+the small loaders too; the browser tests fail on any such error.
 """
 
 from __future__ import annotations
+
+from copy import deepcopy
 
 import ipywidgets
 import plotly.graph_objects as go
@@ -85,7 +90,9 @@ def _shared_code() -> _PlotlyCode:
 class FigureWidget(go.FigureWidget):
     """``go.FigureWidget`` that shares plotly's JavaScript with the other figures on the page.
 
-    Use it exactly like ``go.FigureWidget`` (``FigureWidget(fig)``, ``batch_update()``, …).
+    Use it exactly like ``go.FigureWidget`` (``FigureWidget(fig)``, ``batch_update()``, direct
+    assignments, …). It adds one synced trait, ``_plotly_code`` (the shared model), replaces
+    ``_esm`` by the loader, and syncs the full state after every update (see the module's doc).
     """
 
     _esm = _LOADER
@@ -94,3 +101,25 @@ class FigureWidget(go.FigureWidget):
     @traitlets.default("_plotly_code")
     def _default_plotly_code(self):
         return f"IPY_MODEL_{_shared_code().model_id}"
+
+    def _sync_state(self):
+        """The full figure, as plotly sends it when a figure is displayed."""
+        self._widget_layout = deepcopy(self._layout_obj._props)
+        self._widget_data = deepcopy(self._data)
+
+
+def _then_sync_state(name):
+    def send(self, *args, **kwargs):
+        getattr(go.FigureWidget, name)(self, *args, **kwargs)
+        self._sync_state()
+
+    send.__name__ = send.__qualname__ = name
+    send.__doc__ = f"plotly's ``{name}``, then the full state synced."
+    return send
+
+
+# every way plotly sends an update to the views (batch_update ends in one of them)
+for _name in ("_send_relayout_msg", "_send_restyle_msg", "_send_update_msg", "_send_animate_msg",
+              "_send_addTraces_msg", "_send_deleteTraces_msg", "_send_moveTraces_msg"):
+    getattr(go.FigureWidget, _name)  # fails at import, not at the first update, if plotly renames it
+    setattr(FigureWidget, _name, _then_sync_state(_name))
