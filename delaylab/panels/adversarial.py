@@ -30,7 +30,7 @@ from ..policies.exp_weights import DEW, Exp3
 from ..policies.skipper import Doubling, Skipper, corollary4_beta
 from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
-from ..viz.plots import FONT, CurvePlot, updating
+from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
@@ -127,9 +127,7 @@ class AdversarialPanel:
                                  line=dict(color="#7F7F7F", dash="dot", width=2)))
         fig.update_xaxes(type="log", title_text="threshold β")
         fig.update_yaxes(type="log", title_text="terms of Theorem 3")
-        fig.update_layout(template="plotly_white", height=340, font=FONT, margin=dict(l=60, r=10, t=50, b=50),
-                          title=dict(text="Theorem 3 along β for this delay sequence", x=0, xanchor="left"),
-                          legend=dict(orientation="v", x=1.02, xanchor="left", y=1, font=dict(size=12)))
+        figure_layout(fig, 340, "Theorem 3 along β for this delay sequence", margin=dict(t=50))
         return FigureWidget(fig)
 
     # ------------------------------------------------------------------ events
@@ -169,12 +167,15 @@ class AdversarialPanel:
                "Skipper": (float(f"{self._rates()[1]:.8g}"), round(self.beta.value, 6))}
         return (name, setting, own.get(name, ()))
 
+    def _caps(self) -> dict:
+        """The caps on η: DEW's 1/(4e·d_max) (Algorithm 1) and Skipper's base's 1/(4eβ)."""
+        dmax = float(self._delays().max())
+        return {"DEW": 1 / (4 * E * dmax) if dmax > 0 else np.inf, "Skipper": 1 / (4 * E * self.beta.value)}
+
     def _rates(self):
-        """η' of DEW, min(η, 1/(4e d_max)), and of Skipper's base, min(η, 1/(4eβ))."""
-        d = self._delays()
-        dmax = float(d.max())
-        eta = self.eta.value
-        return (min(eta, 1 / (4 * E * dmax)) if dmax > 0 else eta), min(eta, 1 / (4 * E * self.beta.value))
+        """η' = min(η, cap) of DEW and of Skipper's base."""
+        caps = self._caps()
+        return min(self.eta.value, caps["DEW"]), min(self.eta.value, caps["Skipper"])
 
     def _delays(self):
         key = (self.pattern.value, self.horizon.value, self.delay.value, self.n_huge.value, self.seed)
@@ -213,12 +214,11 @@ class AdversarialPanel:
             f"<span style='color:#555'>{len(todo)} of {len(names)} learners recomputed ({R} runs, T = {T}) in "
             f"{elapsed:.2f} s · d_max = {dmax:,}, D = {D:,.0f} · DEW uses η' = min(η, 1/(4e·d_max)) = "
             f"{self._rates()[0]:.2e} · Skipper: |S_β| = {S}, D_β = {Dbeta:,.0f}, "
-            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}{self._eta_note(dmax)}</span>")
+            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}{self._eta_note()}</span>")
 
-    def _eta_note(self, dmax) -> str:
-        """Say so when moving η cannot change any curve shown: DEW and Skipper use
-        min(η, 1/(4e·d_max)) and min(η, 1/(4eβ)); η matters to one of them only below its cap."""
-        caps = {"DEW": 1 / (4 * E * dmax) if dmax > 0 else np.inf, "Skipper": 1 / (4 * E * self.beta.value)}
+    def _eta_note(self) -> str:
+        """Say so when moving η cannot change any curve shown (η matters only below a cap)."""
+        caps = self._caps()
         shown = [caps[n] for n in self.selected() if n in caps]
         if not shown:
             return " · η is used only by DEW and Skipper, both hidden"
@@ -233,7 +233,7 @@ class AdversarialPanel:
         b4 = corollary4_beta(2, T, float(delays.sum()))
         top = float(np.nanmax(bound)) * 1.5
         f = self.terms
-        with updating(f):
+        with f.batch_update():
             for i, y in enumerate([S, (2 * T * E / 2 + Db) / (4 * E * b), 4 * E * b * math.log(2), bound]):
                 f.data[i].x, f.data[i].y = b, np.maximum(y, 0.5)
             f.data[4].x, f.data[4].y = [self.beta.value] * 2, [0.5, top]

@@ -25,7 +25,7 @@ from ..policies.delayed import DelayedUCB
 from ..policies.patient import AdaptPatientBandits, PatientBandits
 from ..policies.ucb import UCB1
 from ..settings.bernoulli import Conversions
-from ..viz.plots import CurvePlot, _layout, updating
+from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
@@ -90,7 +90,7 @@ class ArmDelaysPanel:
                                      line=dict(color=c, dash="dot", width=1.5)))
         fig.update_xaxes(title_text="step t")
         fig.update_yaxes(title_text="mean over runs")
-        _layout(fig, 330, "What Patient Bandits sees: μ̂ᵢ(t) against μᵢ")
+        figure_layout(fig, 330, "What Patient Bandits sees: μ̂ᵢ(t) against μᵢ")
         return FigureWidget(fig)
 
     @staticmethod
@@ -106,7 +106,7 @@ class ArmDelaysPanel:
                                  line=dict(color="#56B4E9", dash="dash", width=1.5)))
         fig.update_xaxes(type="log", title_text="m (steps)")
         fig.update_yaxes(type="log", title_text="P(D > m)")
-        _layout(fig, 330, "Delay tails (Assumption 1)")
+        figure_layout(fig, 330, "Delay tails (Assumption 1)")
         return FigureWidget(fig)
 
     # ------------------------------------------------------------------ events
@@ -173,7 +173,7 @@ class ArmDelaysPanel:
 
     def _draw_means(self, pols, setting, means):
         fig = self.means_fig
-        with updating(fig):
+        with fig.batch_update():
             if "Patient Bandits" in pols:
                 res = self._cache[(pols["Patient Bandits"][0], setting)]
                 observed = res.traces["Patient Bandits"]["mean"].mean(axis=0)  # (n, K)
@@ -189,7 +189,7 @@ class ArmDelaysPanel:
     def _draw_tails(self, alphas, T):
         fig = self.tails_fig
         m = np.unique(np.logspace(0, np.log10(max(T, 10)), 120).astype(np.int64))
-        with updating(fig):
+        with fig.batch_update():
             for i, a in enumerate(alphas):
                 fig.data[i].x, fig.data[i].y = m, Pareto(a).sf(m)
             fig.data[2].x, fig.data[2].y = m, m.astype(float) ** -self.alpha_hat.value

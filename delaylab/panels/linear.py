@@ -23,7 +23,7 @@ from ..engine import simulate
 from ..laws import Geometric, Uniform, criteo
 from ..policies.linear import LinUCB, OTFLinTS, OTFLinUCB
 from ..settings.linear import LinearConversions
-from ..viz.plots import FONT, CurvePlot, DelayCdfPlot, updating
+from ..viz.plots import CurvePlot, DelayCdfPlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
@@ -185,10 +185,8 @@ class EllipsePanel:
                                  marker=dict(color=verm, size=13, symbol="diamond")))
         fig.add_trace(go.Scatter(x=[0, self.theta[0]], y=[0, self.theta[1]], mode="lines", showlegend=False,
                                  line=dict(color="#000000", width=1, dash="dash")))
-        fig.update_layout(template="plotly_white", height=520, font=FONT, title=" ",
-                          xaxis=dict(title="θ₁", range=[-0.6, 1.4], zeroline=True),
-                          yaxis=dict(title="θ₂", range=[-0.6, 1.1], scaleanchor="x", scaleratio=1),
-                          legend=dict(x=1.02, y=1, xanchor="left"), margin=dict(l=60, r=10, t=70, b=50))
+        figure_layout(fig, 520, " ", xaxis=dict(title="θ₁", range=[-0.6, 1.4], zeroline=True),
+                      yaxis=dict(title="θ₂", range=[-0.6, 1.1], scaleanchor="x", scaleratio=1))
         self.fig = FigureWidget(fig)
         self._cache: dict = {}
         self.mean_delay.observe(lambda _: self.compute(), names="value")
@@ -220,7 +218,7 @@ class EllipsePanel:
         outer = ellipse(est, v_inv, alpha)
         inner = ellipse(est, v_inv, 2 * float(tr["f"][i]))
         tm = self.tau_m * self.theta
-        with updating(self.fig):
+        with self.fig.batch_update():
             d = self.fig.data
             d[0].x, d[0].y = outer[0], outer[1]
             d[1].x, d[1].y = inner[0], inner[1]

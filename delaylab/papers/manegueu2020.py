@@ -23,6 +23,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import plotly.graph_objects as go
 
 from ..engine import simulate
 from ..sweep import sweep
@@ -32,7 +33,7 @@ from ..panels.reproduce import FigureReproduction
 from ..policies.delayed import DelayedUCB
 from ..policies.patient import AdaptPatientBandits, PatientBandits
 from ..settings.bernoulli import Conversions
-from ..viz.plots import CurvePlot
+from ..viz.plots import CurvePlot, figure_layout
 from ..viz.style import style
 from ..viz.widget import FigureWidget
 
@@ -97,8 +98,6 @@ def lower_bound_order(T, alpha):
 
 def orders_figure(alphas=(0.1, 0.2, 0.3, 0.5, 0.8), T_max=10**6):
     """Theorems 3–4 on log–log axes: the worst-case regret grows like T^{1−α} when α < 1/2."""
-    import plotly.graph_objects as go
-
     T = np.logspace(1, np.log10(T_max), 120)
     fig = go.Figure()
     for a in alphas:
@@ -109,17 +108,13 @@ def orders_figure(alphas=(0.1, 0.2, 0.3, 0.5, 0.8), T_max=10**6):
                              line=dict(color="#000000", dash="dot", width=2)))
     fig.update_xaxes(type="log", title_text="horizon T")
     fig.update_yaxes(type="log", title_text="worst-case regret (order)")
-    fig.update_layout(template="plotly_white", height=380, font=dict(size=13),
-                      title="Theorem 4: no algorithm beats T^(1−α)/8 on every instance (K = 2)",
-                      legend=dict(x=1.02, y=1))
+    figure_layout(fig, 380, "Theorem 4: no algorithm beats T^(1−α)/8 on every instance (K = 2)")
     return FigureWidget(fig)
 
 
 # ------------------------------------------------------------------------- Assumption 1
 def tail_figure(laws, alpha_bound, names=None, m_max=10**6):
     """P(D_i > m) of each arm on log–log axes, with the bound m^{−α} of Assumption 1."""
-    import plotly.graph_objects as go
-
     names = names or [f"arm {i + 1}: {law.label}" for i, law in enumerate(laws)]
     m = np.unique(np.logspace(0, np.log10(m_max), 200).astype(np.int64))
     fig = go.Figure()
@@ -132,8 +127,7 @@ def tail_figure(laws, alpha_bound, names=None, m_max=10**6):
                              line=dict(color="#000000", dash="longdash", width=1.5)))
     fig.update_xaxes(type="log", title_text="m (steps)")
     fig.update_yaxes(type="log", title_text="P(D > m)")
-    fig.update_layout(template="plotly_white", height=380, font=dict(size=13),
-                      title="Assumption 1: every arm's tail lies below m^(−α)", legend=dict(x=1.02, y=1))
+    figure_layout(fig, 380, "Assumption 1: every arm's tail lies below m^(−α)")
     return FigureWidget(fig)
 
 
@@ -169,8 +163,6 @@ def bias_study(means=FIG45_MEANS, alphas=(1.0, 0.3), horizon=3000, runs=200, see
 
 def bias_figure(study):
     """Mean over runs of μ̂_i(t) (solid), its exact expectation (dashed), μ_i (dotted)."""
-    import plotly.graph_objects as go
-
     fig = go.Figure()
     t = study["t"]
     for i, mu in enumerate(study["means"]):
@@ -185,9 +177,8 @@ def bias_figure(study):
                                  name=f"arm {i + 1}: E μ̂ (exact)"))
         fig.add_trace(go.Scatter(x=[t[0], t[-1]], y=[mu, mu], mode="lines", line=dict(color=c, dash="dot", width=1.5),
                                  name=f"arm {i + 1}: true μ = {mu}"))
-    fig.update_layout(template="plotly_white", height=420, font=dict(size=13), xaxis_title="step t",
-                      yaxis_title="mean over runs", legend=dict(x=1.02, y=1),
-                      title="Round-robin pulls: the observed mean of the better arm looks worse")
+    figure_layout(fig, 420, "Round-robin pulls: the observed mean of the better arm looks worse",
+                  xaxis_title="step t", yaxis_title="mean over runs")
     return FigureWidget(fig)
 
 

@@ -37,7 +37,7 @@ from ..policies.qpmd import QPMD
 from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..streams import ENVIRONMENT, Batch, RunStreams
-from ..viz.plots import FONT, updating
+from ..viz.plots import figure_layout
 from ..viz.style import style
 from ..viz.widget import FigureWidget
 
@@ -128,12 +128,11 @@ class RatioPlot:
                                      line=dict(color="#7F7F7F", dash="dot", width=1)), row=1, col=col)
         fig.update_xaxes(title_text="step t")
         fig.update_yaxes(title_text="regret / regret of QPM-D", col=1)
-        fig.update_layout(height=430, template="plotly_white", font=FONT, margin=dict(l=60, r=10, t=60, b=50),
-                          legend=dict(font=dict(size=11)))
+        figure_layout(fig, 430, margin=dict(t=60), legend=dict(font=dict(size=11)))
         self.fig = FigureWidget(fig)
 
     def updating(self):
-        return updating(self.fig)
+        return self.fig.batch_update()
 
     def curve(self, panel, name, law):
         d = self.fig.data[self._slot[(panel, name, law)]]
@@ -209,11 +208,11 @@ class LinePlot:
                                  line=dict(color=style("Improved UCB")["color"], dash="dot", width=1.5)))
         fig.update_xaxes(title_text="expected delay E[τ]")
         fig.update_yaxes(title_text="regret at T")
-        fig.update_layout(height=400, template="plotly_white", font=FONT, margin=dict(l=60, r=10, t=50, b=50))
+        figure_layout(fig, 400, margin=dict(t=50))
         self.fig = FigureWidget(fig)
 
     def updating(self):
-        return updating(self.fig)
+        return self.fig.batch_update()
 
 
 def draw_appendix_f(study, plot: LinePlot) -> None:
@@ -330,8 +329,7 @@ def timeline_figure(tl, zoom=60, show_until=None):
     fig.add_trace(go.Scatter(x=x, y=tl["seen"][lo:hi], mode="markers", name="anonymous sum seen",
                              marker=dict(color="#000000", size=6, symbol="circle-open")), row=2, col=1)
     fig.add_vline(x=switch - 0.5, line=dict(color="#D55E00", dash="dash", width=2), row=2, col=1)
-    fig.update_layout(barmode="stack", height=620, template="plotly_white", font=FONT,
-                      margin=dict(l=60, r=10, t=60, b=50), legend=dict(orientation="h", y=-0.12))
+    figure_layout(fig, 620, barmode="stack", margin=dict(t=60), legend=dict(orientation="h", x=0, y=-0.12))
     fig.update_xaxes(title_text="step t", row=2, col=1)
     fig.update_xaxes(range=[0, end], row=1, col=1)
     fig.update_yaxes(title_text="sum at step t", row=2, col=1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import plotly.graph_objects as go
 
 from ..engine import simulate
 from ..sweep import sweep
@@ -26,7 +27,7 @@ from ..policies.exp_weights import DEW, Exp3
 from ..policies.skipper import Doubling, Skipper, corollary4_beta, skipped_and_experienced
 from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
-from ..viz.plots import CurvePlot
+from ..viz.plots import CurvePlot, figure_layout
 from ..viz.style import style
 from ..viz.widget import FigureWidget
 
@@ -211,8 +212,6 @@ def tradeoff(betas=TRADEOFF_BETAS, horizon=TRADEOFF_HORIZON, alpha=TRADEOFF_ALPH
 
 def tradeoff_figure(study):
     """|S_β|, (KTe/2 + D_β)/(4eβ), 4eβ ln K, the bound (3) and Skipper's regret against β (log–log)."""
-    import plotly.graph_objects as go
-
     b, T = study["beta"], study["horizon"]
     fig = go.Figure()
     terms = [("|S_β|: skipped rounds", study["skipped"], "#D55E00", "dash"),
@@ -230,9 +229,7 @@ def tradeoff_figure(study):
                   annotation_text="β of Corollary 4")
     fig.update_xaxes(type="log", title_text="threshold β")
     fig.update_yaxes(type="log", title_text="regret / bound terms at T")
-    fig.update_layout(template="plotly_white", height=460, font=dict(size=13),
-                      title=f"Theorem 3 along β: Pareto(α = {TRADEOFF_ALPHA}) delays, T = {T}",
-                      legend=dict(orientation="v", x=1.02, y=1))
+    figure_layout(fig, 460, f"Theorem 3 along β: Pareto(α = {TRADEOFF_ALPHA}) delays, T = {T}")
     return FigureWidget(fig)
 
 
@@ -253,8 +250,6 @@ def doubling_run(horizon=8192, seed=0, run=0, delays="example8"):
 
 def doubling_figure(tr):
     """β_m over time (step line) with the delays d_t, epoch starts marked; log y axis."""
-    import plotly.graph_objects as go
-
     t, d = tr["t"], tr["delays"][: len(tr["t"])]
     fig = go.Figure()
     pos = d > 0
@@ -269,7 +264,5 @@ def doubling_figure(tr):
                              marker=dict(color="#000000", size=7, symbol="diamond")))
     fig.update_xaxes(type="log", title_text="step t")
     fig.update_yaxes(type="log", title_text="delay / threshold (steps)")
-    fig.update_layout(template="plotly_white", height=420, font=dict(size=13),
-                      title=f"Doubling on Example 8 (T = {len(t)}): epochs and thresholds of one run",
-                      legend=dict(orientation="v", x=1.02, y=1))
+    figure_layout(fig, 420, f"Doubling on Example 8 (T = {len(t)}): epochs and thresholds of one run")
     return FigureWidget(fig)

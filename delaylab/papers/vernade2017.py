@@ -20,6 +20,7 @@ instant the second time.
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 
 from .. import bounds
 from ..engine import simulate
@@ -30,7 +31,7 @@ from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
 from ..policies.estimated import OnlineCDF, OnlineGeometric
 from ..settings.bernoulli import Conversions
 from ..sweep import sweep
-from ..viz.plots import CurvePlot
+from ..viz.plots import CurvePlot, figure_layout
 from ..viz.widget import FigureWidget
 
 THETA_H = (0.5, 0.4, 0.3)
@@ -172,8 +173,6 @@ def timeline_figure(theta=0.3, mean_delay=8.0, window=12, now=30, seed=3):
     cannot tell them from zeros); red: conversions later than the window, never seen; hollow
     circles: zeros, never seen either.
     """
-    import plotly.graph_objects as go
-
     rng = np.random.default_rng(seed)
     converted = rng.random(now) < theta
     delays = Geometric(mean_delay).ppf(rng.random(now))
@@ -201,10 +200,8 @@ def timeline_figure(theta=0.3, mean_delay=8.0, window=12, now=30, seed=3):
     fig.add_trace(go.Scatter(x=s[~converted], y=s[~converted], mode="markers", name="zero (never revealed)",
                              marker=dict(symbol="circle-open", size=9, color="#000000")))
     fig.add_vline(x=now - 1, line=dict(color="#0072B2", width=2), annotation_text=f"now (t = {now})")
-    fig.update_layout(template="plotly_white", height=420, font=dict(size=13),
-                      xaxis_title="step", yaxis_title="pull made at step s",
-                      title=f"θ = {theta}, geometric delays with mean {mean_delay:g}, window m = {window}",
-                      legend=dict(orientation="h", y=-0.2))
+    figure_layout(fig, 420, f"θ = {theta}, geometric delays with mean {mean_delay:g}, window m = {window}",
+                  xaxis_title="step", yaxis_title="pull made at step s", legend=dict(orientation="h", x=0, y=-0.2))
     counts = {"seen": int(seen.sum()), "pending": int(pending.sum()), "lost": int(lost.sum()),
               "zeros": int((~converted).sum())}
     return FigureWidget(fig), counts
@@ -238,8 +235,6 @@ def estimator_study(theta=THETA_H, mean_delay=200, window=400, horizon=1500, run
 
 def estimator_figure(study):
     """Mean of S/Ñ (solid) and S/N (dashed) over runs against θ (dotted), per arm."""
-    import plotly.graph_objects as go
-
     colors = ["#0072B2", "#D55E00", "#009E73", "#CC79A7"]
     fig = go.Figure()
     t = study["t"]
@@ -255,8 +250,7 @@ def estimator_figure(study):
                                      name=f"arm {k + 1}: {label}"))
         fig.add_trace(go.Scatter(x=[t[0], t[-1]], y=[th, th], mode="lines", line=dict(color=c, dash="dot", width=1.5),
                                  name=f"arm {k + 1}: θ = {th}"))
-    fig.update_layout(template="plotly_white", height=430, font=dict(size=13), xaxis_title="step t",
-                      yaxis_title="estimate of θ (mean over runs)",
-                      title=f"Round-robin pulls, {study['law'].label}, window m = {study['window']}",
-                      legend=dict(orientation="h", y=-0.25))
+    figure_layout(fig, 430, f"Round-robin pulls, {study['law'].label}, window m = {study['window']}",
+                  xaxis_title="step t", yaxis_title="estimate of θ (mean over runs)",
+                  legend=dict(orientation="h", x=0, y=-0.25))
     return FigureWidget(fig)

@@ -71,7 +71,7 @@ class DEW(Policy):
     def theorem1(cls, n_arms: int, horizon: int, delays) -> "DEW":
         """DEW tuned as in Theorem 1: η = √(ln K/(KTe/2 + D)), d_max = max_t d_t (T, D known)."""
         d = check_real("delays", delays, low=0.0, ndim=(1,))[:horizon]
-        return DEW(eta=theorem1_eta(n_arms, horizon, d.sum()), dmax=float(d.max()))
+        return cls(eta=theorem1_eta(n_arms, horizon, d.sum()), dmax=float(d.max()))
 
     # ------------------------------------------------------------------ lifecycle
     def _start(self, problem):

@@ -9,7 +9,6 @@ of the mean over runs).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,24 +20,16 @@ from .widget import FigureWidget
 FONT = dict(family="Arial, Helvetica, sans-serif", size=13)
 
 
-@contextmanager
-def updating(fig: FigureWidget):
-    """Update a figure in place: ``fig.batch_update()``, one message to the views.
-
-    :class:`~delaylab.viz.widget.FigureWidget` then syncs its full state, from which views created
-    later are drawn (a Voila page loads only the widgets' final state; a figure displayed inside
-    a VBox; a figure whose plotly module was still loading).
-    """
-    with fig.batch_update():
-        yield fig
-
-
-def _layout(fig, height, title=None):
+def figure_layout(fig, height, title=None, **layout):
+    """The workbook's look for every figure: template, font, title at the left, legend on the
+    right; ``layout`` (any of plotly's layout arguments) is applied last and wins."""
     fig.update_layout(height=height, template="plotly_white", font=FONT,
                       title=dict(text=title, x=0, xanchor="left") if title else None,
                       margin=dict(l=60, r=10, t=70 if title else 40, b=50),
                       legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top",
                                   font=dict(size=12)))
+    if layout:
+        fig.update_layout(**layout)
 
 
 class CurvePlot:
@@ -87,12 +78,13 @@ class CurvePlot:
                 self._slot[(i, name)] = (None, len(fig.data) - 1)
         fig.update_xaxes(title_text=xaxis, type="log" if log_x else None)
         fig.update_yaxes(title_text=yaxis, type="log" if log_y else None)
-        _layout(fig, height or (400 if rows == 1 else 360 * rows), title)
+        figure_layout(fig, height or (400 if rows == 1 else 360 * rows), title)
         self.fig = FigureWidget(fig)
 
     def updating(self):
-        """Context manager for in-place updates (see :func:`updating`)."""
-        return updating(self.fig)
+        """``fig.batch_update()``: one message to the views, then the full state synced
+        (:class:`~delaylab.viz.widget.FigureWidget`)."""
+        return self.fig.batch_update()
 
     def set(self, name, x, mean, lo=None, hi=None, panel: int = 0) -> None:
         """Show curve ``name`` in ``panel`` (call inside :meth:`updating`)."""
@@ -157,7 +149,7 @@ class DelayCdfPlot:
                                  marker=dict(color="#D55E00", size=10), showlegend=False))
         fig.update_xaxes(title_text="delay d (steps)")
         fig.update_yaxes(title_text="τ(d) = P(D ≤ d)", range=[0, 1.05])
-        _layout(fig, height, title=" ")
+        figure_layout(fig, height, title=" ")
         self.fig = FigureWidget(fig)
 
     def show(self, law, window=None, d_max=None) -> None:
@@ -166,7 +158,7 @@ class DelayCdfPlot:
             d_max = int(min(max(q, (window or 0) * 1.5, 20), 10**7))
         d = np.unique(np.linspace(0, d_max, 400).astype(np.int64))
         tau = law.cdf(d)
-        with updating(self.fig):
+        with self.fig.batch_update():
             self.fig.data[0].x, self.fig.data[0].y = d, tau
             if window is None:
                 self.fig.data[1].visible = self.fig.data[2].visible = False
@@ -196,6 +188,6 @@ def palette_figure() -> go.FigureWidget:
                            showarrow=False, xanchor="right", font=dict(size=12, color="#555"))
     fig.update_xaxes(visible=False, range=[-1.6, 2.2])
     fig.update_yaxes(visible=False, range=[0.3, len(rows) + 0.7])
-    _layout(fig, 22 * len(rows) + 70, "One colour and line style per algorithm, in every notebook")
+    figure_layout(fig, 22 * len(rows) + 70, "One colour and line style per algorithm, in every notebook")
     fig.update_layout(margin=dict(l=10, r=10, t=50, b=10))
     return FigureWidget(fig)
