@@ -1,0 +1,61 @@
+"""The notebooks with every exercise answered by its solution (what CI runs a second time).
+
+An answer cell is a code cell whose metadata holds ``{"delaylab": {"exercise": id, "role": "answer"}}``;
+its source is the exercise's stub as shipped. :func:`solved` replaces it with the solution's code and
+makes every check cell require a correct answer.
+
+    python -m delaylab.exercises.solve notebooks/ out/     # writes out/<name>.ipynb
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import get
+from ._core import EXPECT_ENV
+
+
+def answer_cells(nb: dict):
+    """(index, exercise id) of the answer cells of a notebook (its JSON), in order."""
+    for i, cell in enumerate(nb["cells"]):
+        meta = cell.get("metadata", {}).get("delaylab", {})
+        if cell["cell_type"] == "code" and meta.get("role") == "answer":
+            yield i, meta["exercise"]
+
+
+def solved(nb: dict) -> dict:
+    """A copy of the notebook with every answer cell filled in and checks that must pass."""
+    out = copy.deepcopy(nb)
+    for i, eid in answer_cells(out):
+        out["cells"][i]["source"] = get(eid).solution_code
+    first = {"cell_type": "code", "execution_count": None, "id": "delaylab-solved-mode", "metadata": {},
+             "outputs": [], "source": f"import os\nos.environ[{EXPECT_ENV!r}] = 'correct'"}
+    out["cells"].insert(0, first)
+    return out
+
+
+def write_solved(src: Path, dest: Path) -> list[Path]:
+    """Write the solved copy of every notebook of ``src`` that has exercises into ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in sorted(Path(src).glob("*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        if not any(True for _ in answer_cells(nb)):
+            continue
+        target = dest / path.name
+        tmp = target.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(solved(nb), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, target)
+        written.append(target)
+    return written
+
+
+if __name__ == "__main__":  # pragma: no cover - command line
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    for p in write_solved(Path(sys.argv[1]), Path(sys.argv[2])):
+        print(p)
