@@ -18,6 +18,7 @@ from ._core import KINDS, Exercise, Feedback, check, get, ids, kind, register, s
 from .ui import feedback, predict
 
 from . import p01  # noqa: E402,F401  (registration, in notebook order)
+from . import p03, p04, p05  # noqa: E402,F401
 
 __all__ = ["KINDS", "Exercise", "Feedback", "check", "feedback", "get", "ids", "kind", "predict", "register",
            "solution"]

@@ -48,7 +48,7 @@ import numpy as np
 
 from .base import Policy
 
-__all__ = ["odaaf_sizes", "odaaf_b_sizes", "odaaf_b_binding_bound", "odaaf_v_sizes", "n_phases", "ODAAF", "ODAAFB", "ODAAFV"]
+__all__ = ["odaaf_sizes", "odaaf_b_sizes", "odaaf_b_binding_bound", "odaaf_v_sizes", "n_phases", "survivors", "ODAAF", "ODAAFB", "ODAAFV"]
 
 
 def n_phases(horizon: int) -> int:
@@ -104,6 +104,17 @@ def odaaf_b_binding_bound(horizon: int, mean_delay: float) -> float:
     n_prime = _size(m, horizon, 4 * _tolerance(m) * float(mean_delay))
     can_bind = odaaf_sizes(m, horizon, mean_delay) > n_prime
     return float(np.min(n_prime[can_bind] / m[can_bind])) if can_bind.any() else math.inf
+
+
+def survivors(means, active, tolerance) -> np.ndarray:
+    r"""Step 2: the arms still active after the elimination test, (B, K) bool.
+
+    Arm j is eliminated if X̄_j + Δ̃ < max_{i active} X̄_i: ``means`` X̄ (B, K), ``active`` (B, K)
+    bool, ``tolerance`` Δ̃ (B,). Eliminated arms neither survive nor count in the max.
+    """
+    x = np.where(active, means, -np.inf)
+    best = x.max(axis=1, keepdims=True)
+    return active & ~(x + np.asarray(tolerance, dtype=float)[:, None] < best)
 
 
 class _Phased(Policy):
@@ -209,9 +220,7 @@ class _Phased(Policy):
         if not r.size:
             return
         p = self.phase_[r]
-        x = np.where(self.active_[r], self.estimates()[r], -np.inf)
-        best = x.max(axis=1, keepdims=True)
-        out = self.active_[r] & (x + self._width[r, p][:, None] < best)  # Step 2
+        out = self.active_[r] & ~self.survivors(self.estimates()[r], self.active_[r], self._width[r, p])  # Step 2
         rr, kk = np.nonzero(out)
         self.eliminated_at_[r[rr], kk] = now - 1
         self.active_[r] &= ~out
@@ -227,6 +236,10 @@ class _Phased(Policy):
             self.bridge_start_[r, p] = now
         else:
             self._start_phase(r, now)
+
+    def survivors(self, means, active, tolerance) -> np.ndarray:
+        """Step 2's elimination test (see :func:`survivors`); a method so that a subclass may replace it."""
+        return survivors(means, active, tolerance)
 
     def _start_phase(self, r, now):
         if not r.size:
