@@ -15,6 +15,11 @@ from ..settings.linear import LinearConversions
 from ._core import Exercise, choice_grader, function_grader, number_grader, register
 from .student import race_check, run_student
 
+
+def _zeros_index(theta_hat, v_inv, actions, f, delay_term):
+    """A wrong answer (tests): all zeros."""
+    return np.zeros(actions.shape[:2])
+
 # ---------------------------------------------------------------- predict: what θ̂ᵂ estimates
 _TAU_50 = float(Geometric(50).cdf(50))
 
@@ -172,7 +177,7 @@ register(Exercise(
                  "ellipse along a. Its factor has two parts: 2f_{t,δ}, the usual least-squares radius, and the "
                  "delay term, the price of the m last actions whose conversions may still come."),
     wrong_answers=[
-        lambda theta_hat, v_inv, actions, f, delay_term: np.zeros(actions.shape[:2]),
+        _zeros_index,
         lambda theta_hat, v_inv, actions, f, delay_term: (               # no delay term
             np.einsum("bkd,bd->bk", actions, theta_hat)
             + (2 * f)[:, None] * np.sqrt(np.einsum("bkd,bde,bke->bk", actions, v_inv, actions))),

@@ -15,55 +15,10 @@ from ..settings.bernoulli import AggregatedAnonymous
 from ._core import Exercise, choice_grader, function_grader, number_grader, register
 from .student import race_check, run_student
 
-# ---------------------------------------------------------------- compute: a phase length
-PHASE_M, PHASE_T, PHASE_MU = 2, 10_000, 10.0
 
-
-def phase_answer() -> float:
-    return float(odaaf_sizes(PHASE_M, PHASE_T, PHASE_MU))
-
-
-def _phase_without_m() -> float:
-    tol = _tolerance(PHASE_M)
-    return float(_size(PHASE_M, PHASE_T, 6 * tol * PHASE_MU))
-
-
-def _improved_ucb_n() -> float:
-    tol = float(_tolerance(PHASE_M))
-    return float(np.ceil(2 * np.log(PHASE_T * tol**2) / tol**2))
-
-
-def _block() -> float:
-    return float(odaaf_sizes(PHASE_M, PHASE_T, PHASE_MU) - odaaf_sizes(PHASE_M - 1, PHASE_T, PHASE_MU))
-
-
-register(Exercise(
-    id="04.phase-length",
-    kind="compute",
-    title="ODAAF's phase length n_m (our reconstruction)",
-    answer_name="n_2",
-    stub=("# ODAAF's n_m for phase m = 2, horizon T = 10,000 and E[τ] = 10 (the formula of Section 3;\n"
-          "# Δ̃_1 = 1/2 and the tolerance halves every phase). Round up: n_m is a number of samples.\n"
-          "n_2 = ...\n"),
-    solution_code=("m, T, mu = 2, 10_000, 10.0\n"
-                   "tol = 0.5 ** m                      # Δ̃_2 = 1/4\n"
-                   "L = np.log(T * tol**2)\n"
-                   "n_2 = np.ceil((np.sqrt(2 * L) + np.sqrt(2 * L + 8 / 3 * tol * L + 6 * tol * m * mu)) ** 2 / tol**2)\n"),
-    solution=phase_answer(),
-    grade=number_grader(phase_answer, rtol=0, atol=1.01, misconceptions={
-        _phase_without_m: "the last term is 6Δ̃_m·m·E[τ]: it grows with the phase number m, because the "
-                          "corruption of every earlier block accumulates in the estimates.",
-        _improved_ucb_n: "that is Improved UCB's n_m, without any delay; ODAAF's has the extra terms.",
-        _block: "that is n_2 − n_1, the length of phase 2's block for each arm; n_m counts the samples in total.",
-    }),
-    hint=("Section 3 of the notebook, the ODAAF bullet: L = log(TΔ̃_m²), Δ̃_2 = 1/4, and the last term "
-          "under the second root is 6Δ̃_m·m·E[τ]."),
-    explanation=(f"Δ̃_2 = 1/4, L = log(10⁴/16) ≈ {np.log(PHASE_T / 16):.3f}; the formula gives n_2 = "
-                 f"{phase_answer():.0f} samples per active arm (phase 1: {float(odaaf_sizes(1, PHASE_T, PHASE_MU)):.0f}). "
-                 "This formula is our reconstruction (from a third party's implementation), not the paper's lost text."),
-    wrong_answers=[_phase_without_m(), _improved_ucb_n(), _block(), 0.0],
-))
-
+def _zeros_survivors(means, active, tolerance):
+    """A wrong answer (tests): all zeros."""
+    return np.zeros(means.shape, dtype=bool)
 
 # ---------------------------------------------------------------- compute: the leak from the previous block
 LEAK_THETA, LEAK_LAW = 0.6, Uniform(0, 20)
@@ -104,29 +59,53 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- predict: doubling E[τ]
+# ---------------------------------------------------------------- compute: a phase length
+PHASE_M, PHASE_T, PHASE_MU = 2, 20_000, 20.0
+
+
+def phase_answer() -> float:
+    return float(odaaf_sizes(PHASE_M, PHASE_T, PHASE_MU))
+
+
+def _phase_without_m() -> float:
+    tol = _tolerance(PHASE_M)
+    return float(_size(PHASE_M, PHASE_T, 6 * tol * PHASE_MU))
+
+
+def _improved_ucb_n() -> float:
+    tol = float(_tolerance(PHASE_M))
+    return float(np.ceil(2 * np.log(PHASE_T * tol**2) / tol**2))
+
+
+def _block() -> float:
+    return float(odaaf_sizes(PHASE_M, PHASE_T, PHASE_MU) - odaaf_sizes(PHASE_M - 1, PHASE_T, PHASE_MU))
+
+
 register(Exercise(
-    id="04.double-delay",
-    kind="predict",
-    title="Double the expected delay",
-    choices={
-        "grows": "ODAAF's regret at T grows markedly: its phases lengthen with E[τ]",
-        "same": "ODAAF's regret stays about the same: delays cost only an additive constant",
-        "shrinks": "ODAAF's regret shrinks: longer blocks give cleaner sums",
-    },
-    solution="grows",
-    grade=choice_grader("grows", {
-        "grows": "E[τ] enters n_m through the term 6Δ̃_m·m·E[τ]: every phase is longer, the worse arm is played "
-                 "longer before it is eliminated. Appendix F below measures it: about linear in E[τ].",
-        "same": "The cost of delays is additive in T, but not small: E[τ] sits inside n_m, so every phase — and the "
-                "regret paid while both arms are active — grows with it. QPM-D, with labelled rewards, barely moves.",
-        "shrinks": "Blocks are longer because they must be: the leak θ·E[τ] at each change grows with E[τ]. Longer "
-                   "phases mean more pulls of the worse arm before the elimination.",
+    id="04.phase-length",
+    kind="compute",
+    title="ODAAF's phase length n_m (our reconstruction)",
+    answer_name="n_2",
+    stub=("# ODAAF's n_m for phase m = 2, horizon T = 20,000 and E[τ] = 20 (the formula of Section 3;\n"
+          "# Δ̃_1 = 1/2 and the tolerance halves every phase). Round up: n_m is a number of samples.\n"
+          "n_2 = ...\n"),
+    solution_code=("m, T, mu = 2, 20_000, 20.0\n"
+                   "tol = 0.5 ** m                      # Δ̃_2 = 1/4\n"
+                   "L = np.log(T * tol**2)\n"
+                   "n_2 = np.ceil((np.sqrt(2 * L) + np.sqrt(2 * L + 8 / 3 * tol * L + 6 * tol * m * mu)) ** 2 / tol**2)\n"),
+    solution=phase_answer(),
+    grade=number_grader(phase_answer, rtol=0, atol=1.01, misconceptions={
+        _phase_without_m: "the last term is 6Δ̃_m·m·E[τ]: it grows with the phase number m, because the "
+                          "corruption of every earlier block accumulates in the estimates.",
+        _improved_ucb_n: "that is Improved UCB's n_m, without any delay; ODAAF's has the extra terms.",
+        _block: "that is n_2 − n_1, the length of phase 2's block for each arm; n_m counts the samples in total.",
     }),
-    hint="Look at where E[τ] enters the phase sizes n_m in Section 3, and at what the regret pays during a phase.",
-    explanation="n_m grows with E[τ] (linearly in the last term under the root), so the worse arm is played "
-                "longer: ODAAF's regret grows about linearly in E[τ] (Appendix F).",
-    wrong_answers=["same", "shrinks"],
+    hint=("Section 3 of the notebook, the ODAAF bullet: L = log(TΔ̃_m²), Δ̃_2 = 1/4, and the last term "
+          "under the second root is 6Δ̃_m·m·E[τ]."),
+    explanation=(f"Δ̃_2 = 1/4, L = log(20,000/16) ≈ {np.log(PHASE_T / 16):.3f}; the formula gives n_2 = "
+                 f"{phase_answer():.0f} samples per active arm (phase 1: {float(odaaf_sizes(1, PHASE_T, PHASE_MU)):.0f}). "
+                 "This formula is our reconstruction (from a third party's implementation), not the paper's lost text."),
+    wrong_answers=[_phase_without_m(), _improved_ucb_n(), _block(), 0.0],
 ))
 
 
@@ -190,7 +169,7 @@ register(Exercise(
                  "the tolerance halves every phase while n_m grows so that the estimates are within Δ̃_m/2 of the "
                  "truth — then the best arm is never dropped (with high probability)."),
     wrong_answers=[
-        lambda means, active, tolerance: np.zeros(means.shape, dtype=bool),
+        _zeros_survivors,
         lambda means, active, tolerance: active & (means + tolerance[:, None]       # max over every arm
                                                    >= means.max(axis=1, keepdims=True)),
         lambda means, active, tolerance: active & (means                            # no tolerance
@@ -199,4 +178,30 @@ register(Exercise(
                                           >= np.where(active, means, -np.inf).max(axis=1, keepdims=True)),
     ],
     policy=lambda fn, mean_delay: StudentODAAF(fn, mean_delay),
+))
+
+
+# ---------------------------------------------------------------- predict: doubling E[τ]
+register(Exercise(
+    id="04.double-delay",
+    kind="predict",
+    title="Double the expected delay",
+    choices={
+        "grows": "ODAAF's regret at T grows markedly: its phases lengthen with E[τ]",
+        "same": "ODAAF's regret stays about the same: delays cost only an additive constant",
+        "shrinks": "ODAAF's regret shrinks: longer blocks give cleaner sums",
+    },
+    solution="grows",
+    grade=choice_grader("grows", {
+        "grows": "E[τ] enters n_m through the term 6Δ̃_m·m·E[τ]: every phase is longer, the worse arm is played "
+                 "longer before it is eliminated. Appendix F below measures it: about linear in E[τ].",
+        "same": "The cost of delays is additive in T, but not small: E[τ] sits inside n_m, so every phase — and the "
+                "regret paid while both arms are active — grows with it. QPM-D, with labelled rewards, barely moves.",
+        "shrinks": "Blocks are longer because they must be: the leak θ·E[τ] at each change grows with E[τ]. Longer "
+                   "phases mean more pulls of the worse arm before the elimination.",
+    }),
+    hint="Look at where E[τ] enters the phase sizes n_m in Section 3, and at what the regret pays during a phase.",
+    explanation="n_m grows with E[τ] (linearly in the last term under the root), so the worse arm is played "
+                "longer: ODAAF's regret grows about linearly in E[τ] (Appendix F).",
+    wrong_answers=["same", "shrinks"],
 ))

@@ -24,6 +24,11 @@ D = 995 * 20 + 5 * 500
 DMAX = 500
 
 
+
+def _zeros_update(L_hat, run, arm, loss, p_pull, p_now):
+    """A wrong answer (tests): all zeros."""
+    return np.zeros_like(L_hat)
+
 # ---------------------------------------------------------------- compute: DEW's learning rate
 def eta_answer() -> float:
     """η' = min(η, 1/(4e d_max)) with η of Theorem 1."""
@@ -134,7 +139,7 @@ register(Exercise(
                  "from; the current p_t has moved since (the loss was delayed), and dividing by it biases L̂. "
                  "DEW then plays p_{t+1} ∝ exp(−η'L̂)."),
     wrong_answers=[
-        lambda L_hat, run, arm, loss, p_pull, p_now: np.zeros_like(L_hat),
+        _zeros_update,
         lambda L_hat, run, arm, loss, p_pull, p_now: _add(L_hat, run, arm, loss),               # no weighting
         lambda L_hat, run, arm, loss, p_pull, p_now: _add(L_hat, run, arm, loss / p_now[run, arm]),  # p today
         lambda L_hat, run, arm, loss, p_pull, p_now: _assign(L_hat, run, arm, loss / p_pull),    # += drops repeats
@@ -153,32 +158,6 @@ def _assign(L, run, arm, values):
     out = L.copy()
     out[run, arm] += values  # a repeated (run, arm) is added once only
     return out
-
-
-# ---------------------------------------------------------------- predict: a small threshold β
-register(Exercise(
-    id="05.skipper-beta",
-    kind="predict",
-    title="Skipper with a threshold below the typical delay",
-    choices={
-        "uniform": "Skipper skips every round, learns nothing and plays uniformly: its regret grows linearly",
-        "better": "Skipper learns faster: it keeps only the freshest feedback",
-        "same": "nothing changes: the five huge delays are skipped either way",
-    },
-    solution="uniform",
-    grade=choice_grader("uniform", {
-        "uniform": "Every round with d_s ≥ β is skipped; with β = 5 and d = 20 that is every round. The base DEW "
-                   "never sees a loss and keeps p uniform: each skipped round costs up to one unit of regret "
-                   "(Lemma 2).",
-        "better": "Skipper keeps only the losses with d_s < β. With β = 5 and d = 20 there are none left: "
-                  "nothing is fresh enough.",
-        "same": "The five huge rounds are skipped for any β ≤ 500, but with β = 5 the 995 ordinary rounds "
-                "(d = 20 ≥ β) are skipped too.",
-    }),
-    hint="Section 3 of the notebook: the skipped set is S_β = {t : d_t ≥ β}; what is in it when β = 5 and d = 20?",
-    explanation="S_β = {t : d_t ≥ β} is every round when β ≤ d: |S_β| = T, the first term of Theorem 3, dominates.",
-    wrong_answers=["better", "same"],
-))
 
 
 # ---------------------------------------------------------------- compute: Corollary 4's threshold
@@ -206,4 +185,30 @@ register(Exercise(
                  "skipped, the others (d = 20 < β) are kept, and the base DEW uses η = 1/(4eβ) instead of "
                  "1/(4e·500)."),
     wrong_answers=[corollary4_beta(K, T, 0), (math.e * K * T / 2 + D) / (4 * math.e * math.log(K)), 0.0],
+))
+
+
+# ---------------------------------------------------------------- predict: a small threshold β
+register(Exercise(
+    id="05.skipper-beta",
+    kind="predict",
+    title="Skipper with a threshold below the typical delay",
+    choices={
+        "uniform": "Skipper skips every round, learns nothing and plays uniformly: its regret grows linearly",
+        "better": "Skipper learns faster: it keeps only the freshest feedback",
+        "same": "nothing changes: the five huge delays are skipped either way",
+    },
+    solution="uniform",
+    grade=choice_grader("uniform", {
+        "uniform": "Every round with d_s ≥ β is skipped; with β = 5 and d = 20 that is every round. The base DEW "
+                   "never sees a loss and keeps p uniform: each skipped round costs up to one unit of regret "
+                   "(Lemma 2).",
+        "better": "Skipper keeps only the losses with d_s < β. With β = 5 and d = 20 there are none left: "
+                  "nothing is fresh enough.",
+        "same": "The five huge rounds are skipped for any β ≤ 500, but with β = 5 the 995 ordinary rounds "
+                "(d = 20 ≥ β) are skipped too.",
+    }),
+    hint="Section 3 of the notebook: the skipped set is S_β = {t : d_t ≥ β}; what is in it when β = 5 and d = 20?",
+    explanation="S_β = {t : d_t ≥ β} is every round when β ≤ d: |S_β| = T, the first term of Theorem 3, dominates.",
+    wrong_answers=["better", "same"],
 ))

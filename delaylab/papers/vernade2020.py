@@ -115,3 +115,61 @@ def figure3_panel(runs=3, seed=0, horizon=FIG3_HORIZON, width="cheap") -> Figure
                f"with m = 2000. Bands: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure3(r, seed, p, horizon, width), draw_figure3, plot, runs, RUNS,
                               caption, name="vernade2020-figure3")
+
+
+# ------------------------------------------------------------------------------- Figure 2
+#: reference durations marked on Figure 2's axis (seconds)
+_DURATIONS = (("1 min", 60.0), ("1 hour", 3600.0), ("1 day", 86_400.0), ("1 week", 604_800.0),
+              ("30 days", 2_592_000.0))
+
+
+def criteo_log10_density():
+    """The density of log₁₀(delay in seconds) of the law we fit to the Criteo delays.
+
+    The law (:func:`delaylab.laws.criteo`) interpolates the shipped quantile table linearly in
+    log(delay): between two knots the density of log₁₀ delay is constant, Δp / Δlog₁₀(delay).
+    Returns (edges (n + 1,), density (n,)).
+    """
+    law = criteo(FIG3_SCALE)
+    edges = np.log10(law._knots)
+    return edges, np.diff(law._probs) / np.diff(edges)
+
+
+def figure2(samples=20_000, seed=0):
+    """Figure 2 of the paper: the distribution of log₁₀ delays (seconds) of the Criteo data.
+
+    The histogram shows ``samples`` delays drawn from the law we fit (quantile table, linear in
+    log delay); the line is that law's density; vertical lines mark one step (100 s), the window
+    m = 2000 steps and the horizon T = 10,000 steps of Figure 3. A FigureWidget.
+    """
+    import plotly.graph_objects as go
+
+    from ..viz.plots import figure_layout
+    from ..viz.widget import FigureWidget
+
+    law = criteo(FIG3_SCALE)
+    edges, dens = criteo_log10_density()
+    u = np.random.default_rng(seed).uniform(size=samples)
+    x = np.interp(u, law._probs, edges)
+    fig = go.Figure()
+    fig.add_trace(go.Histogram(x=x, histnorm="probability density", xbins=dict(start=float(edges[0]), end=float(edges[-1]),
+                                                                                size=0.1),
+                               name=f"{samples:,} delays drawn from our law", marker=dict(color="#56B4E9"),
+                               opacity=0.75))
+    fig.add_trace(go.Scatter(x=np.repeat(edges, 2)[1:-1], y=np.repeat(dens, 2), mode="lines",
+                             name="density of the law we fit (quantile table)", line=dict(color="#000000", width=2)))
+    top = float(dens.max()) * 1.08
+    for name, sec, colour, dash in [("one step (100 s)", FIG3_SCALE, "#7F7F7F", "dot"),
+                                    (f"window m = {FIG3_WINDOW} steps", FIG3_WINDOW * FIG3_SCALE, "#D55E00", "dash"),
+                                    (f"horizon T = {FIG3_HORIZON:,} steps", FIG3_HORIZON * FIG3_SCALE, "#009E73",
+                                     "dashdot")]:
+        fig.add_trace(go.Scatter(x=[np.log10(sec)] * 2, y=[0, top], mode="lines", name=name,
+                                 line=dict(color=colour, dash=dash, width=2)))
+    for label, sec in _DURATIONS:
+        fig.add_annotation(x=np.log10(sec), y=1.0, yref="paper", text=label, showarrow=False, yanchor="bottom",
+                           font=dict(size=11, color="#555555"))
+    t_m = float(law.cdf(FIG3_WINDOW))
+    figure_layout(fig, 400, f"Figure 2: Criteo conversion delays (log₁₀ seconds); τ_m = P(D ≤ {FIG3_WINDOW}) = {t_m:.2f}",
+                  xaxis=dict(title="log₁₀ delay (seconds)"), yaxis=dict(title="density"), bargap=0.02,
+                  margin=dict(t=80))
+    return FigureWidget(fig)
