@@ -43,8 +43,9 @@ PATTERNS = [("fixed d, plus a few huge delays", "spikes"), ("fixed delay d", "fi
             ("random: geometric, mean d", "geometric"), ("heavy tail: Pareto(α = 0.7)", "pareto"),
             ("Example 8: d_t = T − t early on", "example8")]
 LOSSES = [("Bernoulli: means 0.5 ∓ Δ/2", "bernoulli"), ("best arm switches (3 phases)", "switching"),
-          ("only slow rounds informative (d ≥ 5)", "slow")]
+          ("only slow rounds informative", "slow")]
 _STYLE = {"description_width": "105px"}
+_MENU = {"description_width": "60px"}  # short descriptions: room for the options
 _WIDE = W.Layout(width="320px")
 
 
@@ -80,8 +81,8 @@ class AdversarialPanel:
     def __init__(self, pattern="spikes", losses="bernoulli", beta=30.0, eta=0.05, delay=20, n_huge=5,
                  gap=0.5, horizon=1000, runs=20, shown=NAMES, seed=0):
         self.seed = seed
-        self.pattern = W.Dropdown(options=PATTERNS, value=pattern, description="delays", style=_STYLE, layout=_WIDE)
-        self.losses = W.Dropdown(options=LOSSES, value=losses, description="losses", style=_STYLE, layout=_WIDE)
+        self.pattern = W.Dropdown(options=PATTERNS, value=pattern, description="delays", style=_MENU, layout=_WIDE)
+        self.losses = W.Dropdown(options=LOSSES, value=losses, description="losses", style=_MENU, layout=_WIDE)
         self.delay = W.IntSlider(value=delay, min=0, max=200, step=1, description="delay d",
                                  continuous_update=False, style=_STYLE, layout=_WIDE)
         self.n_huge = W.IntSlider(value=n_huge, min=0, max=50, step=1, description="huge delays",

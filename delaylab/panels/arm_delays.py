@@ -35,7 +35,7 @@ from .results import ResultCache
 MU_1 = 0.6
 TOGGLES = ("Patient Bandits", "D-UCB", "UCB1", "Adapt-Patient Bandits")
 PRESETS = {"fig5": (1.0, 0.3, 0.2), "fig4": (0.7, 0.7, 0.2), "swap": (0.3, 1.0, 0.2)}
-ASSUMED = [("Pareto(0.7) for both arms (Figure 5)", "pareto07"), ("Pareto(α̂) for both arms", "alpha_hat"),
+ASSUMED = [("Pareto(0.7), both arms (Fig. 5)", "pareto07"), ("Pareto(α̂) for both arms", "alpha_hat"),
            ("the true law of each arm", "true")]
 _STYLE = {"description_width": "120px"}
 _WIDE = W.Layout(width="330px")
@@ -62,8 +62,8 @@ class ArmDelaysPanel:
         key = next((k for k, v in PRESETS.items() if v == (alpha1, alpha2, gap)), "custom")
         self.preset = W.Dropdown(options=[("Figure 5: α = (1, 0.3)", "fig5"), ("Figure 4: α = (0.7, 0.7)", "fig4"),
                                           ("better arm lighter: α = (0.3, 1)", "swap"), ("custom", "custom")],
-                                 value=key, description="instance", style=_STYLE, layout=_WIDE)
-        self.assumed = W.Dropdown(options=ASSUMED, value=assumed, description="D-UCB is told", style=_STYLE,
+                                 value=key, description="instance", style={"description_width": "70px"}, layout=_WIDE)
+        self.assumed = W.Dropdown(options=ASSUMED, value=assumed, description="D-UCB is told", style={"description_width": "95px"},
                                   layout=_WIDE)
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in TOGGLES}
         self.status = W.HTML()

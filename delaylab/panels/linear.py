@@ -63,7 +63,7 @@ class LinearPanel:
     def __init__(self, window=100, mean_delay=100, law="geometric", dim=5, n_actions=10, lam=1.0, delta=0.1,
                  horizon=1000, runs=10, width="exact", shown=("OTFLinUCB", "OTFLinTS", "LinUCB"), seed=0):
         self.seed = seed
-        self.law = W.Dropdown(options=LAWS, value=law, description="delay law", style=_STYLE, layout=_WIDE)
+        self.law = W.Dropdown(options=LAWS, value=law, description="delay law", style={"description_width": "70px"}, layout=_WIDE)
         self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=0, max=3, step=0.05,
                                            description="mean delay μ", readout_format=".0f",
                                            continuous_update=False, style=_STYLE, layout=_WIDE)
@@ -172,16 +172,16 @@ class EllipsePanel:
         self.status = W.HTML()
         fig = go.Figure()
         blue, verm = style("OTFLinUCB")["color"], "#D55E00"
-        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="confidence ellipse (α_{t,δ})",
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="confidence ellipse (radius α = 2f + delay term)",
                                  line=dict(color=blue, width=2), fill="toself", fillcolor="rgba(0,114,178,0.12)"))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="without the delay term (2f_{t,δ})",
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="without the delay term (radius 2f)",
                                  line=dict(color=blue, width=1.5, dash="dot")))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="path of θ̂^W", line=dict(color="#7F7F7F", width=1)))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="θ̂^W_t (estimate)",
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="path of θ̂ᵂ", line=dict(color="#7F7F7F", width=1)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="θ̂ᵂ at time t (estimate)",
                                  marker=dict(color=blue, size=11)))
         fig.add_trace(go.Scatter(x=[self.theta[0]], y=[self.theta[1]], mode="markers", name="θ",
                                  marker=dict(color="#000000", size=13, symbol="star")))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="τ_m·θ (what θ̂^W estimates)",
+        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="τ_m·θ (what θ̂ᵂ estimates)",
                                  marker=dict(color=verm, size=13, symbol="diamond")))
         fig.add_trace(go.Scatter(x=[0, self.theta[0]], y=[0, self.theta[1]], mode="lines", showlegend=False,
                                  line=dict(color="#000000", width=1, dash="dash")))

@@ -34,7 +34,7 @@ from ..policies.delayed import DelayedUCB
 from ..policies.patient import AdaptPatientBandits, PatientBandits
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, figure_layout
-from ..viz.style import style
+from ..viz.style import style, series
 from ..viz.widget import FigureWidget
 
 HORIZON = 3000
@@ -100,8 +100,8 @@ def orders_figure(alphas=(0.1, 0.2, 0.3, 0.5, 0.8), T_max=10**6):
     """Theorems 3–4 on log–log axes: the worst-case regret grows like T^{1−α} when α < 1/2."""
     T = np.logspace(1, np.log10(T_max), 120)
     fig = go.Figure()
-    for a in alphas:
-        st = style(f"α = {a}")
+    for i, a in enumerate(alphas):
+        st = series(i)
         fig.add_trace(go.Scatter(x=T, y=lower_bound_order(T, a), mode="lines", name=f"T^(1−α)/8, α = {a}",
                                  line=dict(color=st["color"], width=2)))
     fig.add_trace(go.Scatter(x=T, y=np.sqrt(2 * T), mode="lines", name="√(KT): bandits without delays",

@@ -38,7 +38,7 @@ from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..streams import ENVIRONMENT, Batch, RunStreams
 from ..viz.plots import figure_layout
-from ..viz.style import style
+from ..viz.style import BLUE, GREEN, ORANGE, style
 from ..viz.widget import FigureWidget
 
 THETA = (0.6, 0.45)
@@ -108,8 +108,14 @@ def figure2_curves(results) -> list[tuple[int, str, str, np.ndarray, np.ndarray]
     return curves
 
 
+#: Figure 2: one colour per delay law (within a panel); the algorithm by dash and marker
+LAW_COLORS = (BLUE, ORANGE, GREEN)
+ALGO_LINES = {"ODAAF": ("solid", None), "ODAAF-B": ("dash", "circle"), "ODAAF-V": ("dash", "circle")}
+
+
 class RatioPlot:
-    """Figure 2: two panels of ratio curves; colour = algorithm, dash = delay law."""
+    """Figure 2: two panels of ratio curves; colour = delay law, dash and marker = algorithm
+    (ODAAF solid, its variant dashed with circles)."""
 
     def __init__(self):
         fig = make_subplots(rows=1, cols=2, subplot_titles=[
@@ -119,15 +125,17 @@ class RatioPlot:
         specs = [(0, n, f"d = {d}", k) for k, d in enumerate(BOUNDS) for n in ("ODAAF", "ODAAF-B")]
         specs += [(1, n, law, k) for k, law in enumerate(unbounded_laws()) for n in ("ODAAF", "ODAAF-V")]
         for panel, name, law, k in specs:
-            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"{name}, {law}",
-                                     line=dict(color=style(name)["color"], dash=DASHES[k], width=2.2)),
+            dash, sym = ALGO_LINES[name]
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines+markers" if sym else "lines", name=f"{name}, {law}",
+                                     line=dict(color=LAW_COLORS[k], dash=dash, width=2.2),
+                                     marker=dict(symbol=sym, size=7, color=LAW_COLORS[k], maxdisplayed=12) if sym else None),
                           row=1, col=panel + 1)
             self._slot[(panel, name, law)] = len(fig.data) - 1
         for col in (1, 2):
             fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="ratio 1", showlegend=col == 1,
                                      line=dict(color="#7F7F7F", dash="dot", width=1)), row=1, col=col)
         fig.update_xaxes(title_text="step t")
-        fig.update_yaxes(title_text="regret / regret of QPM-D", col=1)
+        fig.update_yaxes(title_text="regret / regret of QPM-D")
         figure_layout(fig, 430, margin=dict(t=60), legend=dict(font=dict(size=11)))
         self.fig = FigureWidget(fig)
 
@@ -331,7 +339,8 @@ def timeline_figure(tl, zoom=60, show_until=None):
     fig.add_vline(x=switch - 0.5, line=dict(color="#D55E00", dash="dash", width=2), row=2, col=1)
     figure_layout(fig, 620, barmode="stack", margin=dict(t=60), legend=dict(orientation="h", x=0, y=-0.12))
     fig.update_xaxes(title_text="step t", row=2, col=1)
-    fig.update_xaxes(range=[0, end], row=1, col=1)
+    fig.update_xaxes(range=[0, end], title_text="step t", row=1, col=1)
+    fig.update_yaxes(title_text="arm played", row=1, col=1)
     fig.update_yaxes(title_text="sum at step t", row=2, col=1)
     return FigureWidget(fig)
 

@@ -163,7 +163,7 @@ def example8_panel(runs=10, seed=0, horizons=EXAMPLE8_HORIZONS, paper_runs=40) -
     plot = CurvePlot(EXAMPLE8_NAMES, extra=[EXPLICIT, ORACLE], xaxis="horizon T", yaxis="regret at T",
                      log_x=True, log_y=True, height=460,
                      title="Example 8: regret at T (mean and 95% band over runs), log–log axes")
-    plot.fig.data[-2].line.dash, plot.fig.data[-1].line.dash = "longdash", "dot"
+    plot.fig.data[-2].line.dash, plot.fig.data[-1].line.dash = "longdash", "longdashdot"
     caption = ("Example 8: d_t = T − t for the first √(KT/ln K) rounds, 0 afterwards; K = 2, Bernoulli "
                f"losses with means {0.5 - GAP / 2} and {0.5 + GAP / 2} (our choice: the paper gives no losses). "
                "DEW tuned as in Theorem 1 (d_max = T − 1), Skipper as in Corollary 4 (T and D known), "

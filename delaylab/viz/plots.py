@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import band_color, style
+from .style import assign_styles, band_color, style, symbol
 from .widget import FigureWidget
 
 FONT = dict(family="Arial, Helvetica, sans-serif", size=13)
@@ -60,14 +60,17 @@ class CurvePlot:
         self.panels, self.names = panels, list(names)
         self._slot = {}
         self._in_legend: set[str] = set()
+        styles = assign_styles(self.names)
         for i in range(len(panels)):
             r, c = divmod(i, cols)
             for name in self.names:
-                st = style(name)
-                fig.add_trace(go.Scatter(x=[], y=[], fill="toself", fillcolor=band_color(name),
+                st, sym = styles[name], symbol(name)
+                fig.add_trace(go.Scatter(x=[], y=[], fill="toself", fillcolor=band_color(name, color=st["color"]),
                                          line=dict(width=0), hoverinfo="skip", showlegend=False,
                                          legendgroup=name, visible=False), row=r + 1, col=c + 1)
-                fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=name, legendgroup=name,
+                marker = dict(symbol=sym, size=8, color=st["color"], maxdisplayed=14) if sym else None
+                fig.add_trace(go.Scatter(x=[], y=[], mode="lines+markers" if sym else "lines", name=name,
+                                         legendgroup=name, marker=marker,
                                          line=dict(color=st["color"], dash=st["dash"], width=2.2),
                                          showlegend=False, visible=False), row=r + 1, col=c + 1)
                 self._slot[(i, name)] = (len(fig.data) - 2, len(fig.data) - 1)

@@ -11,50 +11,91 @@ from __future__ import annotations
 import re
 import zlib
 
-# (colour, dash) per algorithm label, for every paper of the workbook
+#: Okabe–Ito's palette (yellow left out: unreadable on white) and Paul Tol's wine: colours that stay
+#: apart under the common colour-vision deficiencies.
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, WINE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
+                                                      "#56B4E9", "#882255")
+BLACK = "#000000"
+#: in this order, the first five are pairwise far apart (blue/sky, orange/vermillion and
+#: purple/wine are the close pairs): a series of up to five curves never needs a second channel
+PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
+
+# (colour, dash) per algorithm label, for every paper of the workbook. Curves that a figure
+# compares get distinct colours; when two must share a hue family (blue/sky blue), they also
+# differ by dash and marker (SYMBOLS). tests/test_figures_legible.py checks every figure.
 STYLES: dict[str, tuple[str, str]] = {
     # baselines without delay correction
     "UCB1": ("#7F7F7F", "dot"),
     "KL-UCB": ("#000000", "dot"),
-    # Vernade, Cappé, Perchet 2017
-    "D-UCB": ("#56B4E9", "solid"),  # sky blue
-    "UD-UCB": ("#56B4E9", "dash"),
-    "D-KLUCB": ("#0072B2", "solid"),  # blue
-    "UD-KLUCB": ("#0072B2", "dash"),
-    "Discarding UCB": ("#E69F00", "solid"),  # orange
-    "Discarding KL-UCB": ("#D55E00", "solid"),  # vermillion
-    "D-KLUCB (estimated CDF)": ("#009E73", "solid"),  # bluish green
-    "UD-KLUCB (estimated geometric law)": ("#009E73", "dash"),
-    "D-UCB (estimated CDF)": ("#44AA99", "solid"),  # teal
-    "UD-UCB (estimated geometric law)": ("#44AA99", "dash"),
+    # Vernade, Cappé, Perchet 2017: UCB-type indices blue, KL-type vermillion (the key comparison)
+    "D-UCB": (BLUE, "solid"),
+    "UD-UCB": (BLUE, "dash"),
+    "D-KLUCB": (VERMILLION, "solid"),
+    "UD-KLUCB": (VERMILLION, "dash"),
+    "Discarding UCB": (GREEN, "dashdot"),
+    "Discarding KL-UCB": (PURPLE, "dashdot"),
+    "D-KLUCB (estimated CDF)": (GREEN, "solid"),
+    "UD-KLUCB (estimated geometric law)": (GREEN, "dash"),
+    "D-UCB (estimated CDF)": (SKY, "solid"),
+    "UD-UCB (estimated geometric law)": (SKY, "dash"),
     # Manegueu et al. 2020
-    "Patient Bandits": ("#CC79A7", "solid"),  # reddish purple
-    "Adapt-Patient Bandits": ("#882255", "solid"),  # wine
-    # the hyperparameter values of the paper's Figures 4–6 (same colour, one dash per value)
-    "Patient Bandits (α̂ = 0.1)": ("#CC79A7", "dash"),
-    "Patient Bandits (α̂ = 0.3)": ("#CC79A7", "solid"),
-    "Patient Bandits (α̂ = 0.5)": ("#CC79A7", "dashdot"),
-    "Patient Bandits (α̂ = 0.6)": ("#CC79A7", "dot"),
-    "D-UCB (m = 10)": ("#56B4E9", "dot"),
-    "D-UCB (m = 50)": ("#56B4E9", "dash"),
-    "D-UCB (m = 100)": ("#56B4E9", "dashdot"),
-    "D-UCB (m = 200)": ("#56B4E9", "solid"),
+    "Patient Bandits": (PURPLE, "solid"),
+    "Adapt-Patient Bandits": (GREEN, "solid"),
+    # the hyperparameter values of the paper's Figures 4–6: one colour per value
+    "Patient Bandits (α̂ = 0.1)": (PURPLE, "solid"),
+    "Patient Bandits (α̂ = 0.3)": (VERMILLION, "solid"),
+    "Patient Bandits (α̂ = 0.5)": (ORANGE, "solid"),
+    "Patient Bandits (α̂ = 0.6)": (SKY, "solid"),
+    "D-UCB (m = 10)": (SKY, "dash"),
+    "D-UCB (m = 50)": (BLUE, "dash"),
+    "D-UCB (m = 100)": (GREEN, "dash"),
+    "D-UCB (m = 200)": ("#000000", "dash"),
+    # Figure 3 of Manegueu et al.: one curve per tail index of arm 2
+    "α₂ = 0.2": (BLUE, "solid"),
+    "α₂ = 0.3": (VERMILLION, "solid"),
+    "α₂ = 0.4": (GREEN, "solid"),
+    "α₂ = 0.5": (PURPLE, "solid"),
+    "α₂ = 0.8": (BLACK, "solid"),
+    # series of arms (per-arm figures)
+    "arm 1": (BLUE, "solid"),
+    "arm 2": (VERMILLION, "solid"),
+    "arm 3": (GREEN, "solid"),
+    "arm 4": (PURPLE, "solid"),
     # Vernade et al. 2020
-    "OTFLinUCB": ("#0072B2", "solid"),
-    "OTFLinTS": ("#D55E00", "solid"),
+    "OTFLinUCB": (BLUE, "solid"),
+    "OTFLinTS": (VERMILLION, "solid"),
     "LinUCB": ("#000000", "dot"),
     # Pike-Burke et al. 2018
-    "ODAAF": ("#0072B2", "solid"),
-    "ODAAF-B": ("#56B4E9", "solid"),
-    "ODAAF-V": ("#009E73", "solid"),
-    "QPM-D": ("#D55E00", "solid"),
+    "ODAAF": (BLUE, "solid"),
+    "ODAAF-B": (PURPLE, "solid"),
+    "ODAAF-V": (GREEN, "solid"),
+    "QPM-D": (VERMILLION, "solid"),
     "Improved UCB": ("#000000", "dot"),
     # Thune et al. 2019
     "Exp3": ("#000000", "dot"),
-    "DEW": ("#E69F00", "solid"),
-    "Skipper": ("#0072B2", "solid"),
-    "Doubling": ("#CC79A7", "solid"),
+    "DEW": (ORANGE, "solid"),
+    "Skipper": (BLUE, "solid"),
+    "Doubling": (PURPLE, "solid"),
 }
+
+#: a marker (second channel) for curves whose colour is close to another one of the same figure
+SYMBOLS: dict[str, str] = {
+    "D-UCB (m = 10)": "circle", "D-UCB (m = 50)": "square", "D-UCB (m = 100)": "diamond",
+    "D-UCB (m = 200)": "triangle-up",
+    "UD-UCB (estimated geometric law)": "circle", "UD-KLUCB (estimated geometric law)": "circle",
+}
+
+
+def symbol(name: str) -> str | None:
+    """The marker symbol drawn along an algorithm's curve, or None for a plain line."""
+    return SYMBOLS.get(name)
+
+
+def series(i: int) -> dict:
+    """Style of the i-th curve of a series without names of its own (colour, then dash)."""
+    dashes = ("solid", "dash", "dot")
+    return {"color": PALETTE[i % len(PALETTE)], "dash": dashes[(i // len(PALETTE)) % len(dashes)]}
+
 
 _FALLBACK = ["#332288", "#117733", "#999933", "#AA4499", "#88CCEE", "#DDCC77", "#CC6677", "#44AA99"]
 
@@ -72,9 +113,21 @@ def style(name: str) -> dict:
     return {"color": color, "dash": dash}
 
 
-def band_color(name: str, alpha: float = 0.18) -> str:
+def assign_styles(names) -> dict[str, dict]:
+    """Styles for the curves of one figure: each known algorithm its own, and every other name a
+    palette colour that no other curve of the figure uses (hashing could give two the same)."""
+    out = {n: style(n) for n in names}
+    unknown = [n for n in names if n not in STYLES and re.sub(r"\s*\(.*\)$", "", n) not in STYLES]
+    used = {out[n]["color"] for n in names if n not in unknown}
+    free = [c for c in PALETTE if c not in used] or list(PALETTE)
+    for i, n in enumerate(unknown):
+        out[n] = {"color": free[i % len(free)], "dash": ("solid", "dash", "dot")[(i // len(free)) % 3]}
+    return out
+
+
+def band_color(name: str, alpha: float = 0.18, color: str | None = None) -> str:
     """The algorithm's colour, translucent, for its confidence band."""
-    c = style(name)["color"].lstrip("#")
+    c = (color or style(name)["color"]).lstrip("#")
     r, g, b = (int(c[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
 
