@@ -82,8 +82,26 @@ def jupyter_env() -> dict:
     return env
 
 
+def configure_git_filter() -> None:
+    """In a git checkout, strip the notebooks' outputs when git reads them (tools/strip_notebook.py,
+    named in .gitattributes): a notebook you ran and saved stays "unchanged" for git, and pulls
+    bring new versions without conflicts on outputs. Only this checkout's config is touched."""
+    if not shutil.which("git") or not (ROOT / ".gitattributes").exists():
+        return
+    inside = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=ROOT, capture_output=True, text=True)
+    if inside.returncode != 0 or inside.stdout.strip() != "true":
+        return
+    clean = f'"{Path(sys.executable).as_posix()}" tools/strip_notebook.py'
+    current = subprocess.run(["git", "config", "--local", "filter.delaylab-strip.clean"], cwd=ROOT,
+                             capture_output=True, text=True).stdout.strip()
+    if current != clean:
+        subprocess.run(["git", "config", "--local", "filter.delaylab-strip.clean", clean], cwd=ROOT, check=False)
+        say("git now ignores the outputs of the notebooks you save (filter delaylab-strip, see README)")
+
+
 def cmd_lab(args) -> None:
     ensure_venv()
+    configure_git_filter()
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
     run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *as_root, *args], env=jupyter_env())
 

@@ -1,6 +1,6 @@
 """What a learner receives at the end of a step, and the calendar that schedules it.
 
-A pull at step s with delay D is revealed at the end of step s + D (``papers.md``, shared
+A pull at step s with delay D is revealed at the end of step s + D (``docs/readings.md``, shared
 conventions). The :class:`Calendar` stores, for a batch of runs, which pulls are due at which
 step; :meth:`Calendar.pop` returns them as :class:`Arrivals`.
 """

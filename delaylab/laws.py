@@ -1,6 +1,6 @@
 r"""Delay laws: the distribution of the number of steps D ∈ {0, 1, 2, …} before feedback.
 
-Conventions shared by the whole package (``../shared/notes/papers.md``): a pull at step s with
+Conventions shared by the whole package (``docs/readings.md``): a pull at step s with
 delay D is revealed at the end of step s + D, so a delay of 0 means "seen before the next
 decision". For every law:
 
@@ -269,7 +269,7 @@ def _moments_from_sf(sf_values: np.ndarray):
 class Geometric(DelayLaw):
     r"""Geometric delays on {0, 1, …} with mean μ: P(D > d) = λ^{d+1}, λ = μ / (1 + μ).
 
-    This is the reading of Vernade et al. (2017, Section 7) taken in ``papers.md``: the paper's
+    This is the reading of Vernade et al. (2017, Section 7) taken in ``docs/readings.md``: the paper's
     "parameter λ = 1/μ" is inconsistent, so we parametrise by the mean. The survival ratio
     P(D > d + 1) / P(D > d) = λ is constant, which gives the O(1) update of Eq. (6)
     (see :class:`delaylab.policies.counts.GeometricCount`).

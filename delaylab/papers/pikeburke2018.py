@@ -2,7 +2,7 @@
 anonymous feedback": the experiments of Section 5 and Appendix F, and a timeline of one run.
 
 *Reconstructed* experiment values: our copy of the paper lost its numbers, so we chose them
-(``notes/papers.md`` §4) and state them here and in notebook 04:
+(``docs/readings.md``, paper 4) and state them here and in notebook 04:
 
 * two Bernoulli arms θ = (0.6, 0.45) (gap Δ = 0.15, so that every variant eliminates the worse
   arm well within the horizon), T = 50,000, 100 runs (paper scale), QPM-D with UCB1 (c = 2);

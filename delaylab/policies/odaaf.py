@@ -6,7 +6,7 @@ blocks: most of what arrives while arm i is played comes from arm i itself, and 
 that leak in from the previous block roughly compensate those that leak out of this one.
 
 Algorithm 1 (*reconstructed*: our copy of the paper lost its equations; we implement the
-reading of ``notes/papers.md`` §4), phases m = 1, 2, …, tolerance Δ̃_1 = 1/2, active set A_1 = all:
+reading of ``docs/readings.md``, paper 4), phases m = 1, 2, …, tolerance Δ̃_1 = 1/2, active set A_1 = all:
 
 * **Step 1** — play each active arm in turn (increasing index), consecutively, until it has n_m
   samples in total, i.e. for n_m − n_{m−1} steps; record these steps in T_i(m).

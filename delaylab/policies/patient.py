@@ -19,7 +19,7 @@ for the decision of step t (the learner knows every conversion with s + D_s ≤ 
   bound α_t under Assumption 2, c·m^{−α} ≤ P(D > m) ≤ m^{−α}, α ≥ α_low, min_k μ_k ≥ μ_low.
 
 Our reading of Algorithm 2 (the extraction of our copy lost the symbols of Section 6.3; this is
-the reading of ``papers.md``, checked against the text):
+the reading of ``docs/readings.md``, checked against the text):
 
 * Ī_t = argmax_k T_k(t) (ties: the lowest arm), T̄_t = T_{Ī_t}(t); only Ī_t's pulls are used;
 * D_t = ⌊T̄_t / 2⌋ and d_t = ⌊(c/2)^{1/α_low} D_t⌋ — the text needs d ≤ (c/2)^{1/α} D for the

@@ -12,7 +12,7 @@ gives the right law for every policy while letting all policies share the same d
 * :class:`AggregatedAnonymous` — Pike-Burke et al. (2018): at the end of each step, only the
   sum of the rewards arriving then, without arms.
 
-Pseudo-regret: Δ_{A_t} = max_k θ_k − θ_{A_t} per step (``papers.md``).
+Pseudo-regret: Δ_{A_t} = max_k θ_k − θ_{A_t} per step (``docs/readings.md``).
 """
 
 from __future__ import annotations
