@@ -8,7 +8,7 @@ import html
 
 import ipywidgets as W
 
-from ._core import Feedback, check, expectation, get, not_answered
+from ._core import Feedback, check, expectation, get, not_answered, right, wrong
 
 _COLOURS = {"correct": ("#E8F5E9", "#1B5E20", "✓"), "wrong": ("#FFF3E0", "#8A3B00", "✗"),
             "unanswered": ("#F3F4F6", "#374151", "…")}
@@ -143,3 +143,64 @@ class Predict:
 def predict(eid: str, choice=None) -> Predict:
     """The widget of a predict question (works on the dashboards too)."""
     return Predict(eid, choice)
+
+
+class Raced:
+    """The race cell's verdict: the student's policy now races in a live panel (or why not)."""
+
+    def __init__(self, eid: str, fb: Feedback, panel=None):
+        self.eid, self.feedback, self.panel = eid, fb, panel
+        self.correct, self.message = fb.correct, fb.message
+
+    @property
+    def widget(self) -> W.Widget:
+        return W.HTML(feedback_html(self.feedback))
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+    def __repr__(self) -> str:
+        return f"{self.feedback.status}: {self.feedback.message}"
+
+
+def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None = None) -> Raced:
+    """Race the function of an *implement* exercise as a policy in a live ``panel``.
+
+    The function is read from the notebook's namespace (the name the exercise asks for). Not
+    written yet, or not a function: a sentence, and the panel is left as it was. Otherwise the
+    panel draws "your policy" next to the paper's algorithms on the same draws, and keeps doing
+    so after every slider move; if the student's code fails in the simulation, the panel's status
+    says why (a sentence, no traceback). Under the tests, the race must run when the notebook is
+    solved and say "not answered yet" as shipped.
+    """
+    ex = get(eid)
+    if ex.policy is None:
+        raise ValueError(f"{eid} is not an implement exercise with a policy to race")
+    fn = answer_of(eid, namespace)
+    if fn is None or fn is Ellipsis:
+        fb = not_answered(f"write {ex.answer_name} and run its cell, then run this cell again to race it.")
+    elif not callable(fn):
+        fb = wrong(f"{ex.answer_name} should be a function (def …); got {type(fn).__name__}.")
+    else:
+        import inspect
+
+        accepted = inspect.signature(ex.policy).parameters
+
+        def make(**context):  # the panel's context (delay law, window, …): what the exercise's policy takes
+            return ex.policy(fn, **{k: v for k, v in context.items() if k in accepted})
+
+        panel.race(make, label=label)
+        if panel.race_result is None:
+            message = panel.race_message
+            if "still returns `...`" in message:
+                fb = not_answered(f"{ex.answer_name} still returns `...`: write its body, run its cell, then "
+                                  f"run this cell again.")
+            else:
+                fb = wrong(f"{message[0].upper()}{message[1:]}")
+        else:
+            fb = right(f"Your policy now races in the live panel above (curve “{label}”, on the same draws): "
+                       f"{panel.race_message}. Move a slider: it reruns with the others.")
+    _enforce(eid, fb)
+    return Raced(eid, fb, panel)

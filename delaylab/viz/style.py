@@ -54,6 +54,8 @@ STYLES: dict[str, tuple[str, str]] = {
     "DEW": ("#E69F00", "solid"),
     "Skipper": ("#0072B2", "solid"),
     "Doubling": ("#CC79A7", "solid"),
+    # the student's own policy raced in a live panel (indigo, drawn thicker with diamond markers)
+    "your policy": ("#332288", "solid"),
 }
 
 _FALLBACK = ["#332288", "#117733", "#999933", "#AA4499", "#88CCEE", "#DDCC77", "#CC6677", "#44AA99"]
