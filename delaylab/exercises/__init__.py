@@ -18,7 +18,7 @@ implement exercise's function as "your policy" in a live panel, on the same draw
 from ._core import KINDS, Exercise, Feedback, check, get, ids, kind, register, solution
 from .ui import feedback, predict, race
 
-from . import p01  # noqa: E402,F401  (registration, in notebook order)
+from . import p01, p02  # noqa: E402,F401  (registration, in notebook order)
 
 __all__ = ["KINDS", "Exercise", "Feedback", "check", "feedback", "get", "ids", "kind", "predict", "race",
            "register", "solution"]
