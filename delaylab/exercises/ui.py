@@ -204,3 +204,38 @@ def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None 
                        f"{panel.race_message}. Move a slider: it reruns with the others.")
     _enforce(eid, fb)
     return Raced(eid, fb, panel)
+
+
+#: The notebooks of the workbook (file, short title), for the index's list of exercises.
+NOTEBOOKS = {"01": ("01_delayed_conversions.ipynb", "Delayed conversions"),
+             "02": ("02_arm_dependent_delays.ipynb", "Arm-dependent, heavy-tailed delays"),
+             "03": ("03_linear_delayed.ipynb", "Linear bandits, delayed and censored"),
+             "04": ("04_aggregated_anonymous.ipynb", "Delayed, aggregated, anonymous feedback"),
+             "05": ("05_adversarial_delays.ipynb", "Adversarial bandits, unrestricted delays")}
+_KIND_TEXT = {"predict": "predict (choose, then check on the figure)", "compute": "compute (a number)",
+              "implement": "implement (a function; races in the live panel)"}
+
+
+def table_html(notebooks=None) -> str:
+    """An HTML table of the exercises, notebook by notebook (kind and title), with links."""
+    from ._core import ids
+
+    rows = []
+    for nb in notebooks or sorted({e.split(".")[0] for e in ids()}):
+        eids = ids(nb)
+        if not eids:
+            continue
+        file, title = NOTEBOOKS.get(nb, (None, f"notebook {nb}"))
+        name = f"<a href='{html.escape(file)}'>{nb} · {html.escape(title)}</a>" if file else html.escape(title)
+        for i, eid in enumerate(eids):
+            ex = get(eid)
+            rows.append(f"<tr><td>{name if i == 0 else ''}</td><td>{html.escape(_KIND_TEXT[ex.kind])}</td>"
+                        f"<td>{html.escape(ex.title)}</td></tr>")
+    return ("<table style='border-collapse:collapse;font-size:14px'><thead><tr>"
+            "<th style='text-align:left'>notebook</th><th style='text-align:left'>kind</th>"
+            "<th style='text-align:left'>exercise</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def table(notebooks=None) -> W.HTML:
+    """The exercises of the workbook as a table widget (works on the Voila dashboards)."""
+    return W.HTML(table_html(notebooks))
