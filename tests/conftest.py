@@ -44,20 +44,4 @@ def recorder():
 def rng():
     return np.random.default_rng(12345)
 
-
-# The notebooks a second time, with every exercise's solution filled in (issue: exercises): nbval runs
-# tests/solved_notebooks/*.ipynb, written here before collection (by the controller only under xdist),
-# and their check cells require a correct answer. The notebooks as shipped run with every check
-# required to say "not answered yet".
-SOLVED = os.path.join(os.path.dirname(__file__), "solved_notebooks")
-
-
-def pytest_configure(config):
-    os.environ.setdefault("DELAYLAB_EXERCISES_EXPECT", "unanswered")
-    if hasattr(config, "workerinput") or not config.getoption("--nbval", default=False):
-        return
-    from pathlib import Path
-
-    from delaylab.exercises.solve import write_solved
-
-    write_solved(Path(__file__).resolve().parent.parent / "notebooks", Path(SOLVED))
+# The notebooks' two nbval runs (as shipped, and solved) are set up by ../conftest.py.

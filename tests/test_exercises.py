@@ -45,8 +45,11 @@ def test_wrong_answers_fail_with_a_hint(eid):
 
 
 def _returns_zeros(fn):
+    import inspect
+
     try:
-        return not np.any(np.asarray(fn(*[np.ones((2, 2))] * 4)))
+        n = len(inspect.signature(fn).parameters)
+        return not np.any(np.asarray(fn(*[np.ones((2, 2))] * n)))
     except Exception:
         return False
 

@@ -8,7 +8,7 @@ import html
 
 import ipywidgets as W
 
-from ._core import Feedback, check, expectation, get, not_answered
+from ._core import Feedback, check, expectation, get, not_answered, right, wrong
 
 _COLOURS = {"correct": ("#E8F5E9", "#1B5E20", "✓"), "wrong": ("#FFF3E0", "#8A3B00", "✗"),
             "unanswered": ("#F3F4F6", "#374151", "…")}
@@ -143,3 +143,99 @@ class Predict:
 def predict(eid: str, choice=None) -> Predict:
     """The widget of a predict question (works on the dashboards too)."""
     return Predict(eid, choice)
+
+
+class Raced:
+    """The race cell's verdict: the student's policy now races in a live panel (or why not)."""
+
+    def __init__(self, eid: str, fb: Feedback, panel=None):
+        self.eid, self.feedback, self.panel = eid, fb, panel
+        self.correct, self.message = fb.correct, fb.message
+
+    @property
+    def widget(self) -> W.Widget:
+        return W.HTML(feedback_html(self.feedback))
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+    def __repr__(self) -> str:
+        return f"{self.feedback.status}: {self.feedback.message}"
+
+
+def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None = None) -> Raced:
+    """Race the function of an *implement* exercise as a policy in a live ``panel``.
+
+    The function is read from the notebook's namespace (the name the exercise asks for). Not
+    written yet, or not a function: a sentence, and the panel is left as it was. Otherwise the
+    panel draws "your policy" next to the paper's algorithms on the same draws, and keeps doing
+    so after every slider move; if the student's code fails in the simulation, the panel's status
+    says why (a sentence, no traceback). Under the tests, the race must run when the notebook is
+    solved and say "not answered yet" as shipped.
+    """
+    ex = get(eid)
+    if ex.policy is None:
+        raise ValueError(f"{eid} is not an implement exercise with a policy to race")
+    fn = answer_of(eid, namespace)
+    if fn is None or fn is Ellipsis:
+        fb = not_answered(f"write {ex.answer_name} and run its cell, then run this cell again to race it.")
+    elif not callable(fn):
+        fb = wrong(f"{ex.answer_name} should be a function (def …); got {type(fn).__name__}.")
+    else:
+        import inspect
+
+        accepted = inspect.signature(ex.policy).parameters
+
+        def make(**context):  # the panel's context (delay law, window, …): what the exercise's policy takes
+            return ex.policy(fn, **{k: v for k, v in context.items() if k in accepted})
+
+        panel.race(make, label=label)
+        if panel.race_result is None:
+            message = panel.race_message
+            if "still returns `...`" in message:
+                fb = not_answered(f"{ex.answer_name} still returns `...`: write its body, run its cell, then "
+                                  f"run this cell again.")
+            else:
+                fb = wrong(f"{message[0].upper()}{message[1:]}")
+        else:
+            fb = right(f"Your policy now races in the live panel above (curve “{label}”, on the same draws): "
+                       f"{panel.race_message}. Move a slider: it reruns with the others.")
+    _enforce(eid, fb)
+    return Raced(eid, fb, panel)
+
+
+#: The notebooks of the workbook (file, short title), for the index's list of exercises.
+NOTEBOOKS = {"01": ("01_delayed_conversions.ipynb", "Delayed conversions"),
+             "02": ("02_arm_dependent_delays.ipynb", "Arm-dependent, heavy-tailed delays"),
+             "03": ("03_linear_delayed.ipynb", "Linear bandits, delayed and censored"),
+             "04": ("04_aggregated_anonymous.ipynb", "Delayed, aggregated, anonymous feedback"),
+             "05": ("05_adversarial_delays.ipynb", "Adversarial bandits, unrestricted delays")}
+_KIND_TEXT = {"predict": "predict (choose, then check on the figure)", "compute": "compute (a number)",
+              "implement": "implement (a function; races in the live panel)"}
+
+
+def table_html(notebooks=None) -> str:
+    """An HTML table of the exercises, notebook by notebook (kind and title), with links."""
+    from ._core import ids
+
+    rows = []
+    for nb in notebooks or sorted({e.split(".")[0] for e in ids()}):
+        eids = ids(nb)
+        if not eids:
+            continue
+        file, title = NOTEBOOKS.get(nb, (None, f"notebook {nb}"))
+        name = f"<a href='{html.escape(file)}'>{nb} · {html.escape(title)}</a>" if file else html.escape(title)
+        for i, eid in enumerate(eids):
+            ex = get(eid)
+            rows.append(f"<tr><td>{name if i == 0 else ''}</td><td>{html.escape(_KIND_TEXT[ex.kind])}</td>"
+                        f"<td>{html.escape(ex.title)}</td></tr>")
+    return ("<table style='border-collapse:collapse;font-size:14px'><thead><tr>"
+            "<th style='text-align:left'>notebook</th><th style='text-align:left'>kind</th>"
+            "<th style='text-align:left'>exercise</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def table(notebooks=None) -> W.HTML:
+    """The exercises of the workbook as a table widget (works on the Voila dashboards)."""
+    return W.HTML(table_html(notebooks))

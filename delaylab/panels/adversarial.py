@@ -35,6 +35,7 @@ from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .fields import with_seed
+from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
 E = math.e
@@ -75,7 +76,7 @@ def make_losses(kind: str, horizon: int, gap: float, delays, seed: int = 0) -> n
     raise ValueError(f"losses must be one of {[k for _, k in LOSSES]}; got {kind!r}")
 
 
-class AdversarialPanel:
+class AdversarialPanel(Racing):
     """Interactive comparison of Exp3, DEW, Skipper and Doubling on oblivious delayed losses."""
 
     def __init__(self, pattern="spikes", losses="bernoulli", beta=30.0, eta=0.05, delay=20, n_huge=5,
@@ -102,7 +103,7 @@ class AdversarialPanel:
                              layout=W.Layout(width="auto"))
         self.tune.on_click(lambda _: self.use_corollary4())
         self.status = W.HTML()
-        self.regret = CurvePlot(list(NAMES), title="Regret against the best fixed arm (mean and 95% band over runs)",
+        self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Regret against the best fixed arm (mean and 95% band over runs)",
                                 height=430)
         self.terms = self._terms_figure()
         self.save = SaveButton(self.regret.fig, "adversarial-delays-regret")
@@ -260,3 +261,13 @@ class AdversarialPanel:
         from IPython.display import display
 
         display(self.widget)
+
+    def race_setting(self) -> RaceSetting:
+        """The panel's runs, for "your policy" (context: the delays d_t, d_max, η, β)."""
+        T, R, delays = self.horizon.value, self.runs.value, self._delays()
+        env = AdversarialLosses(make_losses(self.losses.value, T, self.gap.value, delays, self.seed), delays,
+                                reveal="at_action")
+        context = {"delays": delays, "dmax": float(delays.max()), "eta": float(self.eta.value),
+                   "beta": float(self.beta.value)}
+        return RaceSetting(env, T, R, self.seed, 200, context,
+                           self._key(YOUR_POLICY)[1] + (round(self.eta.value, 10), round(self.beta.value, 6)))

@@ -28,6 +28,7 @@ from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..viz.plots import CurvePlot
 from ..viz.save import SaveButton
 from .fields import with_seed
+from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
 NAMES = ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB")
@@ -55,7 +56,7 @@ def true_bound(law) -> int:
     return int(law._par_high) if isinstance(law, Uniform) else int(law.ppf(0.999))
 
 
-class AnonymousPanel:
+class AnonymousPanel(Racing):
     """Interactive comparison of ODAAF, ODAAF-B, ODAAF-V, QPM-D and Improved UCB (no delay)."""
 
     def __init__(self, law="uniform", mean_delay=10.0, gap=0.3, horizon=5000, runs=10, seed=0):
@@ -77,7 +78,7 @@ class AnonymousPanel:
         self.truth = W.HTML()
         self.status = W.HTML()
         self.summary = W.HTML()
-        self.regret = CurvePlot(list(NAMES), title="Cumulative regret (mean and 95% band over runs)", height=430)
+        self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.save = SaveButton(self.regret.fig, "aggregated-anonymous-regret")
         self._cache = ResultCache(80)
         self._hold = False
@@ -199,3 +200,14 @@ class AnonymousPanel:
         from IPython.display import display
 
         display(self.widget)
+
+    def race_setting(self) -> RaceSetting:
+        """The panel's runs with anonymous feedback, for "your policy" (context: the delay law, its mean
+        E[τ], the bound d of ODAAF-B and the variance V of ODAAF-V)."""
+        law = self.delay_law
+        common = (self.means, self.horizon.value, self.runs.value, self.seed)
+        return RaceSetting(AggregatedAnonymous(self.means, law), self.horizon.value, self.runs.value, self.seed,
+                           300, {"delay": law, "mean_delay": float(law.mean), "bound": float(self.bound.value),
+                                 "variance": float(self.variance.value)},
+                           (self.law.value, float(self.mean_delay.value), self.bound.value, self.variance.value)
+                           + common)

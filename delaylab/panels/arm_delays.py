@@ -30,6 +30,7 @@ from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .fields import Presets, with_seed
+from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
 MU_1 = 0.6
@@ -41,7 +42,7 @@ _STYLE = {"description_width": "120px"}
 _WIDE = W.Layout(width="330px")
 
 
-class ArmDelaysPanel:
+class ArmDelaysPanel(Racing):
     """Interactive comparison of Patient Bandits, D-UCB and UCB1 with arm-dependent delays."""
 
     def __init__(self, alpha1=1.0, alpha2=0.3, gap=0.2, alpha_hat=0.3, window=50, horizon=1500, runs=30,
@@ -67,7 +68,7 @@ class ArmDelaysPanel:
                                   layout=_WIDE)
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in TOGGLES}
         self.status = W.HTML()
-        self.regret = CurvePlot(list(TOGGLES), title="Cumulative regret (mean and 95% band over runs)", height=420)
+        self.regret = CurvePlot([*TOGGLES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=420)
         self.save = SaveButton(self.regret.fig, "arm-dependent-delays-regret")
         self.means_fig = self._means_figure()
         self.tails_fig = self._tails_figure()
@@ -215,3 +216,12 @@ class ArmDelaysPanel:
         from IPython.display import display
 
         display(self.widget)
+
+    def race_setting(self) -> RaceSetting:
+        """The panel's runs, for "your policy" (context: α̂, the window m of D-UCB, the law D-UCB is told,
+        the horizon T)."""
+        a_hat, m, T = round(self.alpha_hat.value, 4), self.window.value, self.horizon.value
+        env = Conversions(self.means, delays=[Pareto(a) for a in self.alphas])
+        return RaceSetting(env, T, self.runs.value, self.seed, 200,
+                           {"alpha_hat": a_hat, "window": m, "delay": self.assumed_law(), "horizon": T},
+                           (self.means, self.alphas, T, self.runs.value, self.seed, a_hat, m, self.assumed.value))

@@ -26,6 +26,7 @@ from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
 from .fields import Presets, with_seed
+from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
 THETA_L = (0.1, 0.05, 0.03)
@@ -44,7 +45,7 @@ def make_policy(toggle: str, law, window):
             "Discarding KL-UCB": lambda: DiscardingKLUCB(law, window)}[toggle]()
 
 
-class ConversionsPanel:
+class ConversionsPanel(Racing):
     """Interactive comparison of the policies of Vernade et al. (2017) on delayed conversions."""
 
     def __init__(self, mean_delay=500, window=1000, censored=True, means=THETA_L, horizon=2500,
@@ -72,7 +73,8 @@ class ConversionsPanel:
                         for name in TOGGLES}
         self.show_bound = W.Checkbox(value=True, description="lower bound (Theorems 3–4)", indent=False)
         self.status = W.HTML()
-        curves = ["UCB1", "KL-UCB", "D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB", "Discarding KL-UCB"]
+        curves = ["UCB1", "KL-UCB", "D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB", "Discarding KL-UCB",
+                  YOUR_POLICY]
         self.regret = CurvePlot(curves, extra=[BOUND], title="Cumulative regret (mean and 95% band over runs)",
                                 height=430)
         self.cdf = DelayCdfPlot()
@@ -162,3 +164,10 @@ class ConversionsPanel:
         from IPython.display import display
 
         display(self.widget)
+
+    def race_setting(self) -> RaceSetting:
+        """The panel's runs, for "your policy" (context: the delay law and the window m, None if uncensored)."""
+        law, m = Geometric(float(round(self.mean_delay.value))), self.window_m
+        return RaceSetting(Conversions(self.means, law, window=m), self.horizon.value, self.runs.value, self.seed,
+                           300, {"delay": law, "window": m}, (law.mean, m, self.means, self.horizon.value,
+                                                               self.runs.value, self.seed))

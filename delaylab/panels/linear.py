@@ -28,6 +28,7 @@ from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .fields import with_seed
+from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
 AUTHORS = "OTFLinUCB (authors' code)"
@@ -56,7 +57,7 @@ def make_policy(toggle: str, m, delta, lam, width):
             AUTHORS: lambda: OTFLinUCB(window=m, delta=delta, lam=lam, variant="authors-code")}[toggle]()
 
 
-class LinearPanel:
+class LinearPanel(Racing):
     """Interactive comparison of OTFLinUCB, OTFLinTS and delay-blind LinUCB (binary action sets,
     θ = (1/√d, …, 1/√d) as in Section 8)."""
 
@@ -85,7 +86,7 @@ class LinearPanel:
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in TOGGLES}
         self.status = W.HTML()
-        self.regret = CurvePlot(list(TOGGLES), title="Cumulative regret (mean and 95% band over runs)", height=430)
+        self.regret = CurvePlot([*TOGGLES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.cdf = DelayCdfPlot(height=300)
         self.save = SaveButton(self.regret.fig, "linear-delayed-regret")
         self._cache = ResultCache(60)
@@ -141,6 +142,14 @@ class LinearPanel:
         from IPython.display import display
 
         display(self.widget)
+
+    def race_setting(self) -> RaceSetting:
+        """The panel's runs, for "your policy" (context: the window m, δ, λ, the width rule, the delay law)."""
+        kind, mu, m, d, K, lam, delta, width, T, R, seed = cfg = self.config()
+        law = delay_law(kind, mu)
+        env = LinearConversions(np.full(d, 1 / np.sqrt(d)), law, n_actions=K, window=m)
+        return RaceSetting(env, T, R, seed, 200, {"window": m, "delta": delta, "lam": lam, "width": width,
+                                                  "delay": law}, cfg)
 
 
 # ----------------------------------------------------------------------------- teaching, d = 2

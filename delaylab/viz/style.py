@@ -16,6 +16,7 @@ import zlib
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, WINE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
                                                       "#56B4E9", "#882255")
 BLACK = "#000000"
+INDIGO = "#332288"  # Paul Tol: the student's own policy
 #: in this order, the first five are pairwise far apart (blue/sky, orange/vermillion and
 #: purple/wine are the close pairs): a series of up to five curves never needs a second channel
 PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
@@ -76,6 +77,8 @@ STYLES: dict[str, tuple[str, str]] = {
     "DEW": (ORANGE, "solid"),
     "Skipper": (BLUE, "solid"),
     "Doubling": (PURPLE, "solid"),
+    # the student's own policy raced in a live panel (indigo, drawn thicker with diamond markers)
+    "your policy": (INDIGO, "solid"),
 }
 
 #: a marker (second channel) for curves whose colour is close to another one of the same figure

@@ -1,0 +1,107 @@
+""""Your policy" in the five live panels: one mechanism (delaylab.panels.race), the same draws as
+the paper's algorithms, rerun on every slider move, errors as a sentence in the status."""
+
+import numpy as np
+import pytest
+
+from delaylab import exercises as ex
+from delaylab.exercises.student import StudentCodeError
+from delaylab.panels.adversarial import AdversarialPanel
+from delaylab.panels.anonymous import AnonymousPanel
+from delaylab.panels.arm_delays import ArmDelaysPanel
+from delaylab.panels.conversions import ConversionsPanel
+from delaylab.panels.linear import LinearPanel, make_policy
+from delaylab.panels.race import YOUR_POLICY, Racing
+from delaylab.policies.exp_weights import Exp3
+from delaylab.policies.odaaf import ODAAF
+from delaylab.policies.ucb import UCB1
+from delaylab.viz.style import STYLES
+
+
+def _linucb(window, delta, lam, width):
+    return make_policy("LinUCB", window, delta, lam, width)
+
+
+# panel, a policy built from the panel's context, the panel's own curve of that same policy, a slider to move
+PANELS = {
+    "conversions": (lambda: ConversionsPanel(horizon=500, runs=10, mean_delay=100, window=300),
+                    lambda: UCB1(), "UCB1", "window"),
+    "arm_delays": (lambda: ArmDelaysPanel(horizon=500, runs=10), lambda: UCB1(), "UCB1", "horizon"),
+    "linear": (lambda: LinearPanel(horizon=300, runs=4, dim=3, n_actions=5), _linucb, "LinUCB", "lam"),
+    "anonymous": (lambda: AnonymousPanel(horizon=1000, runs=4), lambda mean_delay: ODAAF(mean_delay=mean_delay),
+                  "ODAAF", "mean_delay"),
+    "adversarial": (lambda: AdversarialPanel(horizon=300, runs=6), lambda: Exp3(), "Exp3", "gap"),
+}
+
+
+def _final(panel, name):
+    x, y = panel.regret.curve(name)
+    return x[-1], y[-1]
+
+
+def _visible(panel):
+    return panel.regret.fig.data[panel.regret._slot[(0, YOUR_POLICY)][1]].visible
+
+
+@pytest.mark.parametrize("which", sorted(PANELS))
+def test_race_draws_on_the_same_draws_and_follows_the_sliders(which):
+    make_panel, policy, twin, slider = PANELS[which]
+    panel = make_panel()
+    assert isinstance(panel, Racing) and not _visible(panel)
+    message = panel.race(policy)
+    assert _visible(panel) and "mean regret" in message and "mean regret" in panel.status.value
+    # the same algorithm as one of the paper's curves, on the same draws: the same curve
+    assert _final(panel, YOUR_POLICY) == pytest.approx(_final(panel, twin), rel=1e-12)
+    before = _final(panel, YOUR_POLICY)
+    s = getattr(panel, slider)
+    s.value = s.max if s.value != s.max else s.min  # a slider move reruns the race
+    assert _final(panel, YOUR_POLICY) != before
+    assert _final(panel, YOUR_POLICY) == pytest.approx(_final(panel, twin), rel=1e-12)
+    panel.race(None)
+    assert not _visible(panel) and "mean regret" not in panel.status.value
+
+
+@pytest.mark.parametrize("which", ["conversions", "adversarial"])
+def test_student_errors_are_a_sentence_in_the_status(which):
+    panel = PANELS[which][0]()
+
+    def broken(**context):
+        raise StudentCodeError("your d_ucb_index returned shape (3,); expected (10, 3)")
+
+    message = panel.race(broken)
+    assert not _visible(panel)
+    assert "expected (10, 3)" in message and "expected (10, 3)" in panel.status.value
+    assert "Traceback" not in panel.status.value
+    panel.race(lambda: 1 / 0)
+    assert "ZeroDivisionError" in panel.status.value and not _visible(panel)
+
+
+def test_race_label_and_colour():
+    panel = PANELS["conversions"][0]()
+    panel.race(lambda: UCB1(), label="my UCB")
+    trace = panel.regret.fig.data[panel.regret._slot[(0, YOUR_POLICY)][1]]
+    assert trace.name == "my UCB" and trace.line.color == STYLES[YOUR_POLICY][0]
+    used = {c for name, (c, _) in STYLES.items() if name != YOUR_POLICY}
+    assert STYLES[YOUR_POLICY][0] not in used  # a colour of its own
+    with pytest.raises(ValueError, match="label"):
+        panel.race(lambda: UCB1(), label="  ")
+
+
+def test_ex_race_reads_the_students_function(monkeypatch):
+    monkeypatch.delenv("DELAYLAB_EXERCISES_EXPECT", raising=False)  # a student, not the notebooks' tests
+    panel = PANELS["conversions"][0]()
+    eid = "01.d-ucb-index"
+    ns = {}
+    assert ex.race(panel, eid, namespace=ns).feedback.status == "unanswered"
+    ns["d_ucb_index"] = lambda S, N, N_tilde, t: ...
+    assert ex.race(panel, eid, namespace=ns).feedback.status == "unanswered"
+    ns["d_ucb_index"] = 3
+    assert ex.race(panel, eid, namespace=ns).feedback.status == "wrong"
+    ns["d_ucb_index"] = lambda S, N, N_tilde, t: np.zeros(7)
+    fb = ex.race(panel, eid, namespace=ns).feedback
+    assert fb.status == "wrong" and "shape" in fb.message and "Traceback" not in fb.message
+    ns["d_ucb_index"] = ex.solution(eid)
+    fb = ex.race(panel, eid, namespace=ns).feedback
+    assert fb.correct, fb.message
+    # the solution is D-UCB itself: on the same draws, the same curve as the panel's D-UCB
+    assert _final(panel, YOUR_POLICY) == pytest.approx(_final(panel, "D-UCB"), rel=1e-9)
