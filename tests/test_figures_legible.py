@@ -21,7 +21,7 @@ import pytest
 import importlib
 from delaylab.panels import adversarial, anonymous, arm_delays, conversions, linear
 from delaylab.papers import manegueu2020, pikeburke2018, thune2019, vernade2017, vernade2020
-from delaylab.viz.style import PALETTE, STYLES, assign_styles, style
+from delaylab.viz.style import INDIGO, PALETTE, STYLES, assign_styles, style
 
 #: CIELAB distance under which two colours count as "the same hue" for a reader
 CLOSE = 35.0
@@ -260,7 +260,7 @@ def test_the_checks_catch_what_the_issue_found():
 
 
 def test_every_style_and_assigned_colour_is_from_a_safe_palette():
-    safe = {c.upper() for c in PALETTE} | {"#7F7F7F"}
+    safe = {c.upper() for c in PALETTE} | {"#7F7F7F", INDIGO}
     for name, (colour, _) in STYLES.items():
         assert colour.upper() in safe, (name, colour)
     names = ["D-UCB", "something new", "another new one", "α_t (used in the UCB)"]
@@ -314,3 +314,18 @@ def test_control_labels_fit(name, tiny):
             for label, _ in w.options:
                 assert len(label) * CHAR_PX <= room, (
                     f"{name}: the option {label!r} ({len(label) * CHAR_PX:.0f} px) is cut off in {room:.0f} px")
+
+
+RACED = {"03.otf-index": "03 panel", "04.survivors": "04 panel", "05.dew-update": "05 panel"}
+
+
+@pytest.mark.parametrize("eid", list(RACED))
+def test_raced_panel_is_legible(eid, tiny, monkeypatch):
+    """With the student's policy in the panel ("your policy"), every curve can still be told apart."""
+    from delaylab import exercises as ex
+
+    monkeypatch.setenv("DELAYLAB_EXERCISES_EXPECT", "correct")
+    panel = PANELS[RACED[eid]]()
+    fb = ex.race(panel, eid, namespace={ex.get(eid).answer_name: ex.solution(eid)}).feedback
+    assert fb.correct, fb.message
+    check(panel.regret.fig, f"{RACED[eid]} with your policy")

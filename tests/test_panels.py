@@ -98,7 +98,8 @@ def test_figure_reproduction_button_reruns_at_paper_scale():
 
 
 def test_one_colour_per_algorithm_and_colour_blind_palette():
-    assert style("D-KLUCB") == {"color": "#0072B2", "dash": "solid"}
+    assert style("D-KLUCB") == {"color": "#D55E00", "dash": "solid"}  # vermillion, against D-UCB's blue
+    assert style("D-UCB")["color"] != style("D-KLUCB")["color"]
     assert style("UD-KLUCB")["color"] == style("D-KLUCB")["color"]
     assert style("my own policy") == style("my own policy")  # stable fallback
     okabe_ito_tol = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7",
