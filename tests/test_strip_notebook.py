@@ -71,3 +71,22 @@ def test_git_sees_a_run_notebook_as_unchanged(tmp_path):
     text = nb.read_text(encoding="utf-8").replace("import numpy as np", "import numpy as np  # mine", 1)
     nb.write_text(text, encoding="utf-8")
     assert git("status", "--porcelain").strip() == f"M notebooks/{nb.name}"  # an edit is
+
+
+@pytest.mark.skipif(not shutil.which("git"), reason="needs git")
+def test_tasks_lab_configures_the_filter_once(tmp_path, capsys):
+    import importlib.util
+
+    shutil.copy(ROOT / "tasks.py", tmp_path)
+    shutil.copy(ROOT / ".gitattributes", tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    spec = importlib.util.spec_from_file_location("tasks_copy", tmp_path / "tasks.py")
+    tasks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tasks)
+    tasks.configure_git_filter()
+    tasks.configure_git_filter()  # the second time: nothing to do, nothing said
+    said = capsys.readouterr().out
+    assert said.count("git now ignores the outputs") == 1
+    got = subprocess.run(["git", "config", "--local", "filter.delaylab-strip.clean"], cwd=tmp_path,
+                         capture_output=True, text=True).stdout.strip()
+    assert got.endswith("tools/strip_notebook.py") and Path(sys.executable).as_posix() in got
