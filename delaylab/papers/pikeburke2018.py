@@ -48,7 +48,6 @@ BOUNDS = (10, 20, 40)  # Figure 2(a): uniform delays on {0, …, d}
 MEAN = 10.0  # Figure 2(b): common mean of the unbounded laws
 MEANS_F = (2.0, 5.0, 10.0, 20.0, 40.0)  # Appendix F
 CHECKPOINTS = 250
-DASHES = ("solid", "dash", "dot")
 
 
 def unbounded_laws(mean=MEAN) -> dict:

@@ -3,7 +3,11 @@
 Colours come from the Okabe–Ito palette and Paul Tol's "muted" scheme, both designed to stay
 distinguishable under the common colour-vision deficiencies; related variants of one algorithm
 (censored/uncensored, known/estimated law) share a colour and differ by dash pattern, and the
-delay-blind baselines are drawn dotted. Unknown names get a stable colour from the same palette.
+delay-blind baselines are drawn dotted. Curves a figure compares never share a colour, and never
+use two close colours (blue/sky blue, orange/vermillion, reddish purple/wine) without a second
+channel, a dash and a marker (:data:`SYMBOLS`); ``tests/test_figures_legible.py`` checks every
+figure of the workbook. Unknown names get a stable colour from the same palette, and within one
+:class:`~delaylab.viz.plots.CurvePlot` a colour no other curve uses (:func:`assign_styles`).
 """
 
 from __future__ import annotations
