@@ -93,13 +93,15 @@ def test_ex_race_reads_the_students_function(monkeypatch):
     eid = "01.d-ucb-index"
     ns = {}
     assert ex.race(panel, eid, namespace=ns).feedback.status == "unanswered"
-    ns["d_ucb_index"] = lambda S, N, N_tilde, t: ...
+    ns["d_ucb_index"] = lambda S, N, N_tilde, t: ...  # the stub as shipped: no curve, no message in the panel
     assert ex.race(panel, eid, namespace=ns).feedback.status == "unanswered"
+    assert not _visible(panel) and "your policy" not in panel.status.value
     ns["d_ucb_index"] = 3
     assert ex.race(panel, eid, namespace=ns).feedback.status == "wrong"
     ns["d_ucb_index"] = lambda S, N, N_tilde, t: np.zeros(7)
     fb = ex.race(panel, eid, namespace=ns).feedback
     assert fb.status == "wrong" and "shape" in fb.message and "Traceback" not in fb.message
+    assert not _visible(panel) and "your policy" not in panel.status.value
     ns["d_ucb_index"] = ex.solution(eid)
     fb = ex.race(panel, eid, namespace=ns).feedback
     assert fb.correct, fb.message

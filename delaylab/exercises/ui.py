@@ -181,7 +181,8 @@ def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None 
     """Race the function of an *implement* exercise as a policy in a live ``panel``.
 
     The function is read from the notebook's namespace (the name the exercise asks for). Not
-    written yet, or not a function: a sentence, and the panel is left as it was. Otherwise the
+    written yet, not a function, or failing in the first simulation: a sentence, and the panel is
+    left without the curve. Otherwise the
     panel draws "your policy" next to the paper's algorithms on the same draws, and keeps doing
     so after every slider move; if the student's code fails in the simulation, the panel's status
     says why (a sentence, no traceback). Under the tests, the race must run when the notebook is
@@ -205,8 +206,9 @@ def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None 
             return ex.policy(fn, **{k: v for k, v in context.items() if k in accepted})
 
         panel.race(make, label=label)
-        if panel.race_result is None:
+        if panel.race_result is None:  # not drawn: the panel is left as it was, the reason said here
             message = panel.race_message
+            panel.race(None)
             if "still returns `...`" in message:
                 fb = not_answered(f"{ex.answer_name} still returns `...`: write its body, run its cell, then "
                                   f"run this cell again.")
