@@ -107,3 +107,18 @@ def test_ex_race_reads_the_students_function(monkeypatch):
     assert fb.correct, fb.message
     # the solution is D-UCB itself: on the same draws, the same curve as the panel's D-UCB
     assert _final(panel, YOUR_POLICY) == pytest.approx(_final(panel, "D-UCB"), rel=1e-9)
+
+
+def test_race_survives_a_redraw_by_the_panel_alone():
+    """A panel may redraw later without the race (e.g. a refinement computed in the background):
+    the curve stays, and the status line gets the race's sentence back."""
+    panel = PANELS["conversions"][0]()
+    panel.race(lambda: UCB1())
+    drawn = _final(panel, YOUR_POLICY)
+    type(panel).update.__wrapped__(panel)  # the panel's own update, without the race
+    assert _visible(panel) and _final(panel, YOUR_POLICY) == drawn
+    assert panel.status.value.count("your policy: mean regret") == 1
+    panel.horizon.value = 1000  # a move: one sentence, the new one
+    assert panel.status.value.count("your policy: mean regret") == 1 and "T = 1000" in panel.status.value
+    panel.race(None)
+    assert "your policy" not in panel.status.value and not _visible(panel)
