@@ -141,3 +141,16 @@ def test_dashboard_says_where_to_answer(monkeypatch):
     monkeypatch.delenv("DELAYLAB_EXERCISES_EXPECT", raising=False)
     fb = ex.feedback("01.n-tilde", namespace={}).feedback
     assert fb.status == "unanswered" and "JupyterLab" in fb.message
+
+
+def test_write_solved_keeps_only_notebooks_with_exercises(tmp_path):
+    from delaylab.exercises.solve import write_solved
+
+    (tmp_path / "02_gone.ipynb").write_text("{}")  # a stale copy
+    written = write_solved(NOTEBOOKS, tmp_path)
+    names = sorted(p.name for p in tmp_path.glob("*.ipynb"))
+    assert names == sorted(p.name for p in written) and "02_gone.ipynb" not in names
+    assert any(n.startswith("01_") for n in names) and not any(n.startswith("00_") for n in names)
+    for p in written:
+        nb = json.loads(p.read_text(encoding="utf-8"))
+        assert nb["cells"][0]["id"] == "delaylab-solved-mode"
