@@ -43,6 +43,9 @@ CASES = [
     ("Discarding UCB", CONV, dl.DiscardingUCB(GEO, M)),
     ("Discarding KL-UCB", CONV, dl.DiscardingKLUCB(GEO, M)),
     ("Discarding KL-UCB/own-window", UNCENSORED, dl.DiscardingKLUCB(GEO, 10)),
+    ("QPM-D/UCB1", LABELLED, dl.QPMD()),
+    ("QPM-D/KL-UCB", LABELLED, dl.QPMD(dl.KLUCB(eps=0.2))),
+    ("QPM-D/long delays (queues grow)", dl.LabelledRewards([0.5, 0.4, 0.2], dl.Geometric(mean=150)), dl.QPMD()),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -114,6 +117,7 @@ GRID_CASES = [
     ("Discarding UCB law per cell", CONV, dl.DiscardingUCB(dl.Geometric(mean=np.array([5.0, 60.0])), M)),
     ("UCB1 means per cell", GRID_MEANS, dl.UCB1()),
     ("D-KLUCB means per cell", GRID_MEANS, dl.DelayedKLUCB(GEO, M)),
+    ("QPM-D c per cell", LABELLED, dl.QPMD(dl.UCB1(c=np.array([0.5, 2.0])))),
 ]
 
 

@@ -70,9 +70,9 @@ def kernel_for(policy, setting, problem, calendar):
     """
     if not enabled() or calendar is None:
         return None
-    from . import index
+    from . import index, qpmd
 
-    for family in (index,):
+    for family in (index, qpmd):
         k = family.make(policy, setting, problem, calendar)
         if k is not None:
             return k

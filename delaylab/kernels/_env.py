@@ -99,11 +99,19 @@ class Kernel:
         e, cal = self.env, self.env.cal
         u, d, theta, gap = e.block(block)
         out = np.empty((i1 - i0, e.B))
-        self._fn(int(i0), int(i1), int(t0), u, d, theta, gap, e.kind, e.window, e.T,
-                 cal.head, cal.next, cal.arm, e.cal_value, cal.value is not None, cum, out, pulls,
-                 *self._state())
+        i = i0
+        while i < i1:  # a kernel may stop early at a step (returning it) for Python to make room
+            stop = self._fn(int(i), int(i1), int(t0), u, d, theta, gap, e.kind, e.window, e.T,
+                            cal.head, cal.next, cal.arm, e.cal_value, cal.value is not None, cum, out[i - i0:],
+                            pulls, *self._state())
+            i = i1 if stop is None else int(stop)
+            if i < i1:
+                self._make_room()
         self._after(t0 + i1 - 1)
         return out
+
+    def _make_room(self) -> None:  # pragma: no cover - only kernels that stop early
+        raise NotImplementedError
 
     def _state(self) -> tuple:  # pragma: no cover - abstract
         raise NotImplementedError

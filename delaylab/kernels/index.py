@@ -72,11 +72,11 @@ def klucb_bernoulli(p, n, beta):
 
 
 @njit(cache=True)
-def ucb1(mean, n, t1, c):
+def ucb1(mean, n, log_t, c):
     """UCB1's index (:meth:`delaylab.UCB1.index`): mean + sqrt(c log t / n), +inf if n = 0."""
     if n <= 0:
         return INF
-    return mean + math.sqrt(c * math.log(t1) / max(n, 1e-300))
+    return mean + math.sqrt(c * log_t / max(n, 1e-300))
 
 
 @njit(cache=True)
@@ -95,10 +95,10 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
     """UCB1 (kl = False, par = c) or KL-UCB (kl = True, par = ε): :mod:`delaylab.policies.ucb`."""
     B, K = theta.shape
     W = head.shape[0]
-    for b in range(B):
-        c = cum[b]
-        for i in range(i0, i1):
-            t = t0 + i
+    for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
+        t = t0 + i
+        lt = math.log(t + 1)
+        for b in range(B):
             if t < K:
                 a = t
             else:
@@ -107,14 +107,14 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
                     n = revealed[b, k] if labelled else n_pulls[b, k]
                     mean = succ[b, k] / max(n, 1.0)
                     if kl:
-                        idx = klucb_bernoulli(mean, n, (1.0 + par[b]) * math.log(t + 1))
+                        idx = klucb_bernoulli(mean, n, (1.0 + par[b]) * lt)
                     else:
-                        idx = ucb1(mean, n, t + 1, par[b])
+                        idx = ucb1(mean, n, lt, par[b])
                     if idx > best:
                         a, best = k, idx
             pulls[b, a] += 1
-            c += gap[b, a]
-            out[i - i0, b] = c
+            cum[b] += gap[b, a]
+            out[i - i0, b] = cum[b]
             due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
             schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
             n_pulls[b, a] += 1.0
@@ -128,7 +128,6 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
                 if labelled:
                     revealed[b, arm] += 1.0
                 s = nxt[r, b]
-        cum[b] = c
 
 
 class BlindKernel(Kernel):
@@ -153,11 +152,11 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
     B, K = theta.shape
     Wc = head.shape[0]
     Wt = buf.shape[2] if not geometric else 0  # the tabulated count's ring length W
-    for b in range(B):
-        c = cum[b]
-        bw = b if w_old.shape[0] > 1 else 0
-        for i in range(i0, i1):
-            t = t0 + i
+    for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
+        t = t0 + i
+        lt = math.log(t + 1)
+        for b in range(B):
+            bw = b if w_old.shape[0] > 1 else 0
             if t < K:
                 a = t
             else:
@@ -173,7 +172,7 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
                                 recent += buf[b, k, j] * rev2[bw, kw, Wt - 1 - cc + j]
                             v = v + recent
                         nt[k] = v
-                beta = (1.0 + eps[b]) * math.log(t + 1)
+                beta = (1.0 + eps[b]) * lt
                 a, best = 0, -INF
                 for k in range(K):
                     ntk = n_tilde[b, k] if geometric else nt[k]
@@ -185,8 +184,8 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
                     if idx > best:
                         a, best = k, idx
             pulls[b, a] += 1
-            c += gap[b, a]
-            out[i - i0, b] = c
+            cum[b] += gap[b, a]
+            out[i - i0, b] = cum[b]
             due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
             schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
             # DelayedIndex.update: N, then Ñ's push, then the conversions revealed
@@ -220,7 +219,6 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
                 if all_in_window or t - s <= m:
                     succ[b, cal_arm[r, b]] += 1.0
                 s = nxt[r, b]
-        cum[b] = c
 
 
 class DelayedKernel(Kernel):
@@ -264,10 +262,10 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
     B, K = theta.shape
     Wc = head.shape[0]
     ring = m + 1
-    for b in range(B):
-        c = cum[b]
-        for i in range(i0, i1):
-            t = t0 + i
+    for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
+        t = t0 + i
+        lt = math.log(t + 1)
+        for b in range(B):
             # choose: arms without a pull m steps old are played round robin, least pulled first
             missing = False
             for k in range(K):
@@ -280,7 +278,7 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
                     if v < least:
                         a, least = k, v
             else:
-                beta = (1.0 + eps[b]) * math.log(t + 1)
+                beta = (1.0 + eps[b]) * lt
                 a, best = 0, -INF
                 for k in range(K):
                     n = tau_m[b, k] * done_pulls[b, k]
@@ -292,8 +290,8 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
                     if idx > best:
                         a, best = k, idx
             pulls[b, a] += 1
-            c += gap[b, a]
-            out[i - i0, b] = c
+            cum[b] += gap[b, a]
+            out[i - i0, b] = cum[b]
             due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
             schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
             n_pulls[b, a] += 1.0
@@ -312,7 +310,6 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
                 old = arms_ring[s % ring, b]
                 done_pulls[b, old] += 1.0
                 done_succ[b, old] += converted[s % ring, b]
-        cum[b] = c
 
 
 class DiscardingKernel(Kernel):
