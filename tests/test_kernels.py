@@ -43,6 +43,9 @@ CASES = [
     ("Discarding UCB", CONV, dl.DiscardingUCB(GEO, M)),
     ("Discarding KL-UCB", CONV, dl.DiscardingKLUCB(GEO, M)),
     ("Discarding KL-UCB/own-window", UNCENSORED, dl.DiscardingKLUCB(GEO, 10)),
+    ("Patient Bandits", PER_ARM, dl.PatientBandits(alpha=0.3)),
+    ("Patient Bandits/heavy tails", dl.Conversions([0.5, 0.55], [dl.Pareto(1.0), dl.Pareto(0.3)]),
+     dl.PatientBandits(alpha=0.8)),
     ("QPM-D/UCB1", LABELLED, dl.QPMD()),
     ("QPM-D/KL-UCB", LABELLED, dl.QPMD(dl.KLUCB(eps=0.2))),
     ("QPM-D/long delays (queues grow)", dl.LabelledRewards([0.5, 0.4, 0.2], dl.Geometric(mean=150)), dl.QPMD()),
@@ -117,6 +120,7 @@ GRID_CASES = [
     ("Discarding UCB law per cell", CONV, dl.DiscardingUCB(dl.Geometric(mean=np.array([5.0, 60.0])), M)),
     ("UCB1 means per cell", GRID_MEANS, dl.UCB1()),
     ("D-KLUCB means per cell", GRID_MEANS, dl.DelayedKLUCB(GEO, M)),
+    ("Patient α per cell", PER_ARM, dl.PatientBandits(alpha=np.array([0.1, 0.3, 1.0]))),
     ("QPM-D c per cell", LABELLED, dl.QPMD(dl.UCB1(c=np.array([0.5, 2.0])))),
 ]
 

@@ -12,7 +12,8 @@ One module per algorithm family:
 
 * :mod:`.index` — UCB1, KL-UCB, D-UCB/D-KLUCB, UD-UCB/UD-KLUCB (geometric recursion and tabulated
   counts), Discarding UCB/KL-UCB (Vernade et al. 2017);
-* :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013).
+* :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013);
+* :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy).
 
 Which path runs (:func:`enabled`): the kernels when numba can be imported, unless the
 environment variable ``DELAYLAB_KERNELS=numpy`` is set; without numba, the numpy path runs,
@@ -70,9 +71,9 @@ def kernel_for(policy, setting, problem, calendar):
     """
     if not enabled() or calendar is None:
         return None
-    from . import index, qpmd
+    from . import index, patient, qpmd
 
-    for family in (index, qpmd):
+    for family in (index, qpmd, patient):
         k = family.make(policy, setting, problem, calendar)
         if k is not None:
             return k
