@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+from . import kernels
 from ._validate import check_bool, check_callable, check_cells, check_choice, check_int, check_times
 from .feedback import AnonymousSums, Calendar
 from .grid import Grid
@@ -193,8 +194,12 @@ class _Runner:
         if self.blocks:  # pending anonymous sums per arrival step (ring of span steps)
             self.calendar, self.W = None, max(1, int(span))
             self.sums = np.zeros((self.W, B))
+        # compiled path (delaylab.kernels): the same runs, the whole block in one call
+        self.kernel = kernels.kernel_for(policy, setting, problem, self.calendar)
 
     def advance(self, block, t0: int, n: int) -> None:
+        if self.kernel is not None:
+            return self._advance_kernel(block, t0, n)
         if self.blocks:
             return self._advance_blocks(block, t0, n)
         pol, cal = self.policy, self.calendar
@@ -263,6 +268,23 @@ class _Runner:
             i += h
             if t + h == self.times[self.k]:
                 self._record()
+
+    def _advance_kernel(self, block, t0: int, n: int) -> None:
+        """The compiled path: steps t0 … t0 + n − 1 in one call (or one per checkpoint if the policy's
+        state is traced), then the checkpoints of the block recorded as step by step."""
+        i = 0
+        while i < n:
+            nxt = int(self.times[self.k]) - t0
+            j = min(n, nxt) if self.trace is not None and nxt > i else n
+            cums = self.kernel.run(block, t0, i, j, self.cum, self.pulls)  # (j − i, B) regret after each step
+            while t0 + i < self.times[self.k] <= t0 + j:
+                k = self.k
+                self.cum = cums[self.times[k] - t0 - i - 1]
+                self._record()
+                if self.k == k:  # the last checkpoint
+                    break
+            self.cum = cums[-1].copy()
+            i = j
 
     def _record(self):
         """THE place where the values at a checkpoint are stored (every path ends here)."""
