@@ -3,7 +3,9 @@
 (.venv) first, so on a fresh machine with python3 a single command does all the set-up.
 
     python3 tasks.py lab        open the workbook in JupyterLab (notebooks/)
-    python3 tasks.py test       run every test: unit tests and the notebooks (nbval)
+    python3 tasks.py test       run every test: unit tests and the notebooks (nbval), each notebook
+                                twice: as shipped (every exercise "not answered yet") and with every
+                                exercise's solution filled in (tests/solved_notebooks/, see conftest.py)
     python3 tasks.py bench      print the benchmark table
     python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
     python3 tasks.py clean      remove the virtual environment and caches

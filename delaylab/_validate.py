@@ -131,3 +131,78 @@ def check_cells(owner: str, sizes: dict[str, int]) -> int:
             f"{owner}: per-cell parameters must all have the same number of grid cells; {desc}"
         )
     return next(iter(multi.values()), 1)
+
+
+def check_bool(name: str, value) -> bool:
+    """True or False (numpy booleans too); never a truthy string or number."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False; got {_fmt(value)}")
+
+
+def check_callable(name: str, value, *, allow=(None,), what: str = "None or a callable"):
+    """A callable, or one of the ``allow`` values (compared by identity: True is not 1)."""
+    if any(value is a for a in allow) or callable(value):
+        return value
+    raise ValueError(f"{name} must be {what}; got {_fmt(value)}")
+
+
+def check_seed(name: str, value):
+    """A seed for ``numpy.random.default_rng``: None, a whole number ≥ 0 or a Generator."""
+    if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence)):
+        return value
+    return check_int(name, value, low=0, high=2**128 - 1)
+
+
+#: largest number of draws one call may ask for (8 bytes each: 800 MB)
+MAX_DRAWS = 10**8
+
+
+def check_size(name: str, value) -> tuple:
+    """A numpy ``size``: a whole number ≥ 0 or a tuple of them, at most :data:`MAX_DRAWS` in all."""
+    dims = value if isinstance(value, (tuple, list)) else (value,)
+    if isinstance(value, (tuple, list)) and len(value) == 0:
+        return ()
+    out = tuple(check_int(f"{name}[{i}]" if len(dims) > 1 else name, d, low=0, high=MAX_DRAWS)
+                for i, d in enumerate(dims))
+    total = int(np.prod(out, dtype=object))
+    if total > MAX_DRAWS:
+        raise ValueError(f"{name} = {_fmt(value)} asks for {total} draws; at most {MAX_DRAWS} per call")
+    return out
+
+
+def check_unit(name: str, value) -> np.ndarray:
+    """Probability levels u ∈ [0, 1] (the argument of a quantile function)."""
+    return check_real(name, value, low=0.0, high=1.0)
+
+
+def check_lags(name: str, value) -> np.ndarray:
+    """Lags d (any real numbers, ±∞ allowed; NaN, strings and None refused)."""
+    arr = as_float_array(name, value)
+    if np.isnan(arr).any():
+        raise ValueError(f"{_first_bad(name, arr, np.isnan(arr))} is not a number; valid range [−∞, ∞]")
+    return arr
+
+
+def check_times(name: str, value, horizon: int) -> np.ndarray:
+    """Checkpoint times: None (every step), a number n of evenly spaced times ending at the
+    horizon (an int), or strictly increasing whole times in [1, horizon]."""
+    rng = f"[1, {horizon}]"
+    if value is None:
+        return np.arange(1, horizon + 1)
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        n = min(check_int(name, value, low=1), horizon)
+        return np.unique(np.ceil(np.arange(1, n + 1) * horizon / n).astype(np.int64))
+    if isinstance(value, (numbers.Number, np.generic, str, bytes)) or not hasattr(value, "__len__"):
+        raise ValueError(f"{name} must be None, a whole number n of evenly spaced times, or a list of whole "
+                         f"times in {rng}; got {_fmt(value)} (for the single time t, pass [t])")
+    items = list(value) if not isinstance(value, np.ndarray) else value
+    if isinstance(items, list) and any(isinstance(x, (bool, np.bool_, str, bytes)) or x is None for x in items):
+        raise ValueError(f"{name} must be whole times in {rng}; got {_fmt(value)}")
+    arr = check_real(name, items, low=1, high=horizon, ndim=(1,))
+    frac = arr != np.floor(arr)
+    if frac.any():
+        raise ValueError(f"{_first_bad(name, arr, frac)} is not a whole time; checkpoints are steps in {rng}")
+    if arr.size > 1 and np.any(np.diff(arr) <= 0):
+        raise ValueError(f"{name} must be strictly increasing times in {rng}; got {_fmt(value)}")
+    return arr.astype(np.int64)

@@ -30,13 +30,15 @@ import time
 
 import numpy as np
 
-from ._validate import check_cells, check_int
+from . import kernels
+from ._validate import check_bool, check_callable, check_cells, check_choice, check_int, check_times
 from .feedback import AnonymousSums, Calendar
 from .grid import Grid
 from .policies.base import Policy, Problem
 from .result import Result
 from .settings.base import Setting
 from .streams import Batch
+from .summary import KEEP, Moments, check_memory, merge_all, result_bytes
 
 #: memory allowed for the calendars and delay buffers of one chunk of runs
 MEMORY_BUDGET = 1 << 30
@@ -51,7 +53,7 @@ BLOCK_STEPS = True
 
 
 def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, trace=False,
-             progress=None, grid=None) -> Result:
+             progress=None, grid=None, keep="all") -> Result:
     """Simulate policies on a setting, for a batch of independent runs.
 
     Parameters
@@ -76,6 +78,11 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
         Called with the fraction of the work done, after each block of steps.
     grid : Grid, optional
         The grid that per-cell parameters come from; results are reshaped to its shape.
+    keep : "all" or "summary"
+        Keep every run's regret curve ("all"), or only the mean and variance over runs at each
+        checkpoint ("summary": memory independent of the number of runs; see
+        :mod:`delaylab.summary`). A result that would not fit in the available memory is refused
+        before any work, with its size and this way out.
 
     Returns
     -------
@@ -83,7 +90,12 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
         ``res.regret[name]`` has shape (R, n), or (*grid.shape, R, n) for a grid.
     """
     started = time.perf_counter()
-    T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid)
+    check_callable("progress", progress,
+                   what="None or a callable of the fraction done (dl.sweep(progress=True) shows a bar)")
+    T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid,
+                                                        trace=trace, keep=keep)
+    check_memory("simulate", result_bytes(len(named), setting.n_arms, G, len(run_ids), len(times), keep),
+                 keep, result_bytes(len(named), setting.n_arms, G, 1, len(times), "summary"), len(times))
 
     span = setting.span(T)
     per_column = len(named) * span * (32 + 8 * setting.n_arms)
@@ -96,11 +108,17 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
         if progress is not None:
             progress(done[0] / total)
 
-    parts = [_simulate_chunk(setting, named, b, T, seed, times, trace, span, report, batch.size)
+    parts = [_simulate_chunk(setting, named, b, T, seed, times, trace, span, report, batch.size, keep)
              for b in chunks]
 
     shape = grid.shape if grid is not None else ((G,) if G > 1 else ())
     R = len(run_ids)
+    if keep == "summary":  # merge the chunks' moments (Chan et al.)
+        summary = {name: {kind: _shaped(merge_all(p[j][kind] for p in parts), shape) for kind in ("regret", "pulls")}
+                   for j, name in enumerate(named)}
+        return Result.summarised(summary, times=times, policies={k: v.clone() for k, v in named.items()},
+                                 setting=setting, horizon=T, run_ids=run_ids, seed=seed, grid_shape=shape,
+                                 elapsed=time.perf_counter() - started)
 
     def assemble(arrays):  # chunks of (G·R_c, …) columns → (*shape, R, …)
         per_chunk = [a.reshape((G, -1) + a.shape[1:]) for a in arrays]
@@ -119,7 +137,12 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
                   elapsed=time.perf_counter() - started)
 
 
-def check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid):
+def _shaped(m: Moments, shape) -> Moments:
+    """Moments of (G, …) → (*grid shape, …)."""
+    return Moments(m.n, m.mean.reshape(shape + m.mean.shape[1:]), m.m2.reshape(shape + m.m2.shape[1:]))
+
+
+def check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid, *, trace=False, keep="all"):
     """The checks :func:`simulate` makes before any step (shared with :func:`delaylab.sweep`).
 
     Returns ``(T, run_ids, seed, named policies, number of grid cells G, checkpoint times)``.
@@ -139,6 +162,10 @@ def check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid):
         sizes["grid"] = grid.size
     G = check_cells("simulate", sizes)
     times = _checkpoints(checkpoints, T)
+    check_bool("trace", trace)
+    check_choice("keep", keep, KEEP)
+    if trace and keep == "summary":
+        raise ValueError("trace=True records each run's policy state: it needs keep='all' (got keep='summary')")
     if hasattr(setting, "check_horizon"):
         setting.check_horizon(T)
     return T, run_ids, seed, named, G, times
@@ -147,7 +174,7 @@ def check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid):
 class _Runner:
     """One policy's pass over a chunk of runs: its calendar, regret and records."""
 
-    def __init__(self, policy: Policy, problem: Problem, span: int, times, trace: bool, setting):
+    def __init__(self, policy: Policy, problem: Problem, span: int, times, trace: bool, setting, keep="all"):
         B = problem.size
         self.policy, self.T, self.B = policy, problem.horizon, B
         self.calendar = Calendar(B, span, with_values=setting.feedback not in ("conversions", "linear"))
@@ -155,7 +182,11 @@ class _Runner:
         self.flat = np.arange(B) * problem.n_arms  # flat index of (run, arm 0) in (B, K) arrays
         self.cum = np.zeros(B)
         self.times, self.k = times, 0
-        self.regret = np.empty((B, len(times)))
+        self.G = problem.batch.n_cells
+        if keep == "summary":  # per cell and checkpoint: mean and M2 over this chunk's runs
+            self.regret, self.mean, self.m2 = None, np.empty((self.G, len(times))), np.empty((self.G, len(times)))
+        else:
+            self.regret = np.empty((B, len(times)))
         self.pulls = np.zeros((B, problem.n_arms), dtype=np.int64)
         self.trace = {} if trace else None
         self.blocks = (BLOCK_STEPS and self.anonymous and hasattr(policy, "fixed_steps")
@@ -163,8 +194,12 @@ class _Runner:
         if self.blocks:  # pending anonymous sums per arrival step (ring of span steps)
             self.calendar, self.W = None, max(1, int(span))
             self.sums = np.zeros((self.W, B))
+        # compiled path (delaylab.kernels): the same runs, the whole block in one call
+        self.kernel = kernels.kernel_for(policy, setting, problem, self.calendar)
 
     def advance(self, block, t0: int, n: int) -> None:
+        if self.kernel is not None:
+            return self._advance_kernel(block, t0, n)
         if self.blocks:
             return self._advance_blocks(block, t0, n)
         pol, cal = self.policy, self.calendar
@@ -234,25 +269,53 @@ class _Runner:
             if t + h == self.times[self.k]:
                 self._record()
 
+    def _advance_kernel(self, block, t0: int, n: int) -> None:
+        """The compiled path: steps t0 … t0 + n − 1 in one call (or one per checkpoint if the policy's
+        state is traced), then the checkpoints of the block recorded as step by step."""
+        i = 0
+        while i < n:
+            nxt = int(self.times[self.k]) - t0
+            j = min(n, nxt) if self.trace is not None and nxt > i else n
+            cums = self.kernel.run(block, t0, i, j, self.cum, self.pulls)  # (j − i, B) regret after each step
+            while t0 + i < self.times[self.k] <= t0 + j:
+                k = self.k
+                self.cum = cums[self.times[k] - t0 - i - 1]
+                self._record()
+                if self.k == k:  # the last checkpoint
+                    break
+            self.cum = cums[-1].copy()
+            i = j
+
     def _record(self):
-        self.regret[:, self.k] = self.cum
+        """THE place where the values at a checkpoint are stored (every path ends here)."""
+        if self.regret is None:  # keep="summary"
+            v = self.cum.reshape(self.G, -1)
+            m = v.mean(axis=1)
+            d = v - m[:, None]
+            self.mean[:, self.k], self.m2[:, self.k] = m, np.einsum("ij,ij->i", d, d)
+        else:
+            self.regret[:, self.k] = self.cum
         if self.trace is not None:
             for f, v in self.policy.snapshot().items():
                 self.trace.setdefault(f, []).append(np.asarray(v))
         self.k = min(self.k + 1, len(self.times) - 1)
 
     def result(self) -> dict:
+        if self.regret is None:
+            runs = self.B // self.G
+            return {"regret": Moments(runs, self.mean, self.m2),
+                    "pulls": Moments.of(self.pulls.reshape(self.G, runs, -1), axis=1), "trace": {}}
         trace = {}
         if self.trace is not None:
             trace = {f: np.stack(v, axis=1) for f, v in self.trace.items()}  # (B, n, …)
         return {"regret": self.regret, "pulls": self.pulls, "trace": trace}
 
 
-def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report, total_columns):
+def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report, total_columns, keep="all"):
     problem = Problem(n_arms=setting.n_arms, horizon=T, feedback=setting.feedback,
                       window=setting.window, dim=setting.dim, batch=batch, seed=seed)
     # every policy is validated (started) before the first step of any of them
-    runners = [_Runner(p.clone().start(problem), problem, span, times, trace, setting) for p in named.values()]
+    runners = [_Runner(p.clone().start(problem), problem, span, times, trace, setting, keep) for p in named.values()]
     if trace:
         for name, r in zip(named, runners):
             per_column = sum(np.asarray(v).nbytes for v in r.policy.snapshot().values()) / batch.size
@@ -309,12 +372,4 @@ def _named(policies) -> dict:
 
 
 def _checkpoints(checkpoints, T) -> np.ndarray:
-    if checkpoints is None:
-        return np.arange(1, T + 1)
-    if isinstance(checkpoints, numbers.Integral):
-        n = check_int("checkpoints", checkpoints, low=1)
-        return np.unique(np.ceil(np.arange(1, min(n, T) + 1) * T / min(n, T)).astype(np.int64))
-    times = np.unique(np.asarray(checkpoints, dtype=np.int64))
-    if times.size == 0 or times[0] < 1 or times[-1] > T:
-        raise ValueError(f"checkpoints must be times in [1, {T}]; got {checkpoints!r}")
-    return times
+    return check_times("checkpoints", checkpoints, T)

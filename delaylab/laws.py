@@ -27,10 +27,12 @@ from importlib import resources
 
 import numpy as np
 
-from ._validate import check_real
+from ._validate import check_int, check_lags, check_real, check_seed, check_size, check_unit
 
 #: Delay used for "never within any horizon" (draws beyond 2**62 steps).
 NEVER = 2**62
+#: the largest delay an Empirical law may tabulate (in steps): the largest horizon
+EMPIRICAL_MAX_STEPS = 10**8
 _LOG_NEVER = math.log(NEVER)
 
 __all__ = [
@@ -138,6 +140,7 @@ class DelayLaw:
         """The law of grid cell ``g`` (a law with single-valued parameters)."""
         if not self._per_cell:
             return self
+        g = check_int("g", g, low=0, high=self._n_cells - 1)
         kw = {}
         for k in self._param_names:
             v = getattr(self, "_par_" + k)
@@ -147,32 +150,39 @@ class DelayLaw:
     # ---------------------------------------------------------------- public API
     def cdf(self, d) -> np.ndarray:
         """τ(d) = P(D ≤ d)."""
-        return self._cdf(d, None)
+        return self._cdf(check_lags("d", d), None)
 
     def sf(self, d) -> np.ndarray:
         """P(D > d) = 1 − τ(d)."""
-        return self._sf(d, None)
+        return self._sf(check_lags("d", d), None)
 
     def pmf(self, d) -> np.ndarray:
         """P(D = d) for integer d."""
-        d = _floor_lag(d)
+        d = _floor_lag(check_lags("d", d))
         return self._cdf(d, None) - self._cdf(d - 1, None)
 
     def ppf(self, u) -> np.ndarray:
-        """Smallest d with τ(d) ≥ u, as int64 (:data:`NEVER` beyond 2**62 steps)."""
-        return self._ppf(np.asarray(u, dtype=float), None)
+        """Smallest d with τ(d) ≥ u ∈ [0, 1], as int64 (:data:`NEVER` beyond 2**62 steps)."""
+        u = check_unit("u", u)
+        with np.errstate(divide="ignore"):  # u = 1: log(0) = −∞, i.e. NEVER
+            return self._ppf(u, None)
 
     def sample(self, size, seed=None) -> np.ndarray:
-        """Independent draws by inverse-CDF sampling of ``numpy.random.default_rng(seed)``."""
-        u = np.random.default_rng(seed).random(size)
+        """Independent draws by inverse-CDF sampling of ``numpy.random.default_rng(seed)``.
+
+        ``size`` is a whole number ≥ 0 or a tuple of them (at most 10⁸ draws in all).
+        """
+        size = check_size("size", size)
+        u = np.random.default_rng(check_seed("seed", seed)).random(size)
         if self._per_cell and np.ndim(u) and np.shape(u)[-1] != self._n_cells:
             raise ValueError(
                 f"size must end with the number of grid cells ({self._n_cells}); got {size}"
             )
-        return self.ppf(u)
+        return self._ppf(u, None)
 
     def table(self, n: int) -> np.ndarray:
         """τ(0), …, τ(n − 1): shape ``(n,)``, or ``(G, n)`` for a per-cell law."""
+        n = check_int("n", n, low=0, high=10**9)
         lags = np.arange(n, dtype=float)
         if not self._per_cell:
             return np.broadcast_to(self._cdf(lags, None), (n,)).copy()
@@ -184,7 +194,7 @@ class DelayLaw:
         Pulls older than this lag have all their feedback in: delay-corrected counts need no
         memory beyond it.
         """
-        lo, hi = 0, int(limit)
+        lo, hi = 0, check_int("limit", limit, low=0, high=NEVER)
         if np.all(self._cdf(float(hi), None) < 1.0):
             return hi
         while lo < hi:  # bisection on the monotone predicate "τ(d) = 1 in every cell"
@@ -644,15 +654,21 @@ class SurvivalLaw(DelayLaw):
     def __init__(self, sf, label: str = "custom law", mean=None, var=None):
         if not callable(sf):
             raise ValueError(f"sf must be a callable m -> P(D > m); got {sf!r}")
-        probe = np.array([0, 1, 2, 5, 10, 100, 1e3, 1e4, 1e6, 1e9, 1e12, 1e15, 2.0**62])
+        # every lag up to 4096, then 4096 lags spaced geometrically up to 2**62
+        probe = np.unique(np.concatenate([np.arange(4097.0), np.floor(np.geomspace(4096.0, 2.0**62, 4096))]))
         try:
             vals = np.broadcast_to(np.asarray(sf(probe), dtype=float), probe.shape)
         except Exception as exc:  # noqa: BLE001 - report any failure of user code clearly
             raise ValueError(f"sf could not be evaluated on an array of lags: {exc}") from exc
-        if np.any(~np.isfinite(vals)) or np.any(vals < 0) or np.any(vals > 1):
-            raise ValueError(f"sf must return probabilities in [0, 1]; sf({probe}) = {vals}")
-        if np.any(np.diff(vals) > 1e-12):
-            raise ValueError(f"sf must be non-increasing in m; sf({probe}) = {vals}")
+        bad = ~np.isfinite(vals) | (vals < 0) | (vals > 1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"sf must return probabilities in [0, 1]; sf({probe[i]:.0f}) = {float(vals[i])!r}")
+        rise = np.diff(vals) > 1e-12
+        if rise.any():
+            i = int(np.argmax(rise))
+            raise ValueError(f"sf must be non-increasing in m (valid: sf(m + 1) ≤ sf(m) ≤ 1); got "
+                             f"sf({probe[i]:.0f}) = {float(vals[i])!r} < sf({probe[i + 1]:.0f}) = {float(vals[i + 1])!r}")
         self._sf_fn = sf
         self._name = str(label)
         self._given = (mean, var)
@@ -739,6 +755,12 @@ class Empirical(DelayLaw):
             raise ValueError("probs must increase strictly from 0 to 1")
         if np.any(np.diff(x) <= 0):
             raise ValueError("delays must be strictly increasing")
+        with np.errstate(over="ignore"):
+            steps = x[-1] / s
+        if not steps <= EMPIRICAL_MAX_STEPS:
+            raise ValueError(f"delays[-1] / scale = {x[-1]:g} / {s:g} = {steps:g} steps is outside the valid range "
+                             f"[0, {EMPIRICAL_MAX_STEPS:g}] (the largest horizon): give delays in a coarser unit or a "
+                             f"larger scale; feedback that may never come is a SurvivalLaw tending to a positive limit")
         self._probs, self._knots, self._scale, self._log = p, x, s, bool(log)
         self._name = str(label)
         self._n_cells, self._per_cell = 1, False
@@ -765,8 +787,13 @@ class Empirical(DelayLaw):
         return _as_delay(np.floor(self.quantile(u) / self._scale))
 
     def _moments(self):
-        d = np.arange(self._max_step + 1, dtype=float)
-        return _moments_from_sf(1.0 - self._cdf(d, None))
+        m1 = m2 = 0.0  # E[D] = Σ P(D > d), E[D²] = Σ (2d + 1) P(D > d), in blocks (bounded memory)
+        for start in range(0, self._max_step + 1, 1 << 22):
+            d = np.arange(start, min(self._max_step + 1, start + (1 << 22)), dtype=float)
+            sf = 1.0 - self._cdf(d, None)
+            m1 += float(sf.sum())
+            m2 += float(((2 * d + 1) * sf).sum())
+        return m1, max(m2 - m1**2, 0.0)
 
     def _label(self):
         return self._name

@@ -23,6 +23,12 @@ class Result:
         Policy state at the recorded times (``simulate(trace=True)``).
     policies : dict name → Policy
         The policies (hyperparameters) that were simulated.
+    keep : "all" or "summary"
+        With ``keep="summary"`` only the moments over runs are kept (``summary``): ``mean()``,
+        ``stderr()``, ``band()`` and ``mean_pulls()`` work; per-run values (``regret[name]``,
+        ``pulls[name]``, ``final()``, ``at()``) raise a ValueError saying so.
+    summary : dict name → {"regret": Moments, "pulls": Moments}
+        Run count, mean and M2 over runs per (*grid, checkpoint) and (*grid, arm).
     """
 
     times: np.ndarray
@@ -37,6 +43,18 @@ class Result:
     grid_shape: tuple = ()
     elapsed: float = 0.0
     notes: dict = field(default_factory=dict)
+    keep: str = "all"
+    summary: dict = field(default_factory=dict)
+
+    @classmethod
+    def summarised(cls, summary: dict, **kw) -> "Result":
+        """A keep="summary" result: per-run arrays are replaced by a mapping that explains."""
+        return cls(regret=_PerRunOnly("regret", summary), pulls=_PerRunOnly("pulls", summary), traces={},
+                   keep="summary", summary=summary, **kw)
+
+    def _needs_runs(self, what: str):
+        if self.keep == "summary":
+            raise ValueError(_PerRunOnly.message(what))
 
     @property
     def names(self) -> list[str]:
@@ -48,10 +66,21 @@ class Result:
 
     def mean(self, name: str) -> np.ndarray:
         """Mean regret over runs, shape (*grid, n)."""
+        if self.keep == "summary":
+            return self.summary[name]["regret"].mean.copy()
         return self.regret[name].mean(axis=-2)
+
+    def mean_pulls(self, name: str) -> np.ndarray:
+        """Mean number of pulls of each arm over runs, shape (*grid, K)."""
+        if self.keep == "summary":
+            return self.summary[name]["pulls"].mean.copy()
+        return self.pulls[name].mean(axis=-2)
 
     def stderr(self, name: str) -> np.ndarray:
         """Standard error of the mean regret (0 with a single run)."""
+        if self.keep == "summary":
+            m = self.summary[name]["regret"]
+            return np.sqrt(m.var() / m.n)
         r = self.regret[name]
         if r.shape[-2] < 2:
             return np.zeros_like(self.mean(name))
@@ -64,14 +93,45 @@ class Result:
 
     def final(self, name: str) -> np.ndarray:
         """Regret at the last recorded time of each run, shape (*grid, R)."""
+        self._needs_runs("final()")
         return self.regret[name][..., -1]
 
     def at(self, name: str, t: int) -> np.ndarray:
         """Regret of each run at the recorded time closest to t, shape (*grid, R)."""
+        self._needs_runs("at()")
         k = int(np.argmin(np.abs(self.times - t)))
         return self.regret[name][..., k]
 
     def __repr__(self):
         shape = f"grid {self.grid_shape} × " if self.grid_shape else ""
+        summary = ", summary" if self.keep == "summary" else ""
         return (f"Result({', '.join(self.names)}; {shape}{self.runs} runs, T = {self.horizon}, "
-                f"{len(self.times)} recorded times)")
+                f"{len(self.times)} recorded times{summary})")
+
+
+class _PerRunOnly(dict):
+    """``regret`` / ``pulls`` of a keep="summary" result: the names are there, the arrays are not."""
+
+    def __init__(self, what: str, summary: dict):
+        super().__init__((name, None) for name in summary)
+        self.what = what
+
+    @staticmethod
+    def message(what: str) -> str:
+        return (f"{what} needs each run's values, which a result computed with keep='summary' does not keep; "
+                f"use res.mean(name), res.band(name), res.stderr(name) or res.mean_pulls(name), or rerun with "
+                f"keep='all'")
+
+    def __getitem__(self, name):
+        if name not in self.keys():
+            raise KeyError(name)
+        raise ValueError(self.message(f"res.{self.what}[{name!r}]"))
+
+    def get(self, name, default=None):
+        return self[name] if name in self.keys() else default
+
+    def values(self):
+        raise ValueError(self.message(f"res.{self.what}.values()"))
+
+    def items(self):
+        raise ValueError(self.message(f"res.{self.what}.items()"))

@@ -54,6 +54,7 @@ from .engine import check_arguments, simulate
 from .policies.base import Problem
 from .result import Result
 from .streams import Batch
+from .summary import Moments, check_memory, result_bytes
 
 #: chunks of fewer columns (runs × grid cells) pay the per-step Python overhead of the engine
 MIN_CHUNK_COLUMNS = 256
@@ -86,7 +87,7 @@ def default_cache(cache=True):
 
 
 def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, grid=None, trace=False,
-          executor=None, chunk_runs=None, cache=None, progress=None) -> Result:
+          executor=None, chunk_runs=None, cache=None, progress=None, keep="all") -> Result:
     """:func:`~delaylab.simulate` in chunks of runs, on an executor, with an on-disk cache.
 
     Parameters
@@ -106,6 +107,11 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
     progress : None, True or callable
         A callable receives the fraction of the run-steps done (cached runs count as done at
         once); True shows a bar (``tqdm.auto``: a widget in notebooks, text in terminals).
+    keep : "all" or "summary"
+        As for :func:`~delaylab.simulate`: with "summary" each finished chunk is reduced to the
+        mean and variance over its runs at each checkpoint and merged at once, so memory does not
+        grow with the number of runs (10⁴ runs × 10⁵ steps fit in well under 1 GiB). A sweep whose
+        full result would not fit in the available memory is refused before any work.
 
     Returns
     -------
@@ -117,8 +123,13 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
     started = time.perf_counter()
     if cache is None:
         cache = _DEFAULT_CACHE.get()
-    T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid)
+    T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid,
+                                                        trace=trace, keep=keep)
     shape = grid.shape if grid is not None else ((G,) if G > 1 else ())
+    final = result_bytes(len(named), setting.n_arms, G, len(run_ids), len(times), keep)
+    # keep="all": the chunks, then the assembled arrays (twice the result at the end)
+    check_memory("sweep", final * (2 if keep == "all" else 1), keep,
+                 result_bytes(len(named), setting.n_arms, G, 1, len(times), "summary"), len(times))
     traced = _probe(setting, named, T, run_ids, seed, G, times, trace)
     start_executor = _executor(executor)  # checked now, connected below
     if chunk_runs is not None:
@@ -126,13 +137,13 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
     _Progress(progress, 1)  # checked (a bar is only shown below)
     store = open_cache(cache)
     notes = {"cache": None if store is None else str(store.folder)}
-    expected = _expected_arrays(named, setting.n_arms, len(times), shape, traced)
+    expected = _expected_arrays(named, setting.n_arms, len(times), shape, traced, keep)
 
     problem = None
     if store is not None:
         try:
             problem = fingerprint(["delaylab sweep", code_version(), setting, list(named.items()), T,
-                                   times, bool(trace), seed, list(shape)])
+                                   times, bool(trace), seed, list(shape)] + (["summary"] if keep == "summary" else []))
         except Uncacheable as exc:
             store = None
             notes["cache"] = None
@@ -145,7 +156,7 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
         bar = _Progress(progress, len(run_ids) * G * T)
         try:
             result = _run(setting, named, T, run_ids, seed, times, trace, grid, shape, expected,
-                          store, problem, runner, n_chunk, bar, notes)
+                          store, problem, runner, n_chunk, bar, notes, keep)
         finally:
             bar.close()
     finally:
@@ -155,7 +166,7 @@ def sweep(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, gri
 
 
 def _run(setting, named, T, run_ids, seed, times, trace, grid, shape, expected, store, problem,
-         runner, n_chunk, bar, notes) -> Result:
+         runner, n_chunk, bar, notes, keep="all") -> Result:
     R = len(run_ids)
     axis = len(shape)  # the run axis of every array
     sources, corrupt = [], 0
@@ -164,6 +175,15 @@ def _run(setting, named, T, run_ids, seed, times, trace, grid, shape, expected, 
             return _check_arrays(arrays, expected, shape, n_runs)
         sources, corrupt = store.entries(problem, run_ids, check)
     have = set()
+    if keep == "summary":  # an entry's moments are usable whole: its runs all wanted, none counted twice
+        wanted, usable = set(int(r) for r in run_ids), []
+        for ids, arrays in sources:
+            got = set(int(r) for r in ids)
+            if got <= wanted and not (got & have):
+                usable.append((ids, arrays))
+                have |= got
+        sources = usable
+        merged = {key: None for key in expected}
     for ids, _ in sources:
         have.update(int(r) for r in ids)
     missing = np.array([r for r in run_ids if int(r) not in have], dtype=np.int64)
@@ -179,9 +199,19 @@ def _run(setting, named, T, run_ids, seed, times, trace, grid, shape, expected, 
         partial[i] = frac * len(jobs[i])
         bar((done_runs[0] + sum(partial.values())) / R)
 
+    def fold(arrays):  # keep="summary": merge a chunk's moments at once, keep nothing else
+        for name in named:
+            for kind in ("regret", "pulls"):
+                prefix = _key("summary", name, kind)
+                m = Moments.from_arrays(arrays, prefix)
+                merged[prefix] = m if merged.get(prefix) is None else merged[prefix].merge(m)
+
     def on_done(i, arrays):
         nonlocal store
-        sources.append((jobs[i], arrays))
+        if keep == "summary":
+            fold(arrays)
+        else:
+            sources.append((jobs[i], arrays))
         notes["computed_chunks"] += 1
         if store is not None:
             try:
@@ -195,9 +225,19 @@ def _run(setting, named, T, run_ids, seed, times, trace, grid, shape, expected, 
         done_runs[0] += len(jobs[i])
         bar((done_runs[0] + sum(partial.values())) / R)
 
+    if keep == "summary":
+        for _, arrays in sources:
+            fold(arrays)
+        sources.clear()
     if jobs:
-        runner.run((setting, named, T, seed, times, trace, grid), jobs, on_done, on_progress)
+        runner.run((setting, named, T, seed, times, trace, grid, keep), jobs, on_done, on_progress)
     bar(1.0)
+    if keep == "summary":
+        summary = {name: {kind: merged[_key("summary", name, kind)] for kind in ("regret", "pulls")}
+                   for name in named}
+        return Result.summarised(summary, times=times, policies={k: v.clone() for k, v in named.items()},
+                                 setting=setting, horizon=T, run_ids=run_ids, seed=seed, grid_shape=shape,
+                                 notes=notes)
 
     # put the runs back in the requested order
     position = {int(r): j for j, r in enumerate(run_ids)}
@@ -258,9 +298,18 @@ def _key(*parts) -> str:
     return json.dumps(list(parts), ensure_ascii=False)
 
 
-def _expected_arrays(named, K, n_times, shape, traced) -> dict:
-    """key → (dtype or None, shape after the run axis) of a chunk's arrays."""
+def _expected_arrays(named, K, n_times, shape, traced, keep="all") -> dict:
+    """key → (dtype or None, shape after the run axis) of a chunk's arrays; for keep="summary",
+    key → (dtype, ("exact", shape)) of the moments (no run axis)."""
     out = {}
+    if keep == "summary":
+        for name in named:
+            for kind, rest in (("regret", n_times), ("pulls", K)):
+                prefix = _key("summary", name, kind)
+                out[prefix + "n"] = (np.dtype(np.int64), ("exact", (1,)))
+                out[prefix + "mean"] = (np.dtype(float), ("exact", tuple(shape) + (rest,)))
+                out[prefix + "m2"] = (np.dtype(float), ("exact", tuple(shape) + (rest,)))
+        return out
     for name in named:
         out[_key("regret", name)] = (np.dtype(float), (n_times,))
         out[_key("pulls", name)] = (np.dtype(np.int64), (K,))
@@ -274,6 +323,10 @@ def _check_arrays(arrays, expected, shape, n_runs):
         return "unexpected arrays"
     for key, (dtype, rest) in expected.items():
         a = arrays[key]
+        if rest[:1] == ("exact",):
+            if a.shape != rest[1] or a.dtype != dtype or (key.endswith('"]n') and int(a[0]) != n_runs):
+                return f"{key} has shape {a.shape} and dtype {a.dtype}"
+            continue
         if a.shape != tuple(shape) + (n_runs,) + rest or (dtype is not None and a.dtype != dtype):
             return f"{key} has shape {a.shape} and dtype {a.dtype}"
     return None
@@ -293,6 +346,11 @@ def _chunk_size(chunk_runs, R, G, workers) -> int:
 def _arrays(res: Result) -> dict:
     """A chunk's Result → flat dict of arrays (what the cache stores)."""
     out = {}
+    if res.keep == "summary":
+        for name in res.names:
+            for kind in ("regret", "pulls"):
+                out.update(res.summary[name][kind].arrays(_key("summary", name, kind)))
+        return out
     for name in res.names:
         out[_key("regret", name)] = res.regret[name]
         out[_key("pulls", name)] = res.pulls[name]
@@ -302,9 +360,9 @@ def _arrays(res: Result) -> dict:
 
 
 def _compute(payload, ids, progress=None) -> dict:
-    setting, named, T, seed, times, trace, grid = payload
+    setting, named, T, seed, times, trace, grid, keep = payload
     return _arrays(simulate(setting, named, T, runs=ids, seed=seed, checkpoints=times, trace=trace,
-                            grid=grid, progress=progress))
+                            grid=grid, progress=progress, keep=keep))
 
 
 def _load(payload: bytes):

@@ -96,6 +96,8 @@ def test_student_answers_one_exercise_of_each_kind(browser, tmp_path, monkeypatc
         timings["run all (s)"] = time.perf_counter() - t
         shipped = code_cell(page, 'ex.feedback("01.n-tilde")')
         assert "Not answered yet" in feedback_of(shipped, "Not answered yet")
+        panel = code_cell(page, "panel = ConversionsPanel()")
+        assert panel.locator(".widget-html", has_text="your policy").count() == 0  # the stub races nothing
 
         # predict: choose, then check (a widget: the same on the dashboards)
         predict = code_cell(page, 'ex.predict("01.window")')
@@ -140,8 +142,8 @@ def test_student_answers_one_exercise_of_each_kind(browser, tmp_path, monkeypatc
         text = feedback_of(race, "races in the live panel")
         timings["race: run to feedback (s)"] = time.perf_counter() - t
         assert "mean regret" in text
-        status = code_cell(page, "panel = ConversionsPanel()").locator(".widget-html", has_text="your policy")
-        status.first.wait_for(state="attached", timeout=30_000)
+        panel.locator(".widget-html", has_text="your policy: mean regret").first.wait_for(state="attached",
+                                                                                          timeout=30_000)
         legend = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].some(el => "
                                "(el.data || []).some(d => d.name === 'your policy' && d.visible !== false "
                                "&& (d.y || []).length > 0))")

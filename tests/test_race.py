@@ -93,15 +93,32 @@ def test_ex_race_reads_the_students_function(monkeypatch):
     eid = "01.d-ucb-index"
     ns = {}
     assert ex.race(panel, eid, namespace=ns).feedback.status == "unanswered"
-    ns["d_ucb_index"] = lambda S, N, N_tilde, t: ...
+    ns["d_ucb_index"] = lambda S, N, N_tilde, t: ...  # the stub as shipped: no curve, no message in the panel
     assert ex.race(panel, eid, namespace=ns).feedback.status == "unanswered"
+    assert not _visible(panel) and "your policy" not in panel.status.value
     ns["d_ucb_index"] = 3
     assert ex.race(panel, eid, namespace=ns).feedback.status == "wrong"
     ns["d_ucb_index"] = lambda S, N, N_tilde, t: np.zeros(7)
     fb = ex.race(panel, eid, namespace=ns).feedback
     assert fb.status == "wrong" and "shape" in fb.message and "Traceback" not in fb.message
+    assert not _visible(panel) and "your policy" not in panel.status.value
     ns["d_ucb_index"] = ex.solution(eid)
     fb = ex.race(panel, eid, namespace=ns).feedback
     assert fb.correct, fb.message
     # the solution is D-UCB itself: on the same draws, the same curve as the panel's D-UCB
     assert _final(panel, YOUR_POLICY) == pytest.approx(_final(panel, "D-UCB"), rel=1e-9)
+
+
+def test_race_survives_a_redraw_by_the_panel_alone():
+    """A panel may redraw later without the race (e.g. a refinement computed in the background):
+    the curve stays, and the status line gets the race's sentence back."""
+    panel = PANELS["conversions"][0]()
+    panel.race(lambda: UCB1())
+    drawn = _final(panel, YOUR_POLICY)
+    type(panel).update.__wrapped__(panel)  # the panel's own update, without the race
+    assert _visible(panel) and _final(panel, YOUR_POLICY) == drawn
+    assert panel.status.value.count("your policy: mean regret") == 1
+    panel.horizon.value = 1000  # a move: one sentence, the new one
+    assert panel.status.value.count("your policy: mean regret") == 1 and "T = 1000" in panel.status.value
+    panel.race(None)
+    assert "your policy" not in panel.status.value and not _visible(panel)

@@ -38,7 +38,7 @@ def test_bernoulli_settings(cls, kwargs, pattern):
     (dict(runs=[1, 1]), r"run indices must be distinct"),
     (dict(runs="many"), r"runs must be a number of runs ≥ 1 or a sequence of run indices"),
     (dict(seed=-1), r"seed = -1 is outside the valid range"),
-    (dict(checkpoints=[0, 5]), r"checkpoints must be times in \[1, 20\]"),
+    (dict(checkpoints=[0, 5]), r"checkpoints\[0\] = 0 is outside the valid range \[1, 20\]"),
     (dict(policies={}), r"policies must not be empty"),
     (dict(policies={"x": "UCB1"}), r"policies\['x'\] must be a delaylab policy"),
     (dict(setting="conversions"), r"setting must be a delaylab setting"),

@@ -39,7 +39,8 @@ def solved(nb: dict) -> dict:
 
 
 def write_solved(src: Path, dest: Path) -> list[Path]:
-    """Write the solved copy of every notebook of ``src`` that has exercises into ``dest``."""
+    """Write the solved copy of every notebook of ``src`` that has exercises into ``dest`` (and
+    remove the copies of notebooks that no longer have any)."""
     dest.mkdir(parents=True, exist_ok=True)
     written = []
     for path in sorted(Path(src).glob("*.ipynb")):
@@ -51,6 +52,8 @@ def write_solved(src: Path, dest: Path) -> list[Path]:
         tmp.write_text(json.dumps(solved(nb), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         os.replace(tmp, target)
         written.append(target)
+    for stale in set(dest.glob("*.ipynb")) - set(written):  # a notebook renamed, or without exercises now
+        stale.unlink()
     return written
 
 

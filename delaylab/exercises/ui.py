@@ -63,6 +63,17 @@ def answer_of(eid: str, namespace: dict | None = None):
     return ns.get(ex.answer_name, None)
 
 
+def on_dashboard() -> bool:
+    """True in a Voila dashboard's kernel (Voila gives its kernels VOILA_* variables)."""
+    import os
+
+    return any(k in os.environ for k in ("VOILA_KERNEL_ID", "VOILA_BASE_URL", "VOILA_SERVER_URL"))
+
+
+_ON_DASHBOARD = ("on this dashboard the code is hidden: compute and implement exercises are answered in "
+                 "JupyterLab (open this notebook with `python3 tasks.py lab`).")
+
+
 def feedback(eid: str, answer=None, *, namespace: dict | None = None):
     """The check cell of a compute or implement exercise: the verdict and a "show solution" button.
 
@@ -74,7 +85,8 @@ def feedback(eid: str, answer=None, *, namespace: dict | None = None):
         answer = answer_of(eid, namespace)
     fb = check(eid, answer)
     if not fb.answered and ex.answer_name and answer is None:
-        fb = not_answered(f"set {ex.answer_name} in the cell above and run it, then run this cell again.")
+        fb = not_answered(_ON_DASHBOARD if on_dashboard() else
+                          f"set {ex.answer_name} in the cell above and run it, then run this cell again.")
     _enforce(eid, fb)
     return Checked(eid, fb)
 
@@ -169,7 +181,8 @@ def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None 
     """Race the function of an *implement* exercise as a policy in a live ``panel``.
 
     The function is read from the notebook's namespace (the name the exercise asks for). Not
-    written yet, or not a function: a sentence, and the panel is left as it was. Otherwise the
+    written yet, not a function, or failing in the first simulation: a sentence, and the panel is
+    left without the curve. Otherwise the
     panel draws "your policy" next to the paper's algorithms on the same draws, and keeps doing
     so after every slider move; if the student's code fails in the simulation, the panel's status
     says why (a sentence, no traceback). Under the tests, the race must run when the notebook is
@@ -180,7 +193,8 @@ def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None 
         raise ValueError(f"{eid} is not an implement exercise with a policy to race")
     fn = answer_of(eid, namespace)
     if fn is None or fn is Ellipsis:
-        fb = not_answered(f"write {ex.answer_name} and run its cell, then run this cell again to race it.")
+        fb = not_answered(_ON_DASHBOARD if on_dashboard() else
+                          f"write {ex.answer_name} and run its cell, then run this cell again to race it.")
     elif not callable(fn):
         fb = wrong(f"{ex.answer_name} should be a function (def …); got {type(fn).__name__}.")
     else:
@@ -192,16 +206,18 @@ def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None 
             return ex.policy(fn, **{k: v for k, v in context.items() if k in accepted})
 
         panel.race(make, label=label)
-        if panel.race_result is None:
+        if panel.race_result is None:  # not drawn: the panel is left as it was, the reason said here
             message = panel.race_message
+            panel.race(None)
             if "still returns `...`" in message:
                 fb = not_answered(f"{ex.answer_name} still returns `...`: write its body, run its cell, then "
                                   f"run this cell again.")
             else:
                 fb = wrong(f"{message[0].upper()}{message[1:]}")
         else:
-            fb = right(f"Your policy now races in the live panel above (curve “{label}”, on the same draws): "
-                       f"{panel.race_message}. Move a slider: it reruns with the others.")
+            result = panel.race_message.removeprefix(f"{label}: ")
+            fb = right(f"Your policy now races in the live panel above (curve “{label}”): {result}. Move a slider: "
+                       f"it reruns with the others.")
     _enforce(eid, fb)
     return Raced(eid, fb, panel)
 

@@ -30,6 +30,7 @@ from .results import ResultCache
 #: The curve of the student's policy (its colour is in :mod:`delaylab.viz.style`).
 YOUR_POLICY = "your policy"
 _ERROR = "#8A3B00"
+_MARK = "<br><!-- your policy -->"  # where the race's sentence starts in a panel's status line
 
 
 @dataclass
@@ -121,6 +122,15 @@ class Racing:
             raise ValueError(f"label must be a non-empty string; got {label!r}")
         self.race_policy, self.race_label = policy, label.strip()
         self.__dict__["_race_cache"] = ResultCache(8)
+        if not self.__dict__.get("_race_hooked"):
+            # the curve and the status sentence survive any redraw of the panel (e.g. a refinement
+            # drawn later by the panel's own update): the plot leaves the curve alone, and the
+            # status line gets the sentence back whenever it is rewritten
+            self.__dict__["_race_hooked"] = True
+            self.regret.pinned = frozenset({YOUR_POLICY})
+            status = getattr(self, "status", None)
+            if status is not None:
+                status.observe(self._race_keep_status, names="value")
         self.update()
         return self.race_message
 
@@ -135,6 +145,7 @@ class Racing:
         self.__dict__["_race_last"] = None
         if self.race_policy is None:
             self.race_message = ""
+            self._race_status("", "")
             with plot.updating():
                 plot.hide(YOUR_POLICY)
             return
@@ -169,8 +180,14 @@ class Racing:
         self._race_status(self.race_message, "#332288")
 
     def _race_status(self, sentence: str, colour: str) -> None:
+        self.__dict__["_race_line"] = (f"{_MARK}<span style='color:{colour}'>{html.escape(sentence)}</span>"
+                                       if sentence else "")
         status = getattr(self, "status", None)
         if status is not None:
-            status.value = (status.value or "") + (f"<br><span style='color:{colour}'>"
-                                                   f"{html.escape(sentence)}</span>")
+            status.value = (status.value or "").split(_MARK)[0] + self.__dict__["_race_line"]
+
+    def _race_keep_status(self, change) -> None:
+        line = self.__dict__.get("_race_line", "")
+        if line and _MARK not in (change["new"] or ""):
+            self.status.value = (change["new"] or "") + line
 

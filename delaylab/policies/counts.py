@@ -100,7 +100,16 @@ class TabulatedCount:
         self.set_weights(w)
 
     def set_weights(self, w: np.ndarray) -> None:
-        """Replace the weights (shape (Bw, Kw, W + 1))."""
+        """Replace the weights (shape (Bw, Kw, W + 1)).
+
+        The weights are rounded to multiples of 2^−f with W < 2^(52−f): every partial sum of
+        at most W of them is then exact in floating point, so Ñ does not depend on the order of
+        the summation (BLAS's, which may change with the batch size, or the compiled kernel's;
+        arms with the same pulls get exactly the same Ñ and tie). The rounding moves a weight by
+        less than 2^−(f+1) ≤ W·1e-16.
+        """
+        f = 52 - max(1, int(self.W).bit_length())
+        w = np.ldexp(np.round(np.ldexp(np.asarray(w, dtype=float), f)), -f)
         self.w_old = w[..., self.W]
         rev = w[..., : self.W][..., ::-1]
         self._rev2 = np.ascontiguousarray(np.concatenate([rev, rev], axis=-1))  # rolled weights are slices

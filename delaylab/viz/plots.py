@@ -47,7 +47,12 @@ class CurvePlot:
         Axis titles.
     extra : list of str
         Names of extra dashed black lines per panel (e.g. a lower bound).
+
+    Curves named in ``pinned`` are left as they are by :meth:`show_result` and :meth:`show_curves`
+    (they are drawn and hidden by someone else, e.g. a raced student policy).
     """
+
+    pinned: frozenset = frozenset()
 
     def __init__(self, names, panels=None, cols=2, xaxis="step t", yaxis="cumulative regret",
                  height=None, title=None, extra=(), log_x=False, log_y=False):
@@ -119,7 +124,7 @@ class CurvePlot:
             if n in names:
                 lo, hi = result.band(keys[n])
                 self.set(n, result.times, result.mean(keys[n]), lo, hi, panel)
-            else:
+            elif n not in self.pinned:
                 self.hide(n, panel)
 
     def show_curves(self, shown: dict, panel: int = 0) -> None:
@@ -130,7 +135,7 @@ class CurvePlot:
                 res, key = shown[n]
                 lo, hi = res.band(key)
                 self.set(n, res.times, res.mean(key), lo, hi, panel)
-            else:
+            elif n not in self.pinned:
                 self.hide(n, panel)
 
     def curve(self, name, panel: int = 0):

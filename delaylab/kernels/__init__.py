@@ -1,0 +1,113 @@
+r"""Compiled kernels (numba): the engine's fast path, beside the numpy policies.
+
+The numpy policies in :mod:`delaylab.policies` are the reference: they read like the papers and
+the notebooks show them. For the algorithms the panels and figures run, a kernel here runs the
+*whole* time loop of a block of steps, for every run of the batch, in one compiled call: the
+same draws (the setting's :class:`~delaylab.settings.base.Block`), the same calendar of pending
+feedback, the same formulas in the same order, written per run and per arm. The kernel works
+on the policy's own state arrays (``pulls_``, ``successes_``, …), so ``snapshot()`` and
+``simulate(trace=True)`` see exactly what the numpy path would show.
+
+One module per algorithm family:
+
+* :mod:`.index` — UCB1, KL-UCB, D-UCB/D-KLUCB, UD-UCB/UD-KLUCB (geometric recursion and tabulated
+  counts), Discarding UCB/KL-UCB (Vernade et al. 2017);
+* :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013);
+* :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy).
+
+Which path runs (:func:`enabled`): the kernels when numba can be imported, unless the
+environment variable ``DELAYLAB_KERNELS=numpy`` is set; without numba, the numpy path runs,
+silently (numba is a declared dependency; a missing numba only costs speed). Both paths give
+the same runs: the tests (tests/test_kernels.py) simulate every algorithm with a kernel both
+ways on shared draws and require identical pulls and regrets. (Elementary functions such as
+``log`` may differ by one unit in the last place between numpy's SIMD loops and the C library
+that numba calls, so indices agree to ~1e-15; only an exact tie to that precision could choose
+another arm, which the tests would report.)
+
+Kernels are compiled once and cached on disk (``cache=True``: in ``__pycache__`` next to these
+modules, or in numba's user-wide cache directory if the package is not writable, or in
+``NUMBA_CACHE_DIR``); :func:`warmup` compiles or loads all of them on tiny inputs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+
+__all__ = ["enabled", "available", "kernel_for", "warmup", "MODES"]
+
+#: values of the environment variable DELAYLAB_KERNELS
+MODES = ("numba", "numpy")
+
+# numba is a dependency, but the numpy path must work without it; it is imported only when a
+# kernel is first needed (importing delaylab stays fast)
+_NUMBA = importlib.util.find_spec("numba") is not None
+
+
+def available() -> bool:
+    """Whether numba can be imported (the kernels can run)."""
+    return _NUMBA
+
+
+def mode() -> str:
+    """The path requested by ``DELAYLAB_KERNELS`` ("numba", the default, or "numpy")."""
+    value = os.environ.get("DELAYLAB_KERNELS", "numba").strip().lower() or "numba"
+    if value not in MODES:
+        raise ValueError(f"DELAYLAB_KERNELS must be one of {MODES}; got {value!r}")
+    return value
+
+
+def enabled() -> bool:
+    """Whether simulations use the compiled kernels (numba importable and not turned off)."""
+    return _NUMBA and mode() == "numba"
+
+
+def kernel_for(policy, setting, problem, calendar):
+    """A compiled kernel running ``policy`` (started) on ``setting``, or None for the numpy path.
+
+    ``calendar`` is the engine's :class:`~delaylab.feedback.Calendar` of the runner: the kernel
+    schedules and pops the feedback in it, as the numpy path does.
+    """
+    if not enabled() or calendar is None:
+        return None
+    from . import index, patient, qpmd
+
+    for family in (index, qpmd, patient):
+        k = family.make(policy, setting, problem, calendar)
+        if k is not None:
+            return k
+    return None
+
+
+def warmup(verbose: bool = False) -> float:
+    """Compile (or load from the on-disk cache) every kernel on tiny inputs; returns seconds.
+
+    The dashboards' preheated kernels call this before a visitor arrives. Does nothing (0 s)
+    when the kernels are not enabled.
+    """
+    if not enabled():
+        return 0.0
+    import numpy as np
+
+    import delaylab as dl
+
+    t0 = time.perf_counter()
+    law = dl.Geometric(mean=3)
+    conv = dl.Conversions([0.5, 0.3], law, window=5)
+    lab = dl.LabelledRewards([0.5, 0.3], law, window=5)
+    uncensored = dl.Conversions([0.5, 0.3], law)
+    runs = [(conv, [dl.UCB1(), dl.KLUCB(), dl.DelayedUCB(law, 5), dl.DelayedKLUCB(law, 5),
+                    dl.DelayedKLUCB(dl.Uniform(0, 6), 5), dl.DelayedUCB(dl.Uniform(0, 6), 5),
+                    dl.DiscardingUCB(law, 5), dl.DiscardingKLUCB(law, 5)]),
+            (uncensored, [dl.DelayedUCB(law), dl.DelayedKLUCB(law)]),
+            (lab, [dl.UCB1(), dl.KLUCB(), dl.QPMD(), dl.QPMD(dl.KLUCB())])]
+    for env, pols in runs:
+        for p in pols:
+            dl.simulate(env, p, 20, 2, checkpoints=2)
+            # per-cell parameters and per-arm laws compile other specialisations
+    dl.simulate(conv, dl.UCB1(c=np.array([1.0, 2.0])), 20, 2, checkpoints=2)
+    elapsed = time.perf_counter() - t0
+    if verbose:
+        print(f"delaylab kernels ready in {elapsed:.2f} s")
+    return elapsed

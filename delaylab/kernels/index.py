@@ -1,0 +1,340 @@
+r"""Kernels of the paper-1 family (Vernade, Cappé, Perchet 2017): the index policies.
+
+* UCB1, KL-UCB (:mod:`delaylab.policies.ucb`), on conversions or labelled rewards;
+* D-UCB / D-KLUCB and UD-UCB / UD-KLUCB (:mod:`delaylab.policies.delayed`) with the geometric
+  recursion of Eq. (6) or the tabulated count (any law); the online estimators of Appendix D
+  (OnlineGeometric, OnlineCDF) stay on the numpy path;
+* Discarding UCB / KL-UCB (:mod:`delaylab.policies.discarding`).
+
+Each function below is the numpy policy's formula for one run and one arm, with the same
+operations in the same order (see the references named in the docstrings).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..policies.counts import GeometricCount, TabulatedCount
+from ..policies.delayed import DelayedKLUCB, DelayedUCB, _DelayedIndex
+from ..policies.discarding import DiscardingKLUCB, DiscardingUCB, _Discarding
+from ..policies.ucb import KLUCB, UCB1
+from . import _env
+from ._env import Kernel, pull, schedule
+
+INF = math.inf
+
+
+# ---------------------------------------------------------------------- indices (delaylab.indices)
+@njit(cache=True)
+def klucb_poisson(p, n, beta, upper):
+    """:func:`delaylab.indices.klucb_poisson` for one arm."""
+    if p >= upper:
+        return p
+    if n <= 0:
+        return INF
+    c = min(beta / (n if n > 0 else 1.0), 2.0 * upper)
+    positive = p > 0
+    ps = p if positive else 1.0
+    y = 1.0 + max(c / ps, 1e-15)
+    x = y + math.sqrt((y - 1.0) * (y + 1.0))
+    for _ in range(3):
+        h = x - math.log(x)
+        h -= y
+        h *= x
+        h /= x - 1.0
+        x -= h
+    q = ps * x if positive else c
+    return min(q, upper)
+
+
+@njit(cache=True)
+def klucb_bernoulli(p, n, beta):
+    """:func:`delaylab.indices.klucb_bernoulli` for one arm."""
+    p = min(max(p, 0.0), 1.0)
+    if not n > 0:
+        return INF
+    c = max(beta / n, 1e-15)
+    pc = p if p < 1.0 else 0.5
+    neg_entropy = (pc * math.log(pc / 1.0) if pc > 0 else 0.0) + (1.0 - pc) * math.log1p(-pc)
+    q0 = min(pc + c + math.sqrt(c * (c + 2.0 * pc)), pc + math.sqrt(2.0 * c * (1.0 - pc)))
+    z = min(-math.log1p(-min(q0, 1.0 - 1e-16)), (c - neg_entropy) / (1.0 - pc))
+    for _ in range(4):
+        q = -math.expm1(-z)
+        g = neg_entropy - pc * math.log(q) + (1.0 - pc) * z - c
+        z -= g * q / (q - pc)
+    q = min(max(-math.expm1(-z), p), 1.0)
+    if p >= 1.0:
+        q = 1.0
+    return q
+
+
+@njit(cache=True)
+def ucb1(mean, n, log_t, c):
+    """UCB1's index (:meth:`delaylab.UCB1.index`): mean + sqrt(c log t / n), +inf if n = 0."""
+    if n <= 0:
+        return INF
+    return mean + math.sqrt(c * log_t / max(n, 1e-300))
+
+
+@njit(cache=True)
+def delayed_ucb(theta, n, n_tilde, beta):
+    """:func:`delaylab.indices.delayed_ucb_index` for one arm."""
+    if not n_tilde > 0:
+        return INF
+    safe = max(n_tilde, 1e-300)
+    return theta + math.sqrt(n / safe) * math.sqrt(beta / (2.0 * safe))
+
+
+# ---------------------------------------------------------------------- UCB1, KL-UCB
+@njit(cache=True)
+def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
+                 with_values, cum, out, pulls, n_pulls, succ, revealed, labelled, par, kl):
+    """UCB1 (kl = False, par = c) or KL-UCB (kl = True, par = ε): :mod:`delaylab.policies.ucb`."""
+    B, K = theta.shape
+    W = head.shape[0]
+    for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
+        t = t0 + i
+        lt = math.log(t + 1)
+        for b in range(B):
+            if t < K:
+                a = t
+            else:
+                a, best = 0, -INF
+                for k in range(K):
+                    n = revealed[b, k] if labelled else n_pulls[b, k]
+                    mean = succ[b, k] / max(n, 1.0)
+                    if kl:
+                        idx = klucb_bernoulli(mean, n, (1.0 + par[b]) * lt)
+                    else:
+                        idx = ucb1(mean, n, lt, par[b])
+                    if idx > best:
+                        a, best = k, idx
+            pulls[b, a] += 1
+            cum[b] += gap[b, a]
+            out[i - i0, b] = cum[b]
+            due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
+            schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+            n_pulls[b, a] += 1.0
+            slot = t % W
+            s = head[slot, b]
+            head[slot, b] = -1
+            while s >= 0:
+                r = s % W
+                arm = cal_arm[r, b]
+                succ[b, arm] += cal_value[r, b] if with_values else 1.0
+                if labelled:
+                    revealed[b, arm] += 1.0
+                s = nxt[r, b]
+
+
+class BlindKernel(Kernel):
+    _fn = staticmethod(blind_kernel)
+
+    def _state(self):
+        p = self.policy
+        par = p._c if isinstance(p, UCB1) else p._eps
+        par = np.ascontiguousarray(np.broadcast_to(np.asarray(par, float).reshape(-1), (self.env.B,)))
+        return p.pulls_, p.successes_, p.revealed_, bool(p._labelled), par, isinstance(p, KLUCB)
+
+
+# ---------------------------------------------------------------------- D-UCB, D-KLUCB, UD-*
+@njit(cache=True)
+def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
+                   with_values, cum, out, pulls, n_pulls, succ, eps, kl, m, all_in_window, geometric,
+                   n_tilde, O, lam, matures, mr, lam_m1, ring, old, buf, w_old, rev2, nt):
+    """D-UCB / D-KLUCB (kl) with Ñ from the geometric recursion (geometric, :class:`GeometricCount`,
+    censored at its window mr, −1 for none) or the tabulated weights (:class:`TabulatedCount`):
+    :mod:`delaylab.policies.delayed`. Conversions later than the policy's window m are ignored
+    unless all_in_window."""
+    B, K = theta.shape
+    Wc = head.shape[0]
+    Wt = buf.shape[2] if not geometric else 0  # the tabulated count's ring length W
+    for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
+        t = t0 + i
+        lt = math.log(t + 1)
+        for b in range(B):
+            bw = b if w_old.shape[0] > 1 else 0
+            if t < K:
+                a = t
+            else:
+                if not geometric:  # TabulatedCount.value() for the decision of step t
+                    tc = t - 1  # the count's clock: its last push
+                    for k in range(K):
+                        kw = k if w_old.shape[1] > 1 else 0
+                        v = w_old[bw, kw] * old[b, k]
+                        if Wt > 0 and tc >= 0:
+                            cc = tc % Wt
+                            recent = 0.0
+                            for j in range(Wt):
+                                recent += buf[b, k, j] * rev2[bw, kw, Wt - 1 - cc + j]
+                            v = v + recent
+                        nt[k] = v
+                beta = (1.0 + eps[b]) * lt
+                a, best = 0, -INF
+                for k in range(K):
+                    ntk = n_tilde[b, k] if geometric else nt[k]
+                    th = succ[b, k] / max(ntk, 1e-300)
+                    if kl:
+                        idx = klucb_poisson(th, ntk, beta, 1.0)
+                    else:
+                        idx = delayed_ucb(th, n_pulls[b, k], ntk, beta)
+                    if idx > best:
+                        a, best = k, idx
+            pulls[b, a] += 1
+            cum[b] += gap[b, a]
+            out[i - i0, b] = cum[b]
+            due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
+            schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+            # DelayedIndex.update: N, then Ñ's push, then the conversions revealed
+            n_pulls[b, a] += 1.0
+            if geometric:  # GeometricCount.push
+                for k in range(K):
+                    o = O[b, k] + (1.0 if k == a else 0.0)
+                    n_tilde[b, k] += matures[b, k] * o
+                    O[b, k] = o * lam[b, k]
+                if mr >= 0:
+                    ring[t % (mr + 1), b] = a
+                    s = t - mr
+                    if s >= 0:
+                        k2 = ring[s % (mr + 1), b]
+                        O[b, k2] -= lam_m1[b, k2]
+            else:  # TabulatedCount.push
+                if Wt == 0:
+                    old[b, a] += 1.0
+                else:
+                    slot = t % Wt
+                    if t >= Wt:
+                        for k in range(K):
+                            old[b, k] += buf[b, k, slot]
+                    for k in range(K):
+                        buf[b, k, slot] = 1.0 if k == a else 0.0
+            slot = t % Wc
+            s = head[slot, b]
+            head[slot, b] = -1
+            while s >= 0:
+                r = s % Wc
+                if all_in_window or t - s <= m:
+                    succ[b, cal_arm[r, b]] += 1.0
+                s = nxt[r, b]
+
+
+class DelayedKernel(Kernel):
+    _fn = staticmethod(delayed_kernel)
+
+    def __init__(self, policy, setting, problem, calendar):
+        super().__init__(policy, setting, problem, calendar)
+        B, K = problem.size, problem.n_arms
+        self.eps = np.ascontiguousarray(np.broadcast_to(np.asarray(policy._eps, float).reshape(-1), (B,)))
+        cnt = policy.count_
+        z2, z3 = np.zeros((1, 1)), np.zeros((1, 1, 1))
+        self.m = -1 if policy._m is None else int(policy._m)
+        if isinstance(cnt, GeometricCount):
+            self.count = (True, cnt.n_tilde, cnt.O, cnt.lam, np.ascontiguousarray(cnt.matures),
+                          -1 if cnt.m is None else int(cnt.m),
+                          np.ascontiguousarray(cnt.lam_m1) if cnt.m is not None else z2,
+                          cnt.ring if cnt.m is not None else np.zeros((1, 1), dtype=np.int64),
+                          z2, z3, z2, z3, np.zeros(K))
+        else:
+            self.count = (False, z2, z2, z2, z2, -1, z2, np.zeros((1, 1), dtype=np.int64),
+                          cnt.old, cnt.buf if cnt.buf is not None else z3,
+                          np.ascontiguousarray(np.broadcast_to(cnt.w_old, cnt.w_old.shape), dtype=float),
+                          cnt._rev2, np.zeros(K))
+
+    def _state(self):
+        p = self.policy
+        return (p.pulls_, p.successes_, self.eps, isinstance(p, DelayedKLUCB), self.m, bool(p._all_in_window),
+                *self.count)
+
+    def _after(self, last_step):
+        if isinstance(self.policy.count_, TabulatedCount):
+            self.policy.count_.t = last_step
+
+
+# ---------------------------------------------------------------------- Discarding UCB / KL-UCB
+@njit(cache=True)
+def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
+                      with_values, cum, out, pulls, n_pulls, done_pulls, done_succ, arms_ring, converted,
+                      tau_m, eps, m, kl):
+    """Discarding UCB / KL-UCB (kl): :mod:`delaylab.policies.discarding`."""
+    B, K = theta.shape
+    Wc = head.shape[0]
+    ring = m + 1
+    for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
+        t = t0 + i
+        lt = math.log(t + 1)
+        for b in range(B):
+            # choose: arms without a pull m steps old are played round robin, least pulled first
+            missing = False
+            for k in range(K):
+                if done_pulls[b, k] == 0:
+                    missing = True
+            if missing:
+                a, least = 0, INF
+                for k in range(K):
+                    v = n_pulls[b, k] if done_pulls[b, k] == 0 else INF
+                    if v < least:
+                        a, least = k, v
+            else:
+                beta = (1.0 + eps[b]) * lt
+                a, best = 0, -INF
+                for k in range(K):
+                    n = tau_m[b, k] * done_pulls[b, k]
+                    th = done_succ[b, k] / n if n > 0 else 0.0
+                    if kl:
+                        idx = klucb_poisson(th, n, beta, 1.0)
+                    else:
+                        idx = th + math.sqrt(beta / (2.0 * max(n, 1e-300))) if n > 0 else INF
+                    if idx > best:
+                        a, best = k, idx
+            pulls[b, a] += 1
+            cum[b] += gap[b, a]
+            out[i - i0, b] = cum[b]
+            due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
+            schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+            n_pulls[b, a] += 1.0
+            arms_ring[t % ring, b] = a
+            converted[t % ring, b] = 0.0
+            slot = t % Wc
+            s = head[slot, b]
+            head[slot, b] = -1
+            while s >= 0:
+                r = s % Wc
+                if t - s <= m:
+                    converted[s % ring, b] = 1.0
+                s = nxt[r, b]
+            s = t - m
+            if s >= 0:
+                old = arms_ring[s % ring, b]
+                done_pulls[b, old] += 1.0
+                done_succ[b, old] += converted[s % ring, b]
+
+
+class DiscardingKernel(Kernel):
+    _fn = staticmethod(discarding_kernel)
+
+    def __init__(self, policy, setting, problem, calendar):
+        super().__init__(policy, setting, problem, calendar)
+        B, K = problem.size, problem.n_arms
+        self.eps = np.ascontiguousarray(np.broadcast_to(np.asarray(policy._eps, float).reshape(-1), (B,)))
+        self.tau_m = np.ascontiguousarray(np.broadcast_to(policy._tau_m, (B, K)), dtype=float)
+
+    def _state(self):
+        p = self.policy
+        return (p.pulls_, p.done_pulls_, p.done_successes_, p._arms, p._converted, self.tau_m, self.eps,
+                int(p._m), isinstance(p, DiscardingKLUCB))
+
+
+def make(policy, setting, problem, calendar):
+    """The kernel of ``policy`` if this family has one for it, else None."""
+    if not _env.supported(setting):
+        return None
+    if type(policy) in (UCB1, KLUCB):
+        return BlindKernel(policy, setting, problem, calendar)
+    if type(policy) in (DelayedUCB, DelayedKLUCB) and type(policy.count_) in (GeometricCount, TabulatedCount):
+        return DelayedKernel(policy, setting, problem, calendar)
+    if type(policy) in (DiscardingUCB, DiscardingKLUCB):
+        return DiscardingKernel(policy, setting, problem, calendar)
+    return None

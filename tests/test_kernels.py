@@ -1,0 +1,177 @@
+"""Two paths, one truth: every algorithm with a compiled kernel gives the numpy path's runs.
+
+Both paths simulate the same runs on the same draws; pulls must be identical and regrets (and
+traced states) equal to 1e-12, across batch sizes (1, 7, 30 runs), chunkings of the runs and of
+the time loop, per-cell parameters and per-arm laws. A failure here means the two paths have
+drifted apart: fix the one that no longer matches the formula.
+"""
+
+import numpy as np
+import pytest
+
+import delaylab as dl
+import delaylab.engine as engine
+from delaylab import kernels
+from delaylab.kernels import _env
+
+pytestmark = pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
+
+M, MU, T = 40, 15, 600
+GEO = dl.Geometric(mean=MU)
+CONV = dl.Conversions([0.5, 0.4, 0.2], GEO, window=M)
+UNCENSORED = dl.Conversions([0.5, 0.4, 0.2], GEO)
+LABELLED = dl.LabelledRewards([0.5, 0.4, 0.2], GEO, window=M)
+PER_ARM = dl.Conversions([0.5, 0.4, 0.2], [dl.Geometric(mean=5), dl.Uniform(0, 30), dl.Fixed(7)], window=M)
+GRID_MEANS = dl.Conversions([[0.5, 0.4, 0.2], [0.3, 0.3, 0.1]], GEO, window=M)
+
+# (id, setting, policy): every algorithm with a kernel, in each of its code paths
+CASES = [
+    ("UCB1/conversions", CONV, dl.UCB1()),
+    ("UCB1/labelled", LABELLED, dl.UCB1(c=0.5)),
+    ("KL-UCB/conversions", CONV, dl.KLUCB()),
+    ("KL-UCB/labelled", LABELLED, dl.KLUCB(eps=0.1)),
+    ("D-UCB/geometric", CONV, dl.DelayedUCB(GEO, M)),
+    ("D-KLUCB/geometric", CONV, dl.DelayedKLUCB(GEO, M)),
+    ("D-KLUCB/geometric/own-window", UNCENSORED, dl.DelayedKLUCB(GEO, 25)),
+    ("UD-UCB/geometric", UNCENSORED, dl.DelayedUCB(GEO)),
+    ("UD-KLUCB/geometric", UNCENSORED, dl.DelayedKLUCB(GEO)),
+    ("D-UCB/tabulated", CONV, dl.DelayedUCB(dl.Uniform(0, 30), M)),
+    ("D-KLUCB/tabulated", CONV, dl.DelayedKLUCB(dl.Uniform(0, 30), M)),
+    ("UD-KLUCB/tabulated", UNCENSORED, dl.DelayedKLUCB(dl.Pareto(alpha=1.5))),
+    ("D-KLUCB/per-arm laws", PER_ARM, dl.DelayedKLUCB([dl.Geometric(mean=5), dl.Uniform(0, 30), dl.Fixed(7)], M)),
+    ("D-KLUCB/wrong law", PER_ARM, dl.DelayedKLUCB(GEO, M)),
+    ("Discarding UCB", CONV, dl.DiscardingUCB(GEO, M)),
+    ("Discarding KL-UCB", CONV, dl.DiscardingKLUCB(GEO, M)),
+    ("Discarding KL-UCB/own-window", UNCENSORED, dl.DiscardingKLUCB(GEO, 10)),
+    ("Patient Bandits", PER_ARM, dl.PatientBandits(alpha=0.3)),
+    ("Patient Bandits/heavy tails", dl.Conversions([0.5, 0.55], [dl.Pareto(1.0), dl.Pareto(0.3)]),
+     dl.PatientBandits(alpha=0.8)),
+    ("QPM-D/UCB1", LABELLED, dl.QPMD()),
+    ("QPM-D/KL-UCB", LABELLED, dl.QPMD(dl.KLUCB(eps=0.2))),
+    ("QPM-D/long delays (queues grow)", dl.LabelledRewards([0.5, 0.4, 0.2], dl.Geometric(mean=150)), dl.QPMD()),
+]
+IDS = [c[0] for c in CASES]
+
+
+def both(monkeypatch, setting, policy, runs, horizon=T, **kw):
+    """The numpy path's and the kernels' results of the same simulation."""
+    out = []
+    for mode in ("numpy", "numba"):
+        monkeypatch.setenv("DELAYLAB_KERNELS", mode)
+        out.append(dl.simulate(setting, policy, horizon, runs, seed=3, **kw))
+    return out
+
+
+def assert_same(a, b):
+    for name in a.regret:
+        assert np.array_equal(a.pulls[name], b.pulls[name]), name
+        np.testing.assert_allclose(b.regret[name], a.regret[name], rtol=0, atol=1e-12, err_msg=name)
+        assert a.traces.get(name, {}).keys() == b.traces.get(name, {}).keys()
+        for f, v in a.traces.get(name, {}).items():
+            np.testing.assert_allclose(b.traces[name][f], v, rtol=1e-12, atol=1e-12, err_msg=f"{name}.{f}")
+
+
+def test_every_case_runs_a_kernel():
+    problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(2)), 0)
+    for _, setting, policy in CASES:
+        problem.feedback, problem.window = setting.feedback, setting.window
+        cal = engine.Calendar(2, 10, with_values=setting.feedback != "conversions")
+        assert kernels.kernel_for(policy.clone().start(problem), setting, problem, cal) is not None, policy
+
+
+@pytest.mark.parametrize("runs", [1, 7, 30])
+@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
+def test_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
+    a, b = both(monkeypatch, setting, policy, runs, checkpoints=50)
+    assert_same(a, b)
+    assert a.regret[policy.label].shape == (runs, 50)
+
+
+@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
+def test_kernel_equals_numpy_with_traces_at_every_step(monkeypatch, name, setting, policy):
+    a, b = both(monkeypatch, setting, policy, 5, horizon=200, trace=True)
+    assert_same(a, b)
+    assert a.traces[policy.label]
+
+
+@pytest.mark.parametrize("name, setting, policy", CASES[::3], ids=IDS[::3])
+def test_kernel_runs_do_not_depend_on_chunks_or_blocks(monkeypatch, name, setting, policy):
+    """Chunks of runs and short blocks of steps (the kernel is called once per block) give the
+    runs of one big batch, on both paths."""
+    a, b = both(monkeypatch, setting, policy, 12, checkpoints=[1, 17, 99, 100, 101, 599, 600])
+    assert_same(a, b)
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 1)  # one run per chunk
+    monkeypatch.setattr(engine, "_BLOCK_NUMBERS", 1)  # blocks of 8 steps
+    c, d = both(monkeypatch, setting, policy, 12, checkpoints=[1, 17, 99, 100, 101, 599, 600])
+    assert_same(a, c)
+    assert_same(a, d)
+    e, f = both(monkeypatch, setting, policy, [11, 3, 5], checkpoints=[1, 17, 99, 100, 101, 599, 600])
+    name = policy.label
+    assert np.array_equal(f.pulls[name], a.pulls[name][[11, 3, 5]])
+    assert_same(e, f)
+
+
+GRID_CASES = [
+    ("UCB1 c per cell", CONV, dl.UCB1(c=np.array([0.5, 2.0, 8.0]))),
+    ("KL-UCB ε per cell", LABELLED, dl.KLUCB(eps=np.array([0.0, 1.0]))),
+    ("D-KLUCB law per cell", CONV, dl.DelayedKLUCB(dl.Geometric(mean=np.array([5.0, 15.0, 60.0])), M)),
+    ("D-UCB ε per cell", CONV, dl.DelayedUCB(GEO, M, eps=np.array([0.0, 0.5]))),
+    ("D-KLUCB tabulated law per cell", CONV, dl.DelayedKLUCB(dl.Uniform(0, np.array([10, 30])), M)),
+    ("Discarding UCB law per cell", CONV, dl.DiscardingUCB(dl.Geometric(mean=np.array([5.0, 60.0])), M)),
+    ("UCB1 means per cell", GRID_MEANS, dl.UCB1()),
+    ("D-KLUCB means per cell", GRID_MEANS, dl.DelayedKLUCB(GEO, M)),
+    ("Patient α per cell", PER_ARM, dl.PatientBandits(alpha=np.array([0.1, 0.3, 1.0]))),
+    ("QPM-D c per cell", LABELLED, dl.QPMD(dl.UCB1(c=np.array([0.5, 2.0])))),
+]
+
+
+@pytest.mark.parametrize("name, setting, policy", GRID_CASES, ids=[c[0] for c in GRID_CASES])
+def test_kernel_equals_numpy_on_grids(monkeypatch, name, setting, policy):
+    a, b = both(monkeypatch, setting, policy, 7, checkpoints=20, trace=True)
+    assert_same(a, b)
+    assert a.grid_shape and a.regret[policy.label].shape[:-2] == a.grid_shape
+
+
+def test_several_policies_in_one_simulation_each_match(monkeypatch):
+    pols = {"u": dl.UCB1(), "d": dl.DelayedKLUCB(GEO, M), "r": dl.RoundRobin(), "x": dl.DiscardingUCB(GEO, M)}
+    a, b = both(monkeypatch, CONV, pols, 9, checkpoints=30)
+    assert_same(a, b)
+
+
+def test_numpy_mode_really_runs_numpy(monkeypatch):
+    calls = []
+    real = _env.Kernel.run
+
+    def spy(self, *args):
+        calls.append(type(self).__name__)
+        return real(self, *args)
+
+    monkeypatch.setattr(_env.Kernel, "run", spy)
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numpy")
+    assert not kernels.enabled()
+    dl.simulate(CONV, dl.DelayedKLUCB(GEO, M), 50, 3)
+    assert calls == []
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numba")
+    assert kernels.enabled()
+    dl.simulate(CONV, dl.DelayedKLUCB(GEO, M), 50, 3)
+    assert calls and set(calls) == {"DelayedKernel"}
+
+
+def test_bad_mode_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("DELAYLAB_KERNELS", "fortran")
+    with pytest.raises(ValueError, match="DELAYLAB_KERNELS must be one of"):
+        dl.simulate(CONV, dl.UCB1(), 10, 1)
+
+
+def test_policies_without_a_kernel_take_the_numpy_path(monkeypatch):
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numba")
+    problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(2)), 0)
+    cal = engine.Calendar(2, 10, with_values=False)
+    online = dl.DelayedKLUCB(dl.OnlineCDF(), M).start(problem)
+    assert kernels.kernel_for(online, CONV, problem, cal) is None
+    assert kernels.kernel_for(dl.RoundRobin().start(problem), CONV, problem, cal) is None
+
+
+def test_warmup_compiles_every_kernel_quickly_from_the_cache():
+    kernels.warmup()  # compiles if needed
+    assert kernels.warmup() < 30  # from the in-process cache: no compilation (gross bound)
