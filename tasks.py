@@ -3,6 +3,7 @@
 (.venv) first, so on a fresh machine with python3 a single command does all the set-up.
 
     python3 tasks.py lab        open the workbook in JupyterLab (notebooks/)
+                                (and has git ignore the outputs of saved notebooks: README)
     python3 tasks.py test       run every test: unit tests and the notebooks (nbval), each notebook
                                 twice: as shipped (every exercise "not answered yet") and with every
                                 exercise's solution filled in (tests/solved_notebooks/, see conftest.py)
