@@ -175,3 +175,18 @@ def test_policies_without_a_kernel_take_the_numpy_path(monkeypatch):
 def test_warmup_compiles_every_kernel_quickly_from_the_cache():
     kernels.warmup()  # compiles if needed
     assert kernels.warmup() < 30  # from the in-process cache: no compilation (gross bound)
+
+
+def test_large_batches_of_klucb_take_the_numpy_path_with_the_same_runs(monkeypatch):
+    """KL-UCB's kernel is slower than numpy on large batches: chunks above its max_batch run on numpy."""
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numba")
+    for B, has_kernel in [(30, True), (300, False)]:
+        problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(B)), 0)
+        cal = engine.Calendar(B, 10, with_values=False)
+        assert (kernels.kernel_for(dl.KLUCB().start(problem), CONV, problem, cal) is not None) == has_kernel
+        assert kernels.kernel_for(dl.DelayedKLUCB(GEO, M).start(problem), CONV, problem, cal) is not None
+    a, b = both(monkeypatch, CONV, dl.KLUCB(), range(290, 300), horizon=300, checkpoints=10)
+    c, d = both(monkeypatch, CONV, dl.KLUCB(), 300, horizon=300, checkpoints=10)
+    assert_same(a, b)
+    assert_same(c, d)
+    assert np.array_equal(d.pulls["KL-UCB"][290:], b.pulls["KL-UCB"])

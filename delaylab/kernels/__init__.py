@@ -15,6 +15,9 @@ One module per algorithm family:
 * :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013);
 * :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy).
 
+Where a kernel is slower than numpy's SIMD loops on large batches (KL-UCB's Bernoulli index),
+it declares ``max_batch`` and larger chunks take the numpy path; both give the same runs.
+
 Which path runs (:func:`enabled`): the kernels when numba can be imported, unless the
 environment variable ``DELAYLAB_KERNELS=numpy`` is set; without numba, the numpy path runs,
 silently (numba is a declared dependency; a missing numba only costs speed). Both paths give
@@ -76,7 +79,7 @@ def kernel_for(policy, setting, problem, calendar):
     for family in (index, qpmd, patient):
         k = family.make(policy, setting, problem, calendar)
         if k is not None:
-            return k
+            return k if k.max_batch is None or problem.size <= k.max_batch else None
     return None
 
 

@@ -89,6 +89,10 @@ class Kernel:
     and parameters, appended to the shared arguments).
     """
 
+    #: largest batch (columns of a chunk) for which the kernel beats numpy; None: every batch.
+    #: Both paths give the same runs, so this choice changes only the speed.
+    max_batch = None
+
     def __init__(self, policy, setting, problem, calendar):
         self.policy = policy
         self.env = Env(setting, problem, calendar)

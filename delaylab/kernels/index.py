@@ -88,6 +88,17 @@ def delayed_ucb(theta, n, n_tilde, beta):
     return theta + math.sqrt(n / safe) * math.sqrt(beta / (2.0 * safe))
 
 
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def ring_dot(onehot, rev2, offset):
+    """Σ_j onehot[j] · rev2[offset + j]: the recent part of the tabulated Ñ. The weights are dyadic
+    (:meth:`TabulatedCount.set_weights`), so every partial sum is exact and the reordering that
+    ``fastmath`` allows (SIMD) gives exactly the numpy path's value."""
+    acc = 0.0
+    for j in range(onehot.shape[0]):
+        acc += onehot[j] * rev2[offset + j]
+    return acc
+
+
 # ---------------------------------------------------------------------- UCB1, KL-UCB
 @njit(cache=True)
 def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
@@ -133,6 +144,12 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
 class BlindKernel(Kernel):
     _fn = staticmethod(blind_kernel)
 
+    @property
+    def max_batch(self):
+        # KL-UCB's Bernoulli index (a log and an expm1 per Newton step): numpy's SIMD loops win
+        # on large batches (bench: 0.52 against 0.76 µs per run-step at 1000 runs)
+        return 256 if isinstance(self.policy, KLUCB) else None
+
     def _state(self):
         p = self.policy
         par = p._c if isinstance(p, UCB1) else p._eps
@@ -166,11 +183,7 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
                         kw = k if w_old.shape[1] > 1 else 0
                         v = w_old[bw, kw] * old[b, k]
                         if Wt > 0 and tc >= 0:
-                            cc = tc % Wt
-                            recent = 0.0
-                            for j in range(Wt):
-                                recent += buf[b, k, j] * rev2[bw, kw, Wt - 1 - cc + j]
-                            v = v + recent
+                            v = v + ring_dot(buf[b, k], rev2[bw, kw], Wt - 1 - tc % Wt)
                         nt[k] = v
                 beta = (1.0 + eps[b]) * lt
                 a, best = 0, -INF
