@@ -22,7 +22,7 @@ from ..policies.delayed import DelayedKLUCB, DelayedUCB, _DelayedIndex
 from ..policies.discarding import DiscardingKLUCB, DiscardingUCB, _Discarding
 from ..policies.ucb import KLUCB, UCB1
 from . import _env
-from ._env import Kernel, pull, schedule
+from ._env import Kernel, owned, per_run, pull, schedule
 
 INF = math.inf
 
@@ -153,7 +153,7 @@ class BlindKernel(Kernel):
     def _state(self):
         p = self.policy
         par = p._c if isinstance(p, UCB1) else p._eps
-        par = np.ascontiguousarray(np.broadcast_to(np.asarray(par, float).reshape(-1), (self.env.B,)))
+        par = per_run(par, self.env.B)
         return p.pulls_, p.successes_, p.revealed_, bool(p._labelled), par, isinstance(p, KLUCB)
 
 
@@ -240,20 +240,20 @@ class DelayedKernel(Kernel):
     def __init__(self, policy, setting, problem, calendar):
         super().__init__(policy, setting, problem, calendar)
         B, K = problem.size, problem.n_arms
-        self.eps = np.ascontiguousarray(np.broadcast_to(np.asarray(policy._eps, float).reshape(-1), (B,)))
+        self.eps = per_run(policy._eps, B)
         cnt = policy.count_
         z2, z3 = np.zeros((1, 1)), np.zeros((1, 1, 1))
         self.m = -1 if policy._m is None else int(policy._m)
         if isinstance(cnt, GeometricCount):
-            self.count = (True, cnt.n_tilde, cnt.O, cnt.lam, np.ascontiguousarray(cnt.matures),
+            self.count = (True, cnt.n_tilde, cnt.O, cnt.lam, owned(cnt.matures),
                           -1 if cnt.m is None else int(cnt.m),
-                          np.ascontiguousarray(cnt.lam_m1) if cnt.m is not None else z2,
+                          owned(cnt.lam_m1) if cnt.m is not None else z2,
                           cnt.ring if cnt.m is not None else np.zeros((1, 1), dtype=np.int64),
                           z2, z3, z2, z3, np.zeros(K))
         else:
             self.count = (False, z2, z2, z2, z2, -1, z2, np.zeros((1, 1), dtype=np.int64),
                           cnt.old, cnt.buf if cnt.buf is not None else z3,
-                          np.ascontiguousarray(np.broadcast_to(cnt.w_old, cnt.w_old.shape), dtype=float),
+                          owned(cnt.w_old),
                           cnt._rev2, np.zeros(K))
 
     def _state(self):
@@ -331,8 +331,8 @@ class DiscardingKernel(Kernel):
     def __init__(self, policy, setting, problem, calendar):
         super().__init__(policy, setting, problem, calendar)
         B, K = problem.size, problem.n_arms
-        self.eps = np.ascontiguousarray(np.broadcast_to(np.asarray(policy._eps, float).reshape(-1), (B,)))
-        self.tau_m = np.ascontiguousarray(np.broadcast_to(policy._tau_m, (B, K)), dtype=float)
+        self.eps = per_run(policy._eps, B)
+        self.tau_m = owned(policy._tau_m, (B, K))
 
     def _state(self):
         p = self.policy
