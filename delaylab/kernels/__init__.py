@@ -13,7 +13,8 @@ One module per algorithm family:
 * :mod:`.index` — UCB1, KL-UCB, D-UCB/D-KLUCB, UD-UCB/UD-KLUCB (geometric recursion and tabulated
   counts), Discarding UCB/KL-UCB (Vernade et al. 2017);
 * :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013);
-* :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy).
+* :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy);
+* :mod:`.exp_weights` — Exp3, DEW and Skipper (Thune et al. 2019; Doubling stays on numpy).
 
 Where a kernel is slower than numpy's SIMD loops on large batches (KL-UCB's Bernoulli index),
 it declares ``max_batch`` and larger chunks take the numpy path; both give the same runs.
@@ -74,9 +75,9 @@ def kernel_for(policy, setting, problem, calendar):
     """
     if not enabled() or calendar is None:
         return None
-    from . import index, patient, qpmd
+    from . import exp_weights, index, patient, qpmd
 
-    for family in (index, qpmd, patient):
+    for family in (index, qpmd, patient, exp_weights):
         k = family.make(policy, setting, problem, calendar)
         if k is not None:
             return k if k.max_batch is None or problem.size <= k.max_batch else None
@@ -110,6 +111,9 @@ def warmup(verbose: bool = False) -> float:
             dl.simulate(env, p, 20, 2, checkpoints=2)
             # per-cell parameters and per-arm laws compile other specialisations
     dl.simulate(conv, dl.UCB1(c=np.array([1.0, 2.0])), 20, 2, checkpoints=2)
+    adv = dl.AdversarialLosses(np.tile([0.2, 0.6], (20, 1)), dl.Geometric(mean=3))
+    for p in (dl.Exp3(), dl.DEW(eta=0.1, dmax=5), dl.Skipper(beta=4)):
+        dl.simulate(adv, p, 20, 2, checkpoints=2)
     elapsed = time.perf_counter() - t0
     if verbose:
         print(f"delaylab kernels ready in {elapsed:.2f} s")
