@@ -27,12 +27,17 @@ from delaylab import kernels  # noqa: E402
 from delaylab.papers import vernade2017 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402
 from plain import plain_run  # noqa: E402
+from plain_manegueu2020 import plain_run as plain_patient  # noqa: E402
 from plain_pikeburke2018 import plain_qpmd  # noqa: E402
+from plain_thune2019 import plain_run as plain_exp  # noqa: E402
 
 LAW = dl.Geometric(paper.MEAN_DELAY)
 CONV = dl.Conversions(paper.THETA_L, LAW, window=paper.WINDOW)
 LAB = dl.LabelledRewards(paper.THETA_L, LAW, window=paper.WINDOW)
 M = paper.WINDOW
+PATIENT = dl.Conversions([0.5, 0.55], [dl.Pareto(1.0), dl.Pareto(0.3)])
+ADV_T = 5000
+ADV = dl.AdversarialLosses(dl.sequences.bernoulli_losses([0.45, 0.5], ADV_T, seed=0), dl.Geometric(mean=20))
 
 # name → (setting, policy, plain loop or None)
 ALGORITHMS = {
@@ -46,6 +51,10 @@ ALGORITHMS = {
     "Discarding KL-UCB": (CONV, dl.DiscardingKLUCB(LAW, M), "Discarding KL-UCB"),
     "QPM-D (UCB1)": (LAB, dl.QPMD(), "QPM-D"),
     "QPM-D (KL-UCB)": (LAB, dl.QPMD(dl.KLUCB()), None),
+    "Patient Bandits": (PATIENT, dl.PatientBandits(alpha=0.3), "Patient Bandits"),
+    "Exp3": (ADV, dl.Exp3(), "Exp3"),
+    "DEW": (ADV, dl.DEW(eta=0.05, dmax=100), "DEW"),
+    "Skipper": (ADV, dl.Skipper(beta=30), "Skipper"),
 }
 BATCHES = (1, 30, 1000)
 STEPS = {1: 4000, 20: 4000, 30: 4000, 1000: 600}  # horizon per batch size (≈ 10⁵–10⁶ run-steps)
@@ -65,12 +74,20 @@ def cpu_per_run_step(setting, policy, runs, mode, repeat=2):
 
 def plain_per_run_step(name, T=4000):
     u = RunStreams(0, Batch(np.array([0])), ENVIRONMENT).uniform(T, (2,))[:, 0]
-    delays = LAW.ppf(u[:, 1])
-    c = time.process_time()
     if name == "QPM-D":
-        plain_qpmd(list(paper.THETA_L), u[:, 0], delays)
+        d = LAW.ppf(u[:, 1])
+        go = lambda: plain_qpmd(list(paper.THETA_L), u[:, 0], d)  # noqa: E731
+    elif name == "Patient Bandits":
+        d = np.stack([law.ppf(u[:, 1]) for law in PATIENT.laws], axis=1).tolist()
+        go = lambda: plain_patient(name, [0.5, 0.55], d, u[:, 0], alpha=0.3)  # noqa: E731
+    elif name in ("Exp3", "DEW", "Skipper"):
+        d = dl.Geometric(mean=20).ppf(u[:, 1]).astype(np.int64)
+        go = lambda: plain_exp(name, ADV.losses, d, T, u[:, 0], beta=30.0, eta=0.05, dmax=100.0)  # noqa: E731
     else:
-        plain_run(name, paper.THETA_L, paper.MEAN_DELAY, paper.WINDOW, u[:, 0], delays)
+        d = LAW.ppf(u[:, 1])
+        go = lambda: plain_run(name, paper.THETA_L, paper.MEAN_DELAY, paper.WINDOW, u[:, 0], d)  # noqa: E731
+    c = time.process_time()
+    go()
     return (time.process_time() - c) / T * 1e6
 
 
