@@ -108,6 +108,7 @@ def main():
     if not kernels.available():
         print("numba is not installed: no kernels to measure")
         return
+    print("(kernels: the default engine, i.e. the compiled kernel unless the batch is above its max_batch)")
     print(f"{'µs per run-step (CPU)':40s} {'runs':>5s} {'plain':>8s} {'numpy':>8s} {'kernels':>8s}   ratios to the fastest")
     default = os.environ.get("DELAYLAB_KERNELS")
     slower = []

@@ -201,7 +201,10 @@ def test_large_batches_of_klucb_take_the_numpy_path_with_the_same_runs(monkeypat
         problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(B)), 0)
         cal = engine.Calendar(B, 10, with_values=False)
         assert (kernels.kernel_for(dl.KLUCB().start(problem), CONV, problem, cal) is not None) == has_kernel
-        assert kernels.kernel_for(dl.DelayedKLUCB(GEO, M).start(problem), CONV, problem, cal) is not None
+        assert kernels.kernel_for(dl.DelayedUCB(GEO, M).start(problem), CONV, problem, cal) is not None
+    problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(600)), 0)
+    cal = engine.Calendar(600, 10, with_values=False)
+    assert kernels.kernel_for(dl.DelayedKLUCB(GEO, M).start(problem), CONV, problem, cal) is None
     a, b = both(monkeypatch, CONV, dl.KLUCB(), range(290, 300), horizon=300, checkpoints=10)
     c, d = both(monkeypatch, CONV, dl.KLUCB(), 300, horizon=300, checkpoints=10)
     assert_same(a, b)

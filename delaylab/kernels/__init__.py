@@ -109,8 +109,8 @@ def warmup(verbose: bool = False) -> float:
     for env, pols in runs:
         for p in pols:
             dl.simulate(env, p, 20, 2, checkpoints=2)
-            # per-cell parameters and per-arm laws compile other specialisations
     dl.simulate(conv, dl.UCB1(c=np.array([1.0, 2.0])), 20, 2, checkpoints=2)
+    dl.simulate(dl.Conversions([0.5, 0.3], [law, dl.Pareto(1.0)]), dl.PatientBandits(alpha=0.3), 20, 2, checkpoints=2)
     adv = dl.AdversarialLosses(np.tile([0.2, 0.6], (20, 1)), dl.Geometric(mean=3))
     for p in (dl.Exp3(), dl.DEW(eta=0.1, dmax=5), dl.Skipper(beta=4)):
         dl.simulate(adv, p, 20, 2, checkpoints=2)

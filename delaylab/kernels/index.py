@@ -237,6 +237,12 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
 class DelayedKernel(Kernel):
     _fn = staticmethod(delayed_kernel)
 
+    @property
+    def max_batch(self):
+        # D-KLUCB's Poisson index (three logs per arm): numpy's SIMD loops catch up near 1000 runs
+        # (bench: 0.35 against 0.30 µs per run-step at 1000 runs, 0.30 against 2.2 at 30)
+        return 500 if isinstance(self.policy, DelayedKLUCB) else None
+
     def __init__(self, policy, setting, problem, calendar):
         super().__init__(policy, setting, problem, calendar)
         B, K = problem.size, problem.n_arms
