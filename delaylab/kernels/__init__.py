@@ -75,13 +75,34 @@ def kernel_for(policy, setting, problem, calendar):
     """
     if not enabled() or calendar is None:
         return None
-    from . import exp_weights, index, patient, qpmd
-
-    for family in (index, qpmd, patient, exp_weights):
+    families = _families()
+    for family in families:
         k = family.make(policy, setting, problem, calendar)
         if k is not None:
             return k if k.max_batch is None or problem.size <= k.max_batch else None
     return None
+
+
+_FAMILIES = None
+
+
+def _families():
+    """The kernel modules, imported (and their kernels loaded) once; () if numba cannot load them,
+    e.g. when no cache directory is writable (set NUMBA_CACHE_DIR): then numpy runs, with a warning."""
+    global _FAMILIES
+    if _FAMILIES is None:
+        try:
+            from . import exp_weights, index, patient, qpmd
+
+            _FAMILIES = (index, qpmd, patient, exp_weights)
+        except Exception as err:  # pragma: no cover - depends on the installation
+            import warnings
+
+            warnings.warn(f"delaylab's compiled kernels could not be loaded ({err}); simulations use numpy "
+                          f"(set NUMBA_CACHE_DIR to a writable directory, or DELAYLAB_KERNELS=numpy)",
+                          RuntimeWarning, stacklevel=3)
+            _FAMILIES = ()
+    return _FAMILIES
 
 
 def warmup(verbose: bool = False) -> float:
