@@ -55,6 +55,7 @@ ALGORITHMS = {
     "Exp3": (ADV, dl.Exp3(), "Exp3"),
     "DEW": (ADV, dl.DEW(eta=0.05, dmax=100), "DEW"),
     "Skipper": (ADV, dl.Skipper(beta=30), "Skipper"),
+    "Doubling": (dl.AdversarialLosses(ADV.losses, ADV.delays, reveal="at_action"), dl.Doubling(), "Doubling"),
 }
 BATCHES = (1, 30, 1000)
 STEPS = {1: 4000, 20: 4000, 30: 4000, 1000: 600}  # horizon per batch size (≈ 10⁵–10⁶ run-steps)
@@ -80,7 +81,7 @@ def plain_per_run_step(name, T=4000):
     elif name == "Patient Bandits":
         d = np.stack([law.ppf(u[:, 1]) for law in PATIENT.laws], axis=1).tolist()
         go = lambda: plain_patient(name, [0.5, 0.55], d, u[:, 0], alpha=0.3)  # noqa: E731
-    elif name in ("Exp3", "DEW", "Skipper"):
+    elif name in ("Exp3", "DEW", "Skipper", "Doubling"):
         d = dl.Geometric(mean=20).ppf(u[:, 1]).astype(np.int64)
         go = lambda: plain_exp(name, ADV.losses, d, T, u[:, 0], beta=30.0, eta=0.05, dmax=100.0)  # noqa: E731
     else:

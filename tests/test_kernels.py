@@ -61,6 +61,8 @@ CASES += [
     ("DEW/9 arms, spikes", ADV_SPIKES, dl.DEW(eta=0.1)),
     ("Skipper", ADV_LAW, dl.Skipper(beta=6)),
     ("Skipper/Exp3 base, spikes", ADV_SPIKES, dl.Skipper(beta=10, base=dl.Exp3(eta=0.2))),
+    ("Doubling/spikes", ADV_SPIKES, dl.Doubling()),
+    ("Doubling/law", dl.AdversarialLosses(_LOSSES, dl.Geometric(mean=30), reveal="at_action"), dl.Doubling()),
 ]
 IDS = [c[0] for c in CASES]
 

@@ -14,7 +14,7 @@ One module per algorithm family:
   counts), Discarding UCB/KL-UCB (Vernade et al. 2017);
 * :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013);
 * :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy);
-* :mod:`.exp_weights` — Exp3, DEW and Skipper (Thune et al. 2019; Doubling stays on numpy).
+* :mod:`.exp_weights` — Exp3, DEW, Skipper and Doubling (Thune et al. 2019).
 
 Where a kernel is slower than numpy's SIMD loops on large batches (KL-UCB's Bernoulli index),
 it declares ``max_batch`` and larger chunks take the numpy path; both give the same runs.
@@ -135,6 +135,7 @@ def warmup(verbose: bool = False) -> float:
     adv = dl.AdversarialLosses(np.tile([0.2, 0.6], (20, 1)), dl.Geometric(mean=3))
     for p in (dl.Exp3(), dl.DEW(eta=0.1, dmax=5), dl.Skipper(beta=4)):
         dl.simulate(adv, p, 20, 2, checkpoints=2)
+    dl.simulate(dl.AdversarialLosses(adv.losses, adv.delays, reveal="at_action"), dl.Doubling(), 20, 2, checkpoints=2)
     elapsed = time.perf_counter() - t0
     if verbose:
         print(f"delaylab kernels ready in {elapsed:.2f} s")
