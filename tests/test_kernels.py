@@ -207,6 +207,8 @@ def test_large_batches_of_klucb_take_the_numpy_path_with_the_same_runs(monkeypat
     problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(600)), 0)
     cal = engine.Calendar(600, 10, with_values=False)
     assert kernels.kernel_for(dl.DelayedKLUCB(GEO, M).start(problem), CONV, problem, cal) is None
+    tabulated = dl.DelayedKLUCB(dl.Uniform(0, 30), M).start(problem)
+    assert kernels.kernel_for(tabulated, CONV, problem, cal) is not None
     a, b = both(monkeypatch, CONV, dl.KLUCB(), range(290, 300), horizon=300, checkpoints=10)
     c, d = both(monkeypatch, CONV, dl.KLUCB(), 300, horizon=300, checkpoints=10)
     assert_same(a, b)

@@ -239,9 +239,10 @@ class DelayedKernel(Kernel):
 
     @property
     def max_batch(self):
-        # D-KLUCB's Poisson index (three logs per arm): numpy's SIMD loops catch up near 1000 runs
-        # (bench: 0.35 against 0.30 µs per run-step at 1000 runs, 0.30 against 2.2 at 30)
-        return 500 if isinstance(self.policy, DelayedKLUCB) else None
+        # D-KLUCB's Poisson index (three logs per arm) with the O(1) geometric count: numpy's SIMD
+        # loops catch up near 1000 runs (bench: 0.35 against 0.30 µs per run-step at 1000 runs, 0.30
+        # against 2.2 at 30); with a tabulated count the kernel stays 4× faster at 1000 runs
+        return 500 if isinstance(self.policy, DelayedKLUCB) and self.count[0] else None
 
     def __init__(self, policy, setting, problem, calendar):
         super().__init__(policy, setting, problem, calendar)
