@@ -76,6 +76,7 @@ def ensure_venv() -> None:
         return
     run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
     run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]"])
+    run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
     STAMP.write_text(_fingerprint())
 
 

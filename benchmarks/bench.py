@@ -149,6 +149,7 @@ SECTIONS = {
     "paper4": lambda: papers("pikeburke2018"),
     "paper5": lambda: papers("thune2019"),
     "sweep": lambda: papers("sweep"),
+    "kernels": lambda: papers("kernels"),
     "scaling": scaling,
 }
 

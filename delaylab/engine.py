@@ -21,6 +21,10 @@ stretch at once (cut at the draw blocks and at the checkpoints): the pulls throu
 ``Block.pull_many``, the pending sums in a dense ring of per-step totals instead of the calendar.
 Rewards are whole numbers, so the sums — and the runs — are exactly those of the step-by-step
 path (tests/test_pikeburke2018_policies.py); every other policy takes the step-by-step path.
+
+Compiled path: when :func:`delaylab.kernels.kernel_for` has a kernel for the policy, the steps of
+a block run in one compiled call on the same draws, calendar and policy state; the checkpoints
+are still recorded by ``_Runner._record`` (tests/test_kernels.py: the same runs as step by step).
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 import delaylab as dl
+from delaylab.policies.counts import dyadic
+from delaylab.policies.delayed import effective_window, weight_table
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams
 
 
@@ -43,6 +45,9 @@ def klucb(p, n, beta, div):
 def naive_run(alg, theta, laws, env_m, pol_m, u_reward, u_delay):
     K, T = len(theta), len(u_reward)
     tau = [law.cdf(np.arange(T + 1)) for law in laws]  # τ_k(lag), lag = 0 … T
+    if not all(isinstance(law, dl.Geometric) for law in laws):  # the engine's TabulatedCount rounds
+        W = weight_table(laws, effective_window(pol_m, T), T, Batch(np.arange(1))).shape[-1] - 1  # τ to
+        tau = [dyadic(x, W) for x in tau]  # dyadic numbers (1e-15), so that sums of Ñ are exact
     pulls = []  # (arm, step at whose end the conversion is revealed, or None)
     regret, out = 0.0, np.empty(T)
     for t in range(T):

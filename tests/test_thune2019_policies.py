@@ -193,7 +193,8 @@ def test_doubling_skipped_rounds_force_new_epochs():
     assert np.array_equal(grow, np.maximum(nxt**2, E * nxt * math.log(2)) > 2.0 ** tr["epoch"][0][:-1])
 
 
-def test_doubling_restart_drops_feedback_of_earlier_epochs():
+def test_doubling_restart_drops_feedback_of_earlier_epochs(monkeypatch):
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numpy")  # spies on the numpy policy (tests/test_kernels.py: same runs)
     T = 60
     d = np.full(T, 3)
     env = dl.AdversarialLosses(sq.bernoulli_losses([0.3, 0.6], T), d, reveal="at_action")

@@ -13,7 +13,11 @@ One module per algorithm family:
 * :mod:`.index` — UCB1, KL-UCB, D-UCB/D-KLUCB, UD-UCB/UD-KLUCB (geometric recursion and tabulated
   counts), Discarding UCB/KL-UCB (Vernade et al. 2017);
 * :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013);
-* :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy).
+* :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy);
+* :mod:`.exp_weights` — Exp3, DEW, Skipper and Doubling (Thune et al. 2019).
+
+Where a kernel is slower than numpy's SIMD loops on large batches (KL-UCB's Bernoulli index),
+it declares ``max_batch`` and larger chunks take the numpy path; both give the same runs.
 
 Which path runs (:func:`enabled`): the kernels when numba can be imported, unless the
 environment variable ``DELAYLAB_KERNELS=numpy`` is set; without numba, the numpy path runs,
@@ -71,13 +75,34 @@ def kernel_for(policy, setting, problem, calendar):
     """
     if not enabled() or calendar is None:
         return None
-    from . import index, patient, qpmd
-
-    for family in (index, qpmd, patient):
+    families = _families()
+    for family in families:
         k = family.make(policy, setting, problem, calendar)
         if k is not None:
-            return k
+            return k if k.max_batch is None or problem.size <= k.max_batch else None
     return None
+
+
+_FAMILIES = None
+
+
+def _families():
+    """The kernel modules, imported (and their kernels loaded) once; () if numba cannot load them,
+    e.g. when no cache directory is writable (set NUMBA_CACHE_DIR): then numpy runs, with a warning."""
+    global _FAMILIES
+    if _FAMILIES is None:
+        try:
+            from . import exp_weights, index, patient, qpmd
+
+            _FAMILIES = (index, qpmd, patient, exp_weights)
+        except Exception as err:  # pragma: no cover - depends on the installation
+            import warnings
+
+            warnings.warn(f"delaylab's compiled kernels could not be loaded ({err}); simulations use numpy "
+                          f"(set NUMBA_CACHE_DIR to a writable directory, or DELAYLAB_KERNELS=numpy)",
+                          RuntimeWarning, stacklevel=3)
+            _FAMILIES = ()
+    return _FAMILIES
 
 
 def warmup(verbose: bool = False) -> float:
@@ -105,8 +130,12 @@ def warmup(verbose: bool = False) -> float:
     for env, pols in runs:
         for p in pols:
             dl.simulate(env, p, 20, 2, checkpoints=2)
-            # per-cell parameters and per-arm laws compile other specialisations
     dl.simulate(conv, dl.UCB1(c=np.array([1.0, 2.0])), 20, 2, checkpoints=2)
+    dl.simulate(dl.Conversions([0.5, 0.3], [law, dl.Pareto(1.0)]), dl.PatientBandits(alpha=0.3), 20, 2, checkpoints=2)
+    adv = dl.AdversarialLosses(np.tile([0.2, 0.6], (20, 1)), dl.Geometric(mean=3))
+    for p in (dl.Exp3(), dl.DEW(eta=0.1, dmax=5), dl.Skipper(beta=4)):
+        dl.simulate(adv, p, 20, 2, checkpoints=2)
+    dl.simulate(dl.AdversarialLosses(adv.losses, adv.delays, reveal="at_action"), dl.Doubling(), 20, 2, checkpoints=2)
     elapsed = time.perf_counter() - t0
     if verbose:
         print(f"delaylab kernels ready in {elapsed:.2f} s")

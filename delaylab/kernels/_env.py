@@ -23,6 +23,18 @@ CONVERSIONS, LABELLED, ANONYMOUS = 0, 1, 2
 _KINDS = {"conversions": CONVERSIONS, "labelled": LABELLED, "anonymous": ANONYMOUS}
 
 
+def owned(x, shape=None, dtype=float) -> np.ndarray:
+    """A writable C-contiguous copy of ``x`` (broadcast to ``shape``): the kernels are compiled
+    for these arrays only (a read-only or strided view would compile another specialisation)."""
+    x = np.asarray(x, dtype=dtype)
+    return np.array(np.broadcast_to(x, x.shape if shape is None else shape), dtype=dtype, order="C", copy=True)
+
+
+def per_run(x, B) -> np.ndarray:
+    """A scalar or per-run (B,) / (B, 1) parameter as a (B,) float array."""
+    return owned(np.asarray(x, float).reshape(-1), (B,))
+
+
 def supported(setting) -> bool:
     """Whether kernels can simulate this setting (the three Bernoulli settings)."""
     return isinstance(setting, _BernoulliSetting)
@@ -48,11 +60,13 @@ class Env:
         ep = block.ep
         if ep is not self._ep:
             self._ep = ep
-            self.theta = np.ascontiguousarray(np.broadcast_to(ep.theta, (self.B, self.K)), dtype=float)
-            self.gap = np.ascontiguousarray(np.broadcast_to(ep.gap, (self.B, self.K)), dtype=float)
+            self.theta = owned(ep.theta, (self.B, self.K))
+            self.gap = owned(ep.gap, (self.B, self.K))
         d = block.delays
         d = d[:, :, None] if d.ndim == 2 else d
-        return np.ascontiguousarray(block.u), np.ascontiguousarray(d, dtype=np.int64), self.theta, self.gap
+        u = block.u if block.u.flags.c_contiguous and block.u.flags.writeable else owned(block.u)
+        d = d if d.flags.c_contiguous and d.flags.writeable and d.dtype == np.int64 else owned(d, dtype=np.int64)
+        return u, d, self.theta, self.gap
 
 
 @njit(cache=True, inline="always")
@@ -88,6 +102,10 @@ class Kernel:
     Subclasses set ``self._fn`` (the compiled loop) and ``self._state()`` (the policy's arrays
     and parameters, appended to the shared arguments).
     """
+
+    #: largest batch (columns of a chunk) for which the kernel beats numpy; None: every batch.
+    #: Both paths give the same runs, so this choice changes only the speed.
+    max_batch = None
 
     def __init__(self, policy, setting, problem, calendar):
         self.policy = policy

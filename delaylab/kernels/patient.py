@@ -15,7 +15,7 @@ from numba import njit
 
 from ..policies.patient import PatientBandits
 from . import _env
-from ._env import Kernel, pull, schedule
+from ._env import Kernel, per_run, pull, schedule
 from .index import INF
 
 
@@ -57,7 +57,7 @@ class PatientKernel(Kernel):
 
     def __init__(self, policy, setting, problem, calendar):
         super().__init__(policy, setting, problem, calendar)
-        self.a = np.ascontiguousarray(policy._a, dtype=float)
+        self.a = per_run(policy._a, problem.size)
 
     def _state(self):
         p = self.policy

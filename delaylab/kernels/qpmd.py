@@ -19,7 +19,7 @@ from numba import njit
 
 from ..policies.qpmd import QPMD
 from . import _env
-from ._env import Kernel, pull, schedule
+from ._env import Kernel, per_run, pull, schedule
 from .index import INF, klucb_bernoulli, ucb1
 
 
@@ -100,7 +100,7 @@ class QPMDKernel(Kernel):
 
     def __init__(self, policy, setting, problem, calendar):
         super().__init__(policy, setting, problem, calendar)
-        self.par = np.ascontiguousarray(np.broadcast_to(np.asarray(policy._par, float).reshape(-1), (problem.size,)))
+        self.par = per_run(policy._par, problem.size)
 
     def _state(self):
         p = self.policy

@@ -7,7 +7,8 @@ of runs. When the law or its mean changes, d and V are reset to the law's true v
 to see what a wrong belief costs. A d below E[τ] is not a bound: ODAAF-B is then not run.
 
 Results are cached per policy and the inputs it depends on (moving d reruns ODAAF-B only).
-Ranges keep every update within about a second or two: E[τ] ∈ [0.5, 50], T ≤ 12,000, runs ≤ 40.
+Ranges keep every update within about a second or two: E[τ] ∈ [0.5, 50], T ≤ 100,000, runs ≤ 40
+(QPM-D runs compiled, the ODAAF family on the engine's block path).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def true_bound(law) -> int:
 class AnonymousPanel(Racing):
     """Interactive comparison of ODAAF, ODAAF-B, ODAAF-V, QPM-D and Improved UCB (no delay)."""
 
-    def __init__(self, law="uniform", mean_delay=10.0, gap=0.3, horizon=5000, runs=10, seed=0):
+    def __init__(self, law="uniform", mean_delay=10.0, gap=0.3, horizon=5000, runs=20, seed=0):
         self.seed = seed
         self.law = W.Dropdown(options=list(LAWS.items()), value=law, description="delay law",
                               style=_STYLE, layout=_WIDE)
@@ -71,7 +72,7 @@ class AnonymousPanel(Racing):
                                       readout_format=".1f", continuous_update=False, style=_STYLE, layout=_WIDE)
         self.gap = W.FloatSlider(value=gap, min=0.05, max=0.45, step=0.01, description="gap Δ",
                                  readout_format=".2f", continuous_update=False, style=_STYLE, layout=_WIDE)
-        self.horizon = W.IntSlider(value=horizon, min=2000, max=12_000, step=1000, description="horizon T",
+        self.horizon = W.IntSlider(value=horizon, min=2000, max=100_000, step=1000, description="horizon T",
                                    continuous_update=False, style=_STYLE, layout=_WIDE)
         self.runs = W.IntSlider(value=runs, min=4, max=40, step=2, description="runs",
                                 continuous_update=False, style=_STYLE, layout=_WIDE)

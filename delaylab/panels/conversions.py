@@ -49,7 +49,7 @@ class ConversionsPanel(Racing):
     """Interactive comparison of the policies of Vernade et al. (2017) on delayed conversions."""
 
     def __init__(self, mean_delay=500, window=1000, censored=True, means=THETA_L, horizon=2500,
-                 runs=30, shown=("UCB1", "D-UCB", "D-KLUCB", "Discarding KL-UCB"), seed=0):
+                 runs=60, shown=("UCB1", "D-UCB", "D-KLUCB", "Discarding KL-UCB"), seed=0):
         self.seed = seed
         self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=1, max=np.log10(5000), step=0.05,
                                            description="mean delay μ", readout_format=".0f",

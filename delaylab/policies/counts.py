@@ -75,6 +75,13 @@ class GeometricCount:
         return self.n_tilde
 
 
+def dyadic(w, n_terms: int) -> np.ndarray:
+    """Weights ``w`` (in [0, 1]) rounded to multiples of 2^−f, f = 52 − bit length of ``n_terms``:
+    any sum of at most ``n_terms`` of them is exact in floating point, in any order."""
+    f = 52 - max(1, int(n_terms).bit_length())
+    return np.ldexp(np.round(np.ldexp(np.asarray(w, dtype=float), f)), -f)
+
+
 class TabulatedCount:
     r"""Ñ for any delay law, from a table of weights w(0), …, w(W).
 
@@ -108,8 +115,7 @@ class TabulatedCount:
         arms with the same pulls get exactly the same Ñ and tie). The rounding moves a weight by
         less than 2^−(f+1) ≤ W·1e-16.
         """
-        f = 52 - max(1, int(self.W).bit_length())
-        w = np.ldexp(np.round(np.ldexp(np.asarray(w, dtype=float), f)), -f)
+        w = dyadic(w, self.W)
         self.w_old = w[..., self.W]
         rev = w[..., : self.W][..., ::-1]
         self._rev2 = np.ascontiguousarray(np.concatenate([rev, rev], axis=-1))  # rolled weights are slices
