@@ -27,7 +27,8 @@ from ..viz.plots import CurvePlot, DelayCdfPlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
-from .fields import with_seed
+from .budget import budgeted
+from .fields import lock_panel_controls, with_seed
 from .results import ResultCache
 
 AUTHORS = "OTFLinUCB (authors' code)"
@@ -100,6 +101,7 @@ class LinearPanel:
                 round(self.lam.value, 6), round(self.delta.value, 6), self.width.value, self.horizon.value,
                 self.runs.value, self.seed)
 
+    @budgeted
     def update(self) -> None:
         """Rerun what the current settings need and redraw in place."""
         started = time.perf_counter()
@@ -111,7 +113,7 @@ class LinearPanel:
         todo = [n for n in names if key(n) not in self._cache]
         if todo:
             env = LinearConversions(np.full(d, 1 / np.sqrt(d)), law, n_actions=K, window=m)
-            res = simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
+            res = self.budget.simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
             for n in todo:
                 self._cache[key(n)] = res
         with self.regret.updating():
@@ -121,7 +123,7 @@ class LinearPanel:
         tau = float(law.cdf(m))
         self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
                              f"({R} runs, T = {T}) in {elapsed:.2f} s · τ_m = P(D ≤ m) = {tau:.3f}: "
-                             f"θ̂ estimates {tau:.2f}·θ</span>")
+                             f"θ̂ estimates {tau:.2f}·θ{self.budget.note}</span>")
         self.last_update_seconds = elapsed
 
     @property
@@ -192,6 +194,7 @@ class EllipsePanel:
         self.mean_delay.observe(lambda _: self.compute(), names="value")
         self.window.observe(lambda _: self.compute(), names="value")
         self.time.observe(lambda _: self.draw(), names="value")
+        lock_panel_controls(self)  # one run of T = 3000 steps: well within the budget
         self.compute()
 
     def compute(self) -> None:
