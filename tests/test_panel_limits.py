@@ -266,3 +266,84 @@ def test_refinement_draws_from_its_thread_while_the_main_thread_moves():
     t.join(120)
     assert not errors and panel.budget.wait(120)
     assert panel.regret.curve("D-KLUCB")[0][-1] == 7000
+
+
+# ----------------------------------------------------------------------------- through a real kernel
+KERNEL_SETUP = r"""
+from delaylab.panels.conversions import ConversionsPanel
+panel = ConversionsPanel(horizon=1000, runs=10, mean_delay=50, window=200)
+panel.budget.seconds = 0.05  # a first answer at any size on any machine: the refinement runs in a thread
+import json
+print("IDS" + json.dumps({"horizon": panel.horizon.model_id, "runs": panel.runs.model_id,
+                          "fig": panel.regret.fig.model_id}))
+"""
+
+KERNEL_CHECK = r"""
+panel.budget.wait(120)
+print("STATE" + json.dumps({"horizon": [panel.horizon.value, panel.horizon.min, panel.horizon.max],
+                            "runs": [panel.runs.value, panel.runs.min, panel.runs.max],
+                            "last": panel.regret.curve("D-KLUCB")[0][-1], "status": panel.status.value,
+                            "seconds": panel.budget.last.get("seconds")}))
+"""
+
+
+def test_forged_comm_messages_in_a_real_kernel_and_updates_from_the_refinement_thread():
+    """The page's way: comm messages on the kernel's shell channel. The limits hold, and the
+    figure updates computed in the background thread reach the page (iopub)."""
+    jupyter_client = pytest.importorskip("jupyter_client")
+    import json
+    import queue
+
+    km, kc = jupyter_client.manager.start_new_kernel(kernel_name="python3")
+    try:
+        def execute(code):
+            msg_id = kc.execute(code)
+            out = []
+            while True:
+                msg = kc.get_iopub_msg(timeout=300)
+                if msg["parent_header"].get("msg_id") != msg_id:
+                    continue
+                if msg["msg_type"] == "stream":
+                    out.append(msg["content"]["text"])
+                if msg["msg_type"] == "error":
+                    raise AssertionError("\n".join(msg["content"]["traceback"]))
+                if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                    return "".join(out)
+
+        ids = json.loads(execute(KERNEL_SETUP).split("IDS", 1)[1])
+
+        sent = []
+
+        def forge(model, state):
+            msg = kc.session.msg("comm_msg", {
+                "comm_id": ids[model], "data": {"method": "update", "state": state, "buffer_paths": []}})
+            sent.append(msg["header"]["msg_id"])
+            kc.shell_channel.send(msg)
+
+        forge("horizon", {"max": 200_000, "value": 200_000})
+        forge("runs", {"min": -100, "value": -50})
+        forge("runs", {"value": "many"})
+        # the figure's updates after the first answer come from the refinement thread
+        # the moves are answered when the kernel is idle after the last message; later figure
+        # messages come from the refinement thread
+        fig_updates, from_thread, answered, deadline = 0, 0, False, time.time() + 120
+        while time.time() < deadline:
+            try:
+                msg = kc.get_iopub_msg(timeout=5)
+            except queue.Empty:
+                if from_thread:
+                    break
+                continue
+            if msg["msg_type"] == "status" and msg["parent_header"].get("msg_id") == sent[-1]:
+                answered = answered or msg["content"]["execution_state"] == "idle"
+            if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == ids["fig"]:
+                fig_updates += 1
+                from_thread += answered
+        state = json.loads(execute(KERNEL_CHECK).split("STATE", 1)[1])
+        print(f"\nreal kernel: {fig_updates} figure messages, {from_thread} from the refinement thread; state {state}")
+        assert state["horizon"] == [20_000, 500, 20_000] and state["runs"] == [10, 10, 200]
+        assert state["last"] == 20_000 and "refined in the background" in state["status"]
+        assert fig_updates > from_thread >= 1  # the first answer, then the refinement(s) from the thread
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

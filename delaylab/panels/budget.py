@@ -77,8 +77,9 @@ class CostModel:
     def rate(self, key, R: int) -> float:
         """Estimated seconds per step for R runs."""
         obs = self.obs.get(key)
-        if not obs:
-            return _SPEED["scale"] * (PRIOR_A + PRIOR_B * R)
+        if not obs:  # never measured: as costly as the costliest measured one, else the prior
+            known = [self.rate(k, R) for k in list(self.obs) if self.obs.get(k)]
+            return max(known) if known else _SPEED["scale"] * (PRIOR_A + PRIOR_B * R)
         rs = sorted(obs, key=lambda r: abs(np.log(r) - np.log(R)))
         if len(rs) == 1:
             r = rs[0]
@@ -118,7 +119,7 @@ def _watchdog(allowed: float):
 
     def check(fraction):
         elapsed = time.perf_counter() - t0
-        if 0 < fraction < 1 and elapsed > 0.2 * allowed and elapsed / fraction > 1.3 * allowed:
+        if 0 < fraction < 1 and elapsed > 0.1 * allowed and elapsed / fraction > 1.2 * allowed:
             raise _Overrun(fraction, elapsed)
 
     return check
@@ -179,6 +180,7 @@ class Budget:
         self._deferred: list[_Job] = []
         self._deadline = 0.0
         self._local = threading.local()
+        self._controls = [w for w in lock_panel_controls(panel) if w.has_trait("value")]
         self._thread: threading.Thread | None = None
         self._draw_seconds = 0.1  # time an update spends outside simulations (drawing)
         self._simulating = 0.0
@@ -193,17 +195,19 @@ class Budget:
         self._seconds = value
 
     # ------------------------------------------------------------------ the update wrapper
-    def run_update(self, args, kwargs):
-        """A move: cancel what is stale, answer within the budget, refine in the background."""
+    def run_update(self, args, kwargs, unlimited=False):
+        """A move: cancel what is stale, answer within the budget, refine in the background.
+        ``unlimited``: compute everything at once (a panel's first drawing, at its defaults)."""
         self.generation += 1
         stale = self._thread
         if stale is not None and stale.is_alive() and self._depth == 0:  # give it a moment to notice, then go on
-            stale.join(timeout=min(0.3 * self.seconds, 1.0))
+            stale.join(timeout=min(0.1 * self.seconds, 0.2))
         with self.lock:
             outer = self._depth == 0
             if outer:
                 started = time.perf_counter()
-                self._deadline = started + self.seconds
+                state = self.state()
+                self._deadline = started + (np.inf if unlimited else self.seconds)
                 self._deferred, self._simulating, self.note = [], 0.0, ""
             self._depth += 1
             try:
@@ -215,7 +219,7 @@ class Budget:
                     self._draw_seconds = 0.7 * self._draw_seconds + 0.3 * max(0.0, spent - self._simulating)
                     self.last["seconds"] = spent
                     if self._deferred:
-                        self._start_refinement(self.generation, self._deferred)
+                        self._start_refinement(self.generation, self._deferred, state)
 
     # ------------------------------------------------------------------ simulations
     def simulate(self, setting, policies, horizon, runs, seed=0, **kwargs):
@@ -229,7 +233,7 @@ class Budget:
                repr(kwargs.get("checkpoints")), bool(kwargs.get("trace")))
         ready = getattr(self._local, "ready", None)
         if ready is not None:  # a refinement is being drawn
-            if sig not in ready:
+            if sig not in ready or self.state() != self._local.state:
                 raise Cancelled  # the controls moved meanwhile: a newer update draws
             return ready[sig]
         keys = [self.model.key(n, setting) for n in policies]
@@ -263,7 +267,7 @@ class Budget:
     def _size(self, keys, T, R, left):
         """(T, R) if it fits the time left, else the first answer's (T', R'): fewer runs, then
         a shorter horizon."""
-        if self.model.seconds(keys, T, R) <= 0.8 * left:
+        if self.model.seconds(keys, T, R) <= 0.8 * left:  # (always, for an unlimited budget)
             return T, R
         target = max(0.0, SAFETY * left)
         R1 = min(R, MIN_RUNS)
@@ -290,8 +294,13 @@ class Budget:
         return res
 
     # ------------------------------------------------------------------ refinement
-    def _start_refinement(self, generation, jobs):
-        thread = threading.Thread(target=self._refine, args=(generation, list(jobs)), daemon=True,
+    def state(self) -> tuple:
+        """The values of the panel's controls and its seed: what its results depend on. A
+        refinement is drawn only if they are still those it was computed for."""
+        return tuple(w.value for w in self._controls) + (getattr(self.panel, "seed", None),)
+
+    def _start_refinement(self, generation, jobs, state):
+        thread = threading.Thread(target=self._refine, args=(generation, list(jobs), state), daemon=True,
                                   name=f"delaylab-refine-{type(self.panel).__name__}")
         self._thread = thread
         thread.start()
@@ -305,7 +314,7 @@ class Budget:
         stages.append(None)  # every run
         return stages
 
-    def _refine(self, generation, jobs):
+    def _refine(self, generation, jobs, state):
         def check(_fraction):
             if self.generation != generation:
                 raise Cancelled
@@ -328,7 +337,7 @@ class Budget:
                     ready[job.signature] = res
                 final = i == len(stages) - 1
                 with self.lock:
-                    if self.generation != generation:
+                    if self.generation != generation or self.state() != state:
                         return
                     took = time.perf_counter() - started
                     if final:
@@ -337,7 +346,7 @@ class Budget:
                         R = min(runs, max(j.runs for j in jobs))
                         self._note(f"full horizon, {R} of {max(j.runs for j in jobs)} runs",
                                    "the other runs follow in the background…")
-                    self._local.ready = ready
+                    self._local.ready, self._local.state = ready, state
                     try:
                         self._update(self.panel)
                     except Cancelled:
@@ -377,9 +386,9 @@ def budgeted(update):
     @functools.wraps(update)
     def wrapper(self, *args, **kwargs):
         budget = self.__dict__.get("budget")
-        if budget is None:
+        if budget is None:  # the panel's first drawing, at its defaults: the whole of it, at once
             budget = self.__dict__["budget"] = Budget(self, update)
-            lock_panel_controls(self)
+            return budget.run_update(args, kwargs, unlimited=True)
         return budget.run_update(args, kwargs)
 
     return wrapper
