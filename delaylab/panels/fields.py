@@ -160,19 +160,21 @@ def clean_state(widget, state: dict) -> dict:
     if x is None:
         return {}
     if isinstance(widget, W.FloatLogSlider):
-        if x <= 0:
-            x = widget.base ** widget.min
-        e = math.log(x, widget.base)
-        e = widget.min + round((e - widget.min) / widget.step) * widget.step if widget.step else e
-        return {"value": float(widget.base ** min(max(e, widget.min), widget.max))}
-    lo, hi = widget.min, widget.max
-    step = getattr(widget, "step", None) or 0
-    if step:
-        x = lo + round((x - lo) / step) * step
-    x = min(max(x, lo), hi)
+        e = math.log(x, widget.base) if x > 0 else widget.min
+        return {"value": float(widget.base ** _on_grid(e, widget.min, widget.max, widget.step))}
+    x = _on_grid(x, widget.min, widget.max, getattr(widget, "step", None))
     if isinstance(widget, (W.IntSlider, W.BoundedIntText)):
         return {"value": int(round(x))}
     return {"value": round(x, 12)}
+
+
+def _on_grid(x: float, lo: float, hi: float, step) -> float:
+    """x within [lo, hi], on the grid lo + k·step (or at an end of the range)."""
+    if x <= lo or x >= hi:
+        return lo if x <= lo else hi
+    if step:
+        x = lo + round((x - lo) / step) * step
+    return min(max(x, lo), hi)
 
 
 def lock_control(widget) -> None:
