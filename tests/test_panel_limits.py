@@ -386,3 +386,15 @@ def test_forged_comm_messages_in_a_real_kernel_and_updates_from_the_refinement_t
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_ellipse_panel_first_answer_then_full_trace_and_the_time_slider_meanwhile():
+    panel = EllipsePanel(horizon=3000)
+    panel.budget.seconds = 0.02
+    page(panel.window, {"value": 120})
+    assert "first answer" in panel.status.value and panel.trace["times"][-1] < 3000
+    assert (50, 120) not in panel._cache  # a first answer is drawn, not kept
+    page(panel.time, {"value": 2500})  # only redraws: does not cancel the refinement
+    assert panel.budget.wait(120)
+    assert panel.trace["times"][-1] == 3000 and (50, 120) in panel._cache
+    assert "refined in the background" in panel.status.value

@@ -44,7 +44,7 @@ BUDGET_SECONDS = 1.0
 #: a first answer keeps at least this many runs (or all of them, if fewer)
 MIN_RUNS = 10
 #: ... and at least this many steps (or the whole horizon, if shorter)
-MIN_STEPS = 200
+MIN_STEPS = 50
 #: share of the remaining budget a first answer is sized for (estimates are rough)
 SAFETY = 0.5
 #: prior cost of one step of one policy: a + b·R seconds (replaced by measurements at once)
@@ -168,7 +168,7 @@ def _merge(results):
 class Budget:
     """The time budget of one panel: first answers, background refinement, cancellation."""
 
-    def __init__(self, panel, update, seconds: float | None = None):
+    def __init__(self, panel, update, seconds: float | None = None, ignore=()):
         self.panel, self._update = panel, update
         self._seconds = seconds
         self.model = CostModel()
@@ -180,10 +180,12 @@ class Budget:
         self._deferred: list[_Job] = []
         self._deadline = 0.0
         self._local = threading.local()
-        self._controls = [w for w in lock_panel_controls(panel) if w.has_trait("value")]
+        skip = {id(getattr(panel, name)) for name in ignore}
+        self._controls = [w for w in lock_panel_controls(panel) if w.has_trait("value") and id(w) not in skip]
         self._thread: threading.Thread | None = None
         self._draw_seconds = 0.1  # time an update spends outside simulations (drawing)
         self._simulating = 0.0
+        self._calls, self._calls_expected = 0, 1  # simulations in this update, in the previous one
 
     @property
     def seconds(self) -> float:
@@ -208,7 +210,7 @@ class Budget:
                 started = time.perf_counter()
                 state = self.state()
                 self._deadline = started + (np.inf if unlimited else self.seconds)
-                self._deferred, self._simulating, self.note = [], 0.0, ""
+                self._deferred, self._simulating, self.note, self._calls = [], 0.0, "", 0
             self._depth += 1
             try:
                 return self._update(self.panel, *args, **kwargs)
@@ -218,6 +220,7 @@ class Budget:
                     spent = time.perf_counter() - started
                     self._draw_seconds = 0.7 * self._draw_seconds + 0.3 * max(0.0, spent - self._simulating)
                     self.last["seconds"] = spent
+                    self._calls_expected = max(1, self._calls)
                     if self._deferred:
                         self._start_refinement(self.generation, self._deferred, state)
 
@@ -229,7 +232,9 @@ class Budget:
         horizon and runs) whose refinement is then computed in the background.
         """
         policies = dict(policies)
-        sig = (type(setting).__name__, tuple(policies), int(horizon), int(runs), int(seed),
+        ids = None if isinstance(runs, (int, np.integer)) else [int(r) for r in runs]  # run indices
+        runs = len(ids) if ids is not None else runs
+        sig = (type(setting).__name__, tuple(policies), int(horizon), tuple(ids or [runs]), int(seed),
                repr(kwargs.get("checkpoints")), bool(kwargs.get("trace")))
         ready = getattr(self._local, "ready", None)
         if ready is not None:  # a refinement is being drawn
@@ -238,8 +243,10 @@ class Budget:
             return ready[sig]
         keys = [self.model.key(n, setting) for n in policies]
         T, R = int(horizon), int(runs)
+        self._calls += 1
+        share = max(1, self._calls_expected - self._calls + 1)  # simulations still to come in this update
         for attempt in range(3):  # an estimate far off is caught by the watchdog, then re-sized
-            left = self._deadline - time.perf_counter() - self._draw_seconds
+            left = (self._deadline - time.perf_counter() - self._draw_seconds) / share
             if self._depth == 0:  # called outside an update: no budget
                 left = np.inf
             T1, R1 = self._size(keys, T, R, left)
@@ -247,7 +254,8 @@ class Budget:
             smallest = T1 <= min(T, MIN_STEPS) and R1 <= min(R, MIN_RUNS)
             watch = None if (smallest or attempt == 2 or not np.isfinite(left)) else _watchdog(left)
             try:
-                res = self._timed(setting, policies, T1, R1, seed, kw, keys, progress=watch)
+                res = self._timed(setting, policies, T1, R1 if ids is None else ids[:R1], seed, kw, keys,
+                                  progress=watch)
                 break
             except _Overrun as over:  # learn the true speed, and answer smaller
                 self.model.record(keys, max(1, int(over.fraction * T1)), R1, over.elapsed)
@@ -255,7 +263,7 @@ class Budget:
         if (T1, R1) == (T, R):
             return res
         res.notes["first_answer"] = (T1, R1)
-        self._deferred.append(_Job(sig, setting, policies, T, R, seed, dict(kwargs)))
+        self._deferred.append(_Job(sig, setting, policies, T, R if ids is None else ids, seed, dict(kwargs)))
         if self._deferred[1:]:  # several simulations in one update: say the smallest answer
             (t0, r0), (T0, R0) = self.last["first"], self.last["full"]
             T1, R1, T, R = min(T1, t0), min(R1, r0), max(T, T0), max(R, R0)
@@ -284,13 +292,13 @@ class Budget:
     def _note(self, what, then=""):
         self.note = f" · <b>{what}</b>" + (f"; {then}" if then else "")
 
-    def _timed(self, setting, policies, T, R, seed, kwargs, keys, progress=None):
+    def _timed(self, setting, policies, T, runs, seed, kwargs, keys, progress=None):
         t0 = time.perf_counter()
-        res = _simulate(setting, policies, T, R, seed, progress=progress, **kwargs)
+        res = _simulate(setting, policies, T, runs, seed, progress=progress, **kwargs)
         took = time.perf_counter() - t0
         if threading.current_thread() is threading.main_thread() or self._depth:
             self._simulating += took
-        self.model.record(keys, T, R, took)
+        self.model.record(keys, T, runs if isinstance(runs, (int, np.integer)) else len(runs), took)
         return res
 
     # ------------------------------------------------------------------ refinement
@@ -309,7 +317,7 @@ class Budget:
         """(T, R) of each refinement: the full horizon with the first answer's runs, then all."""
         T1, R1 = self.last.get("first", (None, None))
         stages = []
-        if T1 is not None and T1 < max(j.horizon for j in jobs) and R1 < max(j.runs for j in jobs):
+        if T1 is not None and T1 < max(j.horizon for j in jobs) and R1 < max(_count(j.runs) for j in jobs):
             stages.append(R1)
         stages.append(None)  # every run
         return stages
@@ -325,15 +333,16 @@ class Budget:
             for i, runs in enumerate(stages):
                 ready = {}
                 for job in jobs:
-                    R = job.runs if runs is None else min(runs, job.runs)
+                    R = job.runs if runs is None else (job.runs[:runs] if isinstance(job.runs, list)
+                                                       else min(runs, job.runs))
                     parts = []
                     for name, pol in job.policies.items():  # one at a time: a prompt cancellation
                         check(0)
                         parts.append(self._timed(job.setting, {name: pol}, job.horizon, R, job.seed, job.kwargs,
                                                  [self.model.key(name, job.setting)], progress=check))
                     res = _merge(parts)
-                    if R < job.runs:
-                        res.notes["first_answer"] = (job.horizon, R)
+                    if _count(R) < _count(job.runs):
+                        res.notes["first_answer"] = (job.horizon, _count(R))
                     ready[job.signature] = res
                 final = i == len(stages) - 1
                 with self.lock:
@@ -343,8 +352,8 @@ class Budget:
                     if final:
                         self._note(f"refined in the background in {took:.1f} s")
                     else:
-                        R = min(runs, max(j.runs for j in jobs))
-                        self._note(f"full horizon, {R} of {max(j.runs for j in jobs)} runs",
+                        most = max(_count(j.runs) for j in jobs)
+                        self._note(f"full horizon, {min(runs, most)} of {most} runs",
                                    "the other runs follow in the background…")
                     self._local.ready, self._local.state = ready, state
                     try:
@@ -378,17 +387,39 @@ class Budget:
         return self._thread is not None and self._thread.is_alive()
 
 
-def budgeted(update):
+def _count(runs) -> int:
+    return len(runs) if isinstance(runs, list) else int(runs)
+
+
+def budgeted(update=None, *, ignore=()):
     """Decorate a panel's ``update``: each call answers within the panel's budget (see the
     module's doc). The panel gets a ``budget`` attribute; its controls' limits are locked
-    against the page (:func:`~delaylab.panels.fields.lock_panel_controls`)."""
+    against the page (:func:`~delaylab.panels.fields.lock_panel_controls`). ``ignore``: names
+    of controls that do not change what ``update`` computes (e.g. a slider that only redraws)."""
+    if update is None:
+        return functools.partial(budgeted, ignore=ignore)
 
     @functools.wraps(update)
     def wrapper(self, *args, **kwargs):
         budget = self.__dict__.get("budget")
         if budget is None:  # the panel's first drawing, at its defaults: the whole of it, at once
-            budget = self.__dict__["budget"] = Budget(self, update)
+            budget = self.__dict__["budget"] = Budget(self, update, ignore=ignore)
             return budget.run_update(args, kwargs, unlimited=True)
         return budget.run_update(args, kwargs)
+
+    return wrapper
+
+
+def locked(draw):
+    """Decorate a panel method that redraws without computing (e.g. a time slider's): it waits
+    for a refinement being drawn from the background thread, instead of drawing at once."""
+
+    @functools.wraps(draw)
+    def wrapper(self, *args, **kwargs):
+        budget = self.__dict__.get("budget")
+        if budget is None:
+            return draw(self, *args, **kwargs)
+        with budget.lock:
+            return draw(self, *args, **kwargs)
 
     return wrapper

@@ -19,7 +19,6 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from ..engine import simulate
 from ..laws import Geometric, Uniform, criteo
 from ..policies.linear import LinUCB, OTFLinTS, OTFLinUCB
 from ..settings.linear import LinearConversions
@@ -27,8 +26,8 @@ from ..viz.plots import CurvePlot, DelayCdfPlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
-from .budget import budgeted
-from .fields import lock_panel_controls, with_seed
+from .budget import budgeted, locked
+from .fields import with_seed
 from .results import ResultCache
 
 AUTHORS = "OTFLinUCB (authors' code)"
@@ -194,9 +193,9 @@ class EllipsePanel:
         self.mean_delay.observe(lambda _: self.compute(), names="value")
         self.window.observe(lambda _: self.compute(), names="value")
         self.time.observe(lambda _: self.draw(), names="value")
-        lock_panel_controls(self)  # one run of T = 3000 steps: well within the budget
         self.compute()
 
+    @budgeted(ignore=("time",))
     def compute(self) -> None:
         """One run with the traced state at every 10th step."""
         mu, m = self.mean_delay.value, self.window.value
@@ -204,15 +203,17 @@ class EllipsePanel:
             env = LinearConversions(self.theta, Geometric(mu), n_actions=self.n_actions, window=m,
                                     action_sets=quarter_circle)
             pol = OTFLinUCB(window=m)
-            res = simulate(env, {"OTFLinUCB": pol}, self.horizon, [self.seed], 0,
-                           checkpoints=np.arange(10, self.horizon + 1, 10), trace=True)
+            res = self.budget.simulate(env, {"OTFLinUCB": pol}, self.horizon, [self.seed], 0,
+                                       checkpoints=np.arange(10, self.horizon + 1, 10), trace=True)
             tr = {k: v[0] for k, v in res.traces["OTFLinUCB"].items()}
             tr["times"] = res.times
-            self._cache[(mu, m)] = tr
-        self.trace = self._cache[(mu, m)]
+            if "first_answer" not in res.notes:  # a first answer is drawn, not kept
+                self._cache[(mu, m)] = tr
+        self.trace = self._cache[(mu, m)] if (mu, m) in self._cache else tr
         self.tau_m = float(Geometric(mu).cdf(m))
         self.draw()
 
+    @locked
     def draw(self) -> None:
         tr = self.trace
         i = int(np.searchsorted(tr["times"], self.time.value))
@@ -231,7 +232,7 @@ class EllipsePanel:
             self.fig.layout.title.text = (f"t = {int(tr['times'][i])}: α = {alpha:.2f} (2f = {2 * tr['f'][i]:.2f}, "
                                           f"delay term {alpha - 2 * tr['f'][i]:.2f}) · τ_m = {self.tau_m:.2f}")
         self.status.value = (f"<span style='color:#555'>‖θ̂ − τ_m·θ‖ = {np.linalg.norm(est - tm):.3f}, "
-                             f"‖θ̂ − θ‖ = {np.linalg.norm(est - self.theta):.3f}</span>")
+                             f"‖θ̂ − θ‖ = {np.linalg.norm(est - self.theta):.3f}{self.budget.note}</span>")
 
     @property
     def widget(self):
