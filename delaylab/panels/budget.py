@@ -186,6 +186,7 @@ class Budget:
         self._draw_seconds = 0.1  # time an update spends outside simulations (drawing)
         self._simulating = 0.0
         self._calls, self._calls_expected = 0, 1  # simulations in this update, in the previous one
+        self._mover = None
 
     @property
     def seconds(self) -> float:
@@ -211,6 +212,7 @@ class Budget:
                 state = self.state()
                 self._deadline = started + (np.inf if unlimited else self.seconds)
                 self._deferred, self._simulating, self.note, self._calls = [], 0.0, "", 0
+                self._mover = threading.get_ident()  # the thread answering this move
             self._depth += 1
             try:
                 return self._update(self.panel, *args, **kwargs)
@@ -296,7 +298,7 @@ class Budget:
         t0 = time.perf_counter()
         res = _simulate(setting, policies, T, runs, seed, progress=progress, **kwargs)
         took = time.perf_counter() - t0
-        if threading.current_thread() is threading.main_thread() or self._depth:
+        if threading.get_ident() == self._mover:  # (not a refinement's time)
             self._simulating += took
         self.model.record(keys, T, runs if isinstance(runs, (int, np.integer)) else len(runs), took)
         return res
