@@ -4,7 +4,8 @@
 Sections: each notebook top to bottom at its defaults; paper 1 (interactive update, figures at
 the paper's scale, cost per run-step and speed-up over plain loops); papers 2–5 (their own
 benchmark modules, bench_<paper>.py); sweeps and the cache (bench_sweep.py); how the cost grows
-with T, the number of runs, K and the window m (log–log slopes). Targets are those of the issues
+with T, the number of runs, K and the window m (log–log slopes); the worst control move of each
+live panel (`panels`, issue 15: within 1 s at every value). Targets are those of the issues
 for a 2-core machine. Nothing here is a test: timings vary with the load of the machine.
 `python3 tasks.py bench paper3 scaling` runs only the named sections.
 """
