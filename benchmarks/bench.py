@@ -4,7 +4,8 @@
 Sections: each notebook top to bottom at its defaults; paper 1 (interactive update, figures at
 the paper's scale, cost per run-step and speed-up over plain loops); papers 2–5 (their own
 benchmark modules, bench_<paper>.py); sweeps and the cache (bench_sweep.py); how the cost grows
-with T, the number of runs, K and the window m (log–log slopes). Targets are those of the issues
+with T, the number of runs, K and the window m (log–log slopes); the worst control move of each
+live panel (`panels`, issue 15: within 1 s at every value). Targets are those of the issues
 for a 2-core machine. Nothing here is a test: timings vary with the load of the machine.
 `python3 tasks.py bench paper3 scaling` runs only the named sections.
 """
@@ -135,6 +136,45 @@ def scaling():
         row(f"  log–log slope of time against {name.split(' (')[0]}", slope, "")
 
 
+def panel_moves():
+    """Worst time of one control move, per live panel: every control to each of its extreme
+    values, from the corner where every policy is shown and every slider is at its maximum, with
+    the panel's results cache emptied first (issue 15: every move answers within 1 s)."""
+    import ipywidgets as W
+
+    from delaylab.panels.adversarial import AdversarialPanel
+    from delaylab.panels.anonymous import AnonymousPanel
+    from delaylab.panels.arm_delays import ArmDelaysPanel
+    from delaylab.panels.fields import controls, extreme_values
+    from delaylab.panels.linear import EllipsePanel, LinearPanel
+
+    def value(w, state):
+        if "index" in state:
+            o = w.options[state["index"]]
+            return o[1] if isinstance(o, tuple) else o
+        return state["value"]
+
+    print("\nworst control move per panel (from the all-maximum corner, cache emptied before each move)")
+    for name, cls in [("01", ConversionsPanel), ("02", ArmDelaysPanel), ("03", LinearPanel), ("03 (d = 2)", EllipsePanel),
+                      ("04", AnonymousPanel), ("05", AdversarialPanel)]:
+        panel = cls()
+        found = [w for w in controls(panel.widget) if extreme_values(w)]
+        corner = ([w for w in found if isinstance(w, W.Checkbox)]
+                  + [w for w in found if isinstance(w, (W.IntSlider, W.FloatSlider, W.FloatLogSlider))])
+        for w in corner:
+            w.value = value(w, extreme_values(w)[-2 if isinstance(w, W.Checkbox) else -1])
+        times = []
+        for w in found:
+            if w.disabled:
+                continue
+            for state in extreme_values(w):
+                times.append((slider_move(panel, w, [value(w, state)], repeat=1), w.description))
+        if getattr(panel, "budget", None) is not None:
+            panel.budget.cancel()
+        t, what = max(times)
+        row(f"panel {name} {cls.__name__}: worst of {len(times)} control moves ({what})", t, "s", "≤ 1 s", t <= 1)
+
+
 def papers(name):
     module = __import__(f"bench_{name}")
     print(f"\n{module.__doc__.strip().splitlines()[0] if module.__doc__ else name}")
@@ -151,6 +191,7 @@ SECTIONS = {
     "sweep": lambda: papers("sweep"),
     "kernels": lambda: papers("kernels"),
     "scaling": scaling,
+    "panels": panel_moves,
 }
 
 

@@ -45,3 +45,18 @@ def rng():
     return np.random.default_rng(12345)
 
 # The notebooks' two nbval runs (as shipped, and solved) are set up by ../conftest.py.
+
+
+
+@pytest.fixture(scope="module", autouse=True)
+def panels_compute_in_full(request):
+    """Tests of a panel's semantics check its full results, at once: no time budget for them.
+    The budget itself (first answers, refinement, cancellation) is tested in test_panel_limits.py."""
+    if request.module.__name__.endswith("test_panel_limits"):
+        yield
+        return
+    from delaylab.panels import budget
+
+    saved, budget.BUDGET_SECONDS = budget.BUDGET_SECONDS, float("inf")
+    yield
+    budget.BUDGET_SECONDS = saved

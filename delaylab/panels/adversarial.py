@@ -23,7 +23,6 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from ..engine import simulate
 from ..laws import Geometric, Pareto
 from ..papers.thune2019 import theorem3_bound
 from ..policies.exp_weights import DEW, Exp3
@@ -34,6 +33,7 @@ from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
+from .budget import budgeted
 from .fields import with_seed
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
@@ -142,9 +142,11 @@ class AdversarialPanel(Racing):
         d = self._delays()
         b = corollary4_beta(2, self.horizon.value, float(d.sum()))
         self._hold = True
-        self.beta.value = float(np.clip(b, 1.0, 1e4))
-        self.eta.value = float(np.clip(1 / (4 * E * self.beta.value), 1e-3, 1.0))
-        self._hold = False
+        try:
+            self.beta.value = float(np.clip(b, 1.0, 1e4))
+            self.eta.value = float(np.clip(1 / (4 * E * self.beta.value), 1e-3, 1.0))
+        finally:  # never left holding: every later move would be ignored
+            self._hold = False
         self.update()
 
     # ------------------------------------------------------------------ computation
@@ -190,6 +192,7 @@ class AdversarialPanel(Racing):
         self.n_huge.disabled = self.pattern.value != "spikes"
         return [n for n, box in self.toggles.items() if box.value]
 
+    @budgeted
     def update(self) -> None:
         """Rerun what the current settings need and redraw both figures in place."""
         started = time.perf_counter()
@@ -200,7 +203,7 @@ class AdversarialPanel(Racing):
         if todo:
             losses = make_losses(self.losses.value, T, self.gap.value, delays, self.seed)
             env = AdversarialLosses(losses, delays, reveal="at_action")
-            res = simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
+            res = self.budget.simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
             for n in todo:
                 self._cache[self._key(n)] = res
         with self.regret.updating():
@@ -216,7 +219,7 @@ class AdversarialPanel(Racing):
             f"<span style='color:#555'>{len(todo)} of {len(names)} learners recomputed ({R} runs, T = {T}) in "
             f"{elapsed:.2f} s · d_max = {dmax:,}, D = {D:,.0f} · DEW uses η' = min(η, 1/(4e·d_max)) = "
             f"{self._rates()[0]:.2e} · Skipper: |S_β| = {S}, D_β = {Dbeta:,.0f}, "
-            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}{self._eta_note()}</span>")
+            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}{self._eta_note()}{self.budget.note}</span>")
 
     def _eta_note(self) -> str:
         """Say so when moving η cannot change any curve shown (η matters only below a cap)."""

@@ -19,7 +19,6 @@ import time
 import ipywidgets as W
 import numpy as np
 
-from ..engine import simulate
 from ..laws import Fixed, Geometric, HalfNormal, Poisson, Uniform
 from ..policies.improved_ucb import ImprovedUCB
 from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV, odaaf_b_binding_bound
@@ -28,6 +27,7 @@ from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..viz.plots import CurvePlot
 from ..viz.save import SaveButton
+from .budget import budgeted
 from .fields import with_seed
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
@@ -105,9 +105,11 @@ class AnonymousPanel(Racing):
         """d and V told to ODAAF-B/-V: the law's true values."""
         law = self.delay_law
         self._hold = True
-        self.bound.value = min(true_bound(law), self.bound.max)
-        self.variance.value = min(round(float(law.var) * 2) / 2, self.variance.max)
-        self._hold = False
+        try:
+            self.bound.value = min(true_bound(law), self.bound.max)
+            self.variance.value = min(round(float(law.var) * 2) / 2, self.variance.max)
+        finally:  # never left holding: every later move would be ignored
+            self._hold = False
 
     # ------------------------------------------------------------------ state
     @property
@@ -131,6 +133,7 @@ class AnonymousPanel(Racing):
                 "QPM-D": lambda: QPMD(UCB1()), "Improved UCB": lambda: ImprovedUCB()}[name]()
 
     # ------------------------------------------------------------------ computation
+    @budgeted
     def update(self) -> None:
         """Rerun what the current settings need and redraw the figure in place."""
         started = time.perf_counter()
@@ -152,7 +155,7 @@ class AnonymousPanel(Racing):
             env = {"anonymous": lambda: AggregatedAnonymous(theta, law),
                    "labelled": lambda: LabelledRewards(theta, law),
                    "no delay": lambda: AggregatedAnonymous(theta, Fixed(0))}[kind]()
-            res = simulate(env, {n: self._policy(n, mu) for n in group}, T, R, self.seed, checkpoints=300,
+            res = self.budget.simulate(env, {n: self._policy(n, mu) for n in group}, T, R, self.seed, checkpoints=300,
                            trace=kind == "anonymous")
             for n in group:
                 self._cache[keys[n]] = res
@@ -164,7 +167,7 @@ class AnonymousPanel(Racing):
         note = (f" · d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound: ODAAF-B not run" if not valid_b else
                 f" · ODAAF-B's phases depend on d only for d > {binds:,.0f}" if self.bound.value <= binds else "")
         self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
-                             f"({R} runs, T = {T:,}) in {elapsed:.2f} s{note}</span>")
+                             f"({R} runs, T = {T:,}) in {elapsed:.2f} s{note}{self.budget.note}</span>")
         self.last_update_seconds = elapsed
 
     def _describe(self, law, names, keys, T):

@@ -19,7 +19,6 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from ..engine import simulate
 from ..laws import Pareto
 from ..policies.delayed import DelayedUCB
 from ..policies.patient import AdaptPatientBandits, PatientBandits
@@ -29,6 +28,7 @@ from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
+from .budget import budgeted
 from .fields import Presets, with_seed
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
@@ -144,6 +144,7 @@ class ArmDelaysPanel(Racing):
         return {n: make[n] for n in names}
 
     # ------------------------------------------------------------------ computation
+    @budgeted
     def update(self) -> None:
         """Rerun what the current settings need and redraw the figures in place."""
         started = time.perf_counter()
@@ -154,7 +155,7 @@ class ArmDelaysPanel(Racing):
         todo = {n: p for n, (k, p) in pols.items() if (k, setting) not in self._cache}
         if todo:
             env = Conversions(means, delays=[Pareto(a) for a in alphas])
-            res = simulate(env, {n: make() for n, make in todo.items()}, T, R, self.seed, checkpoints=200,
+            res = self.budget.simulate(env, {n: make() for n, make in todo.items()}, T, R, self.seed, checkpoints=200,
                            trace="Patient Bandits" in todo)
             for n in todo:
                 self._cache[(pols[n][0], setting)] = res
@@ -169,7 +170,7 @@ class ArmDelaysPanel(Racing):
                 f"arm {better} is better" + (" and has the heavier tail" if better == heavier else ""))
         self.status.value = (f"<span style='color:#555'>μ = {means}, α = {alphas}: {note}. "
                              f"{len(todo)} of {len(names)} policies recomputed ({R} runs, T = {T}) "
-                             f"in {elapsed:.2f} s</span>")
+                             f"in {elapsed:.2f} s{self.budget.note}</span>")
         self.last_update_seconds = elapsed
 
     def _draw_means(self, pols, setting, means):

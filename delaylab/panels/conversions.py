@@ -17,7 +17,6 @@ import ipywidgets as W
 import numpy as np
 
 from .. import bounds
-from ..engine import simulate
 from ..laws import Geometric
 from ..policies.delayed import DelayedKLUCB, DelayedUCB
 from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
@@ -25,6 +24,7 @@ from ..policies.ucb import KLUCB, UCB1
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
+from .budget import budgeted
 from .fields import Presets, with_seed
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
@@ -114,6 +114,7 @@ class ConversionsPanel(Racing):
                 if box.value and not (uncensored and n.startswith("Discarding"))]
 
     # ------------------------------------------------------------------ computation
+    @budgeted
     def update(self) -> None:
         """Rerun what the current settings need and redraw both figures in place."""
         started = time.perf_counter()
@@ -125,7 +126,7 @@ class ConversionsPanel(Racing):
         todo = [n for n in names if (n, config) not in self._cache]
         if todo:
             env = Conversions(theta, law, window=m)
-            res = simulate(env, {n: make_policy(n, law, m) for n in todo}, T, R, self.seed, checkpoints=300)
+            res = self.budget.simulate(env, {n: make_policy(n, law, m) for n in todo}, T, R, self.seed, checkpoints=300)
             for n in todo:
                 self._cache[(n, config)] = res
         shown = {self.curve_name(n): n for n in names}
@@ -142,7 +143,7 @@ class ConversionsPanel(Racing):
         elapsed = time.perf_counter() - started
         note = " · no gap: every arm is optimal" if len(set(theta)) == 1 else ""
         self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
-                             f"({R} runs, T = {T}) in {elapsed:.2f} s{note}</span>")
+                             f"({R} runs, T = {T}) in {elapsed:.2f} s{note}{self.budget.note}</span>")
         self.last_update_seconds = elapsed
 
     # ------------------------------------------------------------------ display

@@ -7,10 +7,14 @@ a traceback); a valid value reruns the panel.
 from __future__ import annotations
 
 import html
+import math
+import numbers
 
 import ipywidgets as W
 
 MAX_SEED = 2**63 - 1
+#: longest text a page may send to a text field
+MAX_TEXT = 200
 
 
 def parse_seed(text: str) -> int:
@@ -36,6 +40,7 @@ class SeedField:
                            tooltip="another seed gives other random draws; the same seed, the same curves",
                            style={"description_width": "105px"}, layout=W.Layout(width="260px"))
         self.message = W.HTML()
+        lock_control(self.text)
         self.text.observe(self._changed, names="value")
         self.widget = W.HBox([self.text, self.message], layout=W.Layout(align_items="center"))
 
@@ -91,3 +96,125 @@ class Presets:
         finally:
             self.holding = False
         self.rerun()
+
+
+# ----------------------------------------------------------------------------- limits the page cannot move
+def controls(root):
+    """Every control under ``root`` (a widget, or a panel), depth first: widgets whose value a
+    visitor can change (sliders, check boxes, selections, text fields, buttons)."""
+    seen = set()
+
+    def walk(obj, depth=0):
+        if id(obj) in seen or depth > 3:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, W.Widget):
+            if _is_control(obj):
+                yield obj
+            for child in getattr(obj, "children", ()):
+                yield from walk(child, depth)
+        elif isinstance(obj, (list, tuple)):
+            for v in obj:
+                yield from walk(v, depth + 1)
+        elif isinstance(obj, dict):
+            for v in obj.values():
+                yield from walk(v, depth + 1)
+        elif hasattr(obj, "__dict__") and depth <= 1:  # the panel, and its helpers (seed field, …)
+            for v in vars(obj).values():
+                yield from walk(v, depth + 1)
+
+    yield from walk(root)
+
+
+def _is_control(w) -> bool:
+    return isinstance(w, (W.Button, W.Text, W.Textarea, W.Checkbox, W.ToggleButton, W.widget_selection._Selection,
+                          W.IntSlider, W.FloatSlider, W.FloatLogSlider, W.BoundedIntText, W.BoundedFloatText))
+
+
+def _number(v):
+    """A finite real number (not a bool), else None."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def clean_state(widget, state: dict) -> dict:
+    """What a control accepts from the page: only its value (a selection: its index), valid and
+    within the declared limits; a number is snapped to the slider's step grid. Limits (min, max,
+    step, options, …) are never taken from the page, and a disabled control takes nothing."""
+    if getattr(widget, "disabled", False):
+        return {}
+    if isinstance(widget, W.widget_selection._Selection):
+        i = state.get("index")
+        ok = isinstance(i, numbers.Integral) and not isinstance(i, bool) and 0 <= i < len(widget.options)
+        return {"index": int(i)} if ok else {}
+    if "value" not in state:
+        return {}
+    v = state["value"]
+    if isinstance(widget, (W.Checkbox, W.ToggleButton)):
+        return {"value": v} if isinstance(v, bool) else {}
+    if isinstance(widget, (W.Text, W.Textarea)):
+        return {"value": v} if isinstance(v, str) and len(v) <= MAX_TEXT else {}
+    x = _number(v)
+    if x is None:
+        return {}
+    if isinstance(widget, W.FloatLogSlider):
+        e = math.log(x, widget.base) if x > 0 else widget.min
+        return {"value": float(widget.base ** _on_grid(e, widget.min, widget.max, widget.step))}
+    x = _on_grid(x, widget.min, widget.max, getattr(widget, "step", None))
+    if isinstance(widget, (W.IntSlider, W.BoundedIntText)):
+        return {"value": int(round(x))}
+    return {"value": round(x, 12)}
+
+
+def _on_grid(x: float, lo: float, hi: float, step) -> float:
+    """x within [lo, hi], on the grid lo + k·step (or at an end of the range)."""
+    if x <= lo or x >= hi:
+        return lo if x <= lo else hi
+    if step:
+        x = lo + round((x - lo) / step) * step
+    return min(max(x, lo), hi)
+
+
+def lock_control(widget) -> None:
+    """Make ``widget`` take from the page only what :func:`clean_state` lets through. Whatever
+    else a message sends (a larger ``max``, a value beyond it, a negative or non-numeric value)
+    is dropped, and the page is sent the kernel's state back. The kernel's own code still sets
+    any trait (``widget.max = …``)."""
+    if widget.__dict__.get("_delaylab_locked"):
+        return
+    original = widget.set_state  # ipywidgets calls self.set_state(state) for every page update
+
+    def set_state(sync_data):
+        state = clean_state(widget, dict(sync_data))
+        if state:
+            original(state)
+        revert = [k for k in sync_data if k in widget.keys and (k not in state or state[k] != sync_data[k])]
+        if revert and widget.comm is not None:
+            widget.send_state(key=revert)  # the page shows the kernel's values again
+
+    widget.set_state = set_state
+    widget.__dict__["_delaylab_locked"] = True
+
+
+def lock_panel_controls(panel) -> list:
+    """Lock every control of a panel (see :func:`lock_control`); returns them."""
+    found = list(controls(panel))
+    for w in found:
+        lock_control(w)
+    return found
+
+
+def extreme_values(widget) -> list:
+    """The extreme values of a control, as the page would send them: a slider's min and max,
+    every index of a selection, both states of a check box (others: none)."""
+    if isinstance(widget, W.widget_selection._Selection):
+        return [{"index": i} for i in range(len(widget.options))]
+    if isinstance(widget, (W.Checkbox, W.ToggleButton)):
+        return [{"value": True}, {"value": False}]
+    if isinstance(widget, W.FloatLogSlider):
+        return [{"value": widget.base ** widget.min}, {"value": widget.base ** widget.max}]
+    if isinstance(widget, (W.IntSlider, W.FloatSlider)):
+        return [{"value": widget.min}, {"value": widget.max}]
+    return []

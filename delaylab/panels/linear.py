@@ -19,7 +19,6 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from ..engine import simulate
 from ..laws import Geometric, Uniform, criteo
 from ..policies.linear import LinUCB, OTFLinTS, OTFLinUCB
 from ..settings.linear import LinearConversions
@@ -27,6 +26,7 @@ from ..viz.plots import CurvePlot, DelayCdfPlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
+from .budget import budgeted, locked
 from .fields import with_seed
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
@@ -101,6 +101,7 @@ class LinearPanel(Racing):
                 round(self.lam.value, 6), round(self.delta.value, 6), self.width.value, self.horizon.value,
                 self.runs.value, self.seed)
 
+    @budgeted
     def update(self) -> None:
         """Rerun what the current settings need and redraw in place."""
         started = time.perf_counter()
@@ -112,7 +113,7 @@ class LinearPanel(Racing):
         todo = [n for n in names if key(n) not in self._cache]
         if todo:
             env = LinearConversions(np.full(d, 1 / np.sqrt(d)), law, n_actions=K, window=m)
-            res = simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
+            res = self.budget.simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
             for n in todo:
                 self._cache[key(n)] = res
         with self.regret.updating():
@@ -122,7 +123,7 @@ class LinearPanel(Racing):
         tau = float(law.cdf(m))
         self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
                              f"({R} runs, T = {T}) in {elapsed:.2f} s · τ_m = P(D ≤ m) = {tau:.3f}: "
-                             f"θ̂ estimates {tau:.2f}·θ</span>")
+                             f"θ̂ estimates {tau:.2f}·θ{self.budget.note}</span>")
         self.last_update_seconds = elapsed
 
     @property
@@ -203,6 +204,7 @@ class EllipsePanel:
         self.time.observe(lambda _: self.draw(), names="value")
         self.compute()
 
+    @budgeted(ignore=("time",))
     def compute(self) -> None:
         """One run with the traced state at every 10th step."""
         mu, m = self.mean_delay.value, self.window.value
@@ -210,15 +212,17 @@ class EllipsePanel:
             env = LinearConversions(self.theta, Geometric(mu), n_actions=self.n_actions, window=m,
                                     action_sets=quarter_circle)
             pol = OTFLinUCB(window=m)
-            res = simulate(env, {"OTFLinUCB": pol}, self.horizon, [self.seed], 0,
-                           checkpoints=np.arange(10, self.horizon + 1, 10), trace=True)
+            res = self.budget.simulate(env, {"OTFLinUCB": pol}, self.horizon, [self.seed], 0,
+                                       checkpoints=np.arange(10, self.horizon + 1, 10), trace=True)
             tr = {k: v[0] for k, v in res.traces["OTFLinUCB"].items()}
             tr["times"] = res.times
-            self._cache[(mu, m)] = tr
-        self.trace = self._cache[(mu, m)]
+            if "first_answer" not in res.notes:  # a first answer is drawn, not kept
+                self._cache[(mu, m)] = tr
+        self.trace = self._cache[(mu, m)] if (mu, m) in self._cache else tr
         self.tau_m = float(Geometric(mu).cdf(m))
         self.draw()
 
+    @locked
     def draw(self) -> None:
         tr = self.trace
         i = int(np.searchsorted(tr["times"], self.time.value))
@@ -237,7 +241,7 @@ class EllipsePanel:
             self.fig.layout.title.text = (f"t = {int(tr['times'][i])}: α = {alpha:.2f} (2f = {2 * tr['f'][i]:.2f}, "
                                           f"delay term {alpha - 2 * tr['f'][i]:.2f}) · τ_m = {self.tau_m:.2f}")
         self.status.value = (f"<span style='color:#555'>‖θ̂ − τ_m·θ‖ = {np.linalg.norm(est - tm):.3f}, "
-                             f"‖θ̂ − θ‖ = {np.linalg.norm(est - self.theta):.3f}</span>")
+                             f"‖θ̂ − θ‖ = {np.linalg.norm(est - self.theta):.3f}{self.budget.note}</span>")
 
     @property
     def widget(self):
