@@ -19,7 +19,7 @@ from plotly.basedatatypes import BaseFigure
 import pytest
 
 import importlib
-from delaylab.panels import adversarial, anonymous, arm_delays, conversions, linear
+from delaylab.panels import adversarial, anonymous, arm_delays, budget, conversions, linear, race
 from delaylab.papers import manegueu2020, pikeburke2018, thune2019, vernade2017, vernade2020
 from delaylab.viz.style import INDIGO, PALETTE, STYLES, assign_styles, style
 
@@ -166,8 +166,9 @@ def tiny(monkeypatch):
     for mod in (vernade2017, manegueu2020, vernade2020, pikeburke2018, thune2019):
         if hasattr(mod, "sweep"):
             monkeypatch.setattr(mod, "sweep", sweep)
-    for mod in (adversarial, anonymous, arm_delays, conversions, linear):
-        monkeypatch.setattr(mod, "simulate", simulate)
+    # the panels simulate through their time budget (panels/budget.py), the race directly when unbudgeted
+    monkeypatch.setattr(budget, "_simulate", simulate)
+    monkeypatch.setattr(race, "simulate", simulate)
 
 
 def _fig(obj):

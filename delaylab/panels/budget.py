@@ -409,6 +409,7 @@ def budgeted(update=None, *, ignore=()):
             return budget.run_update(args, kwargs, unlimited=True)
         return budget.run_update(args, kwargs)
 
+    wrapper.budgeted = (update, ignore)  # what was budgeted: a mixin may extend it (panels/race.py)
     return wrapper
 
 

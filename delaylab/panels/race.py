@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..engine import simulate
+from .budget import budgeted
 from .results import ResultCache
 
 #: The curve of the student's policy (its colour is in :mod:`delaylab.viz.style`).
@@ -98,9 +99,12 @@ class Racing:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        inner = cls.__dict__.get("update")
-        if inner is None or getattr(inner, "_races", False):
+        outer = cls.__dict__.get("update")
+        if outer is None or getattr(outer, "_races", False):
             return
+        # a budgeted update (panels/budget.py) is extended inside its budget: the race's simulation
+        # then gets a first answer and a background refinement like the paper's curves
+        inner, ignore = getattr(outer, "budgeted", (outer, None))
 
         @functools.wraps(inner)
         def update(self, *args, **kw):
@@ -109,7 +113,8 @@ class Racing:
             return out
 
         update._races = True
-        cls.update = update
+        cls.update = update if ignore is None else budgeted(update, ignore=ignore)
+        cls.update._races = True
 
     # ------------------------------------------------------------------ to define per panel
     def race_setting(self) -> RaceSetting:  # pragma: no cover - every panel defines it
@@ -154,9 +159,11 @@ class Racing:
             rs = self.race_setting()
             res = cache.get(rs.key) if rs.key is not None else None
             if res is None:
-                res = simulate(rs.setting, {YOUR_POLICY: build(self.race_policy, rs.context)}, rs.horizon,
-                               rs.runs, rs.seed, checkpoints=rs.checkpoints)
-                if rs.key is not None:
+                budget = self.__dict__.get("budget")
+                run = simulate if budget is None else budget.simulate  # within the panel's time budget
+                res = run(rs.setting, {YOUR_POLICY: build(self.race_policy, rs.context)}, rs.horizon,
+                          rs.runs, rs.seed, checkpoints=rs.checkpoints)
+                if rs.key is not None and "first_answer" not in res.notes:  # a first answer is not kept
                     cache[rs.key] = res
         except Exception as exc:  # the student's code: a sentence in the status, never a traceback
             self.race_message = f"{self.race_label} is not drawn: {describe_error(exc)}."
@@ -175,8 +182,9 @@ class Racing:
             trace.mode = "lines+markers"
             trace.marker = dict(symbol="diamond", size=7, maxdisplayed=12)
         final = res.regret[YOUR_POLICY][:, -1]
-        self.race_message = (f"{self.race_label}: mean regret {final.mean():.1f} at T = {rs.horizon} "
-                             f"({rs.runs} runs, same draws as the other curves)")
+        T, R = res.notes.get("first_answer", (rs.horizon, rs.runs))
+        self.race_message = (f"{self.race_label}: mean regret {final.mean():.1f} at T = {T} "
+                             f"({R} runs, same draws as the other curves)")
         self._race_status(self.race_message, "#332288")
 
     def _race_status(self, sentence: str, colour: str) -> None:
