@@ -122,3 +122,20 @@ def test_race_survives_a_redraw_by_the_panel_alone():
     assert panel.status.value.count("your policy: mean regret") == 1 and "T = 1000" in panel.status.value
     panel.race(None)
     assert "your policy" not in panel.status.value and not _visible(panel)
+
+
+def test_the_race_answers_within_the_budget_then_refines():
+    """The student's simulation goes through the panel's time budget: a first answer (fewer runs or
+    a shorter horizon) at once, then the full one from the background refinement, equal to a direct run."""
+    panel = ConversionsPanel(horizon=3000, runs=40, mean_delay=100, window=300)
+    panel.budget.seconds = 0.05  # a first answer at any size on any machine
+    panel.race(lambda: UCB1())
+    first = panel.race_result
+    assert first is not None and "first_answer" in first.notes
+    assert "runs" in panel.status.value
+    assert panel.budget.wait(120)
+    full = panel.race_result
+    assert "first_answer" not in full.notes and full.regret[YOUR_POLICY].shape[0] == 40
+    x, y = panel.regret.curve(YOUR_POLICY)
+    np.testing.assert_allclose(y, full.mean(YOUR_POLICY))
+    np.testing.assert_allclose(_final(panel, YOUR_POLICY)[1], _final(panel, "UCB1")[1])  # same draws as UCB1's
