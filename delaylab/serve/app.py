@@ -115,8 +115,24 @@ class DashboardKernelManager(AsyncMappingKernelManager):
 
     cull_unconnected_timeout = Int(45, config=True,
                                    help="Seconds of idleness after which a kernel with no page connected is stopped.")
+    page_load_grace = Int(180, config=True,
+                          help="Seconds a kernel handed to a page is never culled while that page has not connected "
+                               "yet (a page loading on a slow or busy machine).")
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.awaiting_page: dict = {}  # kernel id -> when it was handed to a page that has not connected yet
+
+    def notify_connect(self, kernel_id):
+        self.awaiting_page.pop(kernel_id, None)
+        super().notify_connect(kernel_id)
 
     async def cull_kernel_if_idle(self, kernel_id):
+        handed = self.awaiting_page.get(kernel_id)
+        if handed is not None:
+            if (_now() - handed).total_seconds() < self.page_load_grace:
+                return  # its page is still loading
+            self.awaiting_page.pop(kernel_id, None)
         kernel = self._kernels.get(kernel_id)
         if (kernel is not None and hasattr(kernel, "last_activity") and not self._kernel_connections.get(kernel_id)
                 and getattr(kernel, "execution_state", None) != "busy"
@@ -186,7 +202,6 @@ class DashboardServer(Voila):
         if self.voila_configuration.multi_kernel_manager_class is AsyncMappingKernelManager:
             self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager
         self.admitting = 0  # pages admitted whose kernel is not known yet
-        self._visitors: dict[str, datetime] = {}
 
     # ------------------------------------------------------------------ kernels
     def pooled_kernels(self) -> set:
@@ -220,7 +235,8 @@ class DashboardServer(Voila):
     def handed_out(self, kernel_id: str) -> None:
         """A kernel was given to a page: it counts as active now (a preheated kernel may have
         waited in the pool for long: the culler must not take it while its page loads)."""
-        self._visitors[kernel_id] = _now()
+        if hasattr(self.kernel_manager, "awaiting_page"):
+            self.kernel_manager.awaiting_page[kernel_id] = _now()
         try:
             kernel = self.kernel_manager.get_kernel(kernel_id)
         except KeyError:
