@@ -42,6 +42,10 @@ from traitlets import Int, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
+#: Voila's lab template links Font Awesome from a CDN although its own bundle (voila-style.js)
+#: has it: a stylesheet from a host the machine cannot reach holds the page up (the scripts after
+#: it wait for it), so the links are dropped from every page
+_CDN_LINK = re.compile(r'<link rel="stylesheet" href="https://cdn\.jsdelivr\.net/npm/@fortawesome/[^"]*" type="text/css" />')
 #: the page's config script names its kernel: ``"kernelId": "<uuid>"``
 _KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
 
@@ -171,6 +175,8 @@ class DashboardPageHandler(TornadoVoilaHandler):
                         app.handed_out(found.group(1))
                         app.admitting -= 1
                         admitted, head = False, ""
+                if "cdn.jsdelivr.net" in html:
+                    html = _CDN_LINK.sub("", html)
                 self.write(html)
                 self.flush()
         finally:
