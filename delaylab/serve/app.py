@@ -266,8 +266,8 @@ class DashboardServer(Voila):
         return handlers
 
 
-#: ``--public``: what a server open to anyone adds to voila.json's settings (options given after
-#: ``--public`` on the command line override these)
+#: ``--public``: what a server open to anyone adds to voila.json's settings (an option given on
+#: the command line too, e.g. ``--DashboardServer.max_kernels=20``, replaces its entry here)
 PUBLIC = {
     "Voila.ip": "0.0.0.0",
     "DashboardServer.max_kernels": 10,  # 10 visitors' kernels at once; the 11th: a "busy" page
@@ -285,8 +285,9 @@ def command_line(argv) -> list:
     """Voila's command line for ``argv``, with ``--public`` expanded into :data:`PUBLIC`."""
     argv = list(argv)
     if "--public" in argv:
+        given = {a[2:].split("=", 1)[0] for a in argv if a.startswith("--") and "=" in a}
         i = argv.index("--public")
-        argv[i:i + 1] = [f"--{k}={v}" for k, v in PUBLIC.items()]
+        argv[i:i + 1] = [f"--{k}={v}" for k, v in PUBLIC.items() if k not in given]
     return argv
 
 
