@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Lecture mode: set the notebooks' slide boundaries by one rule (for RISE in JupyterLab).
+"""Lecture mode: set the notebooks' slide boundaries by one rule (Voila's reveal template, RISE).
 
     python3 tasks.py slides            set them in every notebook of notebooks/
     python3 tasks.py slides --check    exit 1 and name the notebooks whose slides differ from the rule
