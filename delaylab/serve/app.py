@@ -10,9 +10,11 @@ apply) with four additions:
   idle cull. The page handler here sets the cookie (tornado's ``xsrf_token``), so the request
   carries a valid token and the kernel stops when its page closes. As a backstop for pages
   that vanish without a word (a crashed tab, a lost network), the culler stops kernels that
-  have no page connected and have been idle for ``MappingKernelManager.cull_idle_timeout``
-  (voila.json: 45 s, checked every 10 s); every kernel handed to a page counts as active at
-  that moment, so a page still loading is never culled.
+  have no page connected and have been idle for 45 s
+  (``DashboardKernelManager.cull_unconnected_timeout``; voila.json checks every 10 s); a
+  kernel handed to a page is not culled while that page is still loading (up to 3 minutes).
+  A burst of visitors may be counted a little high for a moment (a page whose kernel is
+  starting can be counted twice), never low.
 * **A cap on visitors' kernels** (``--DashboardServer.max_kernels=N``): a visitor beyond it
   gets a short "busy, try again" page with HTTP 503 and ``Retry-After``, at once, instead of a
   kernel. Preheated kernels waiting in the pool are not counted.
