@@ -10,8 +10,8 @@
    makes the notebooks' figures at their default values come from the cache, so that a kernel
    executing a notebook for the pool of preheated kernels is ready in seconds, not half a minute.
 3. **compiled kernels**: when :mod:`delaylab.kernels` exists, its ``warmup()`` compiles (or loads
-   from numba's on-disk cache) every compiled kernel now, before a visitor arrives, not on the
-   visitor's first slider move.
+   from numba's on-disk cache) every compiled kernel, in a thread beside the starting kernel,
+   before a visitor arrives, not on the visitor's first slider move (``DELAYLAB_WARMUP=0``: not).
 
 Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 
 def set_memory_cap(megabytes: int) -> None:
@@ -53,7 +54,9 @@ def main() -> None:
     if memory:
         set_memory_cap(int(memory))
     if os.environ.get("DELAYLAB_WARMUP", "1") != "0":
-        warm_up()
+        # beside the kernel, not before it: a first compilation (numba's cache empty) may take
+        # longer than a client waits for a new kernel to answer; numba's lock keeps it correct
+        threading.Thread(target=warm_up, name="delaylab-warmup", daemon=True).start()
     if sys.path and sys.path[0] in ("", os.getcwd()):  # as ipykernel_launcher: not the cwd first
         del sys.path[0]
     from ipykernel import kernelapp
