@@ -9,6 +9,8 @@
                                 exercise's solution filled in (tests/solved_notebooks/, see conftest.py)
     python3 tasks.py bench      print the benchmark table
     python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
+                                (--public: on every interface, with caps for a public host)
+    python3 tasks.py slides     set the notebooks' slide boundaries (lecture mode, RISE)
     python3 tasks.py clean      remove the virtual environment and caches
 
 Extra arguments after ``test`` go to pytest (e.g. ``python3 tasks.py test -k laws``, or
@@ -149,12 +151,25 @@ def cmd_bench(args) -> None:
 
 
 def cmd_dashboard(args) -> None:
-    """Serve notebooks/ with Voila (settings in voila.json, read from this folder)."""
+    """Serve notebooks/ as Voila dashboards (delaylab/serve: settings in voila.json, read from
+    this folder). ``dashboard [PORT]`` on 127.0.0.1; ``dashboard --public [PORT]`` on every
+    interface with the caps of a public server (README, "Hosting the dashboards"). Other
+    arguments go to Voila (e.g. --DashboardServer.max_kernels=20)."""
     ensure_venv()
-    port = args[0] if args else "8866"
-    say(f"dashboards at http://127.0.0.1:{port}/voila/render/00_index.ipynb (Ctrl-C stops)")
-    run([PY, "-m", "voila", ROOT / "notebooks", f"--port={port}", "--Voila.ip=127.0.0.1",
-         "--no-browser"], env=jupyter_env())
+    public = "--public" in args
+    rest = [a for a in args if a != "--public"]
+    port = rest.pop(0) if rest and rest[0].isdigit() else "8866"
+    host = "0.0.0.0" if public else "127.0.0.1"
+    say(f"dashboards at http://{'<this host>' if public else host}:{port}/voila/render/00_index.ipynb (Ctrl-C stops)")
+    run([PY, "-m", "delaylab.serve", ROOT / "notebooks", f"--port={port}", "--no-browser",
+         *(["--public"] if public else [f"--Voila.ip={host}"]), *rest], env=jupyter_env())
+
+
+def cmd_slides(args) -> None:
+    """Set the notebooks' slide boundaries for lecture mode (tools/slides.py; ``--check`` only checks)."""
+    code = subprocess.run([sys.executable, str(ROOT / "tools" / "slides.py"), *args], cwd=ROOT).returncode
+    if code:
+        sys.exit(code)
 
 
 def cmd_clean(args) -> None:
@@ -163,7 +178,8 @@ def cmd_clean(args) -> None:
     say("removed .venv and caches")
 
 
-COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "dashboard": cmd_dashboard, "clean": cmd_clean}
+COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "dashboard": cmd_dashboard, "slides": cmd_slides,
+            "clean": cmd_clean}
 
 
 def main(argv) -> None:

@@ -66,8 +66,11 @@ PROCESS_RESTARTS = 2
 CONNECT_TIMEOUT = 5.0
 
 
-#: the cache used when a sweep is given cache=None (see :func:`default_cache`)
-_DEFAULT_CACHE = contextvars.ContextVar("delaylab_default_cache", default=None)
+#: the cache used when a sweep is given cache=None (see :func:`default_cache`); outside any
+#: ``default_cache`` block, the folder in $DELAYLAB_DEFAULT_CACHE if set (the dashboards' kernels:
+#: see delaylab/serve/kernel.py), else none
+_DEFAULT_CACHE = contextvars.ContextVar("delaylab_default_cache",
+                                        default=os.environ.get("DELAYLAB_DEFAULT_CACHE") or None)
 
 
 @contextlib.contextmanager

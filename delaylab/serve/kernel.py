@@ -1,0 +1,68 @@
+"""The kernel the dashboards run: ipykernel, started after three things a shared server needs.
+
+``python -m delaylab.serve.kernel -f <connection file>`` (the dashboards' kernel spec, see
+:class:`delaylab.serve.app.DashboardKernelSpecManager`) does, before the kernel starts:
+
+1. **a memory cap**, when ``DELAYLAB_KERNEL_MEMORY_MB`` is set: ``RLIMIT_AS`` (the address space
+   the kernel may map). A visitor's computation that would need more fails with a
+   ``MemoryError`` inside that kernel; the server and the other visitors' kernels are untouched.
+2. **the on-disk cache of sweeps**: ``DELAYLAB_DEFAULT_CACHE`` (read by :mod:`delaylab.sweep`)
+   makes the notebooks' figures at their default values come from the cache, so that a kernel
+   executing a notebook for the pool of preheated kernels is ready in seconds, not half a minute.
+3. **compiled kernels**: when :mod:`delaylab.kernels` exists, its ``warmup()`` compiles (or loads
+   from numba's on-disk cache) every compiled kernel, in a thread beside the starting kernel,
+   before a visitor arrives, not on the visitor's first slider move (``DELAYLAB_WARMUP=0``: not).
+
+Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+
+def set_memory_cap(megabytes: int) -> None:
+    """Limit this process's address space to ``megabytes`` MiB (POSIX only; a no-op elsewhere)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no rlimits; the cap is then documented as unavailable
+        return
+    limit = int(megabytes) * 1024 * 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def warm_up() -> None:
+    """Compile delaylab's numba kernels if this version has them (and they are enabled)."""
+    try:
+        from delaylab import kernels
+    except ImportError:
+        return
+    if hasattr(kernels, "warmup"):
+        try:
+            kernels.warmup()
+        except Exception as exc:  # a failed warm-up costs speed, never the page
+            print(f"delaylab: kernel warm-up skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
+
+
+def main() -> None:
+    memory = os.environ.get("DELAYLAB_KERNEL_MEMORY_MB")
+    if memory:
+        set_memory_cap(int(memory))
+    if os.environ.get("DELAYLAB_WARMUP", "1") != "0":
+        # beside the kernel, not before it: a first compilation (numba's cache empty) may take
+        # longer than a client waits for a new kernel to answer; numba's lock keeps it correct
+        threading.Thread(target=warm_up, name="delaylab-warmup", daemon=True).start()
+    if sys.path and sys.path[0] in ("", os.getcwd()):  # as ipykernel_launcher: not the cwd first
+        del sys.path[0]
+    from ipykernel import kernelapp
+
+    kernelapp.launch_new_instance()
+
+
+if __name__ == "__main__":
+    main()

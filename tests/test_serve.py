@@ -1,0 +1,129 @@
+"""The dashboards' server (delaylab/serve) without a browser: the kernel spec and launcher, the
+``--public`` settings, and, on a real server over HTTP, the visitor cap's 503 page and the
+shutdown request a closing page sends (with the ``_xsrf`` cookie the server now sets)."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from delaylab.serve import app
+from delaylab.serve.kernel import set_memory_cap  # noqa: F401  (imported by the launcher)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_python_kernels_start_through_the_launcher_with_the_caps_in_their_environment(tmp_path):
+    ksm = app.DashboardKernelSpecManager(memory_mb=1234, threads=1, cache_folder=str(tmp_path))
+    spec = ksm.get_kernel_spec("python3")
+    assert spec.argv[1:3] == ["-m", "delaylab.serve.kernel"] and "{connection_file}" in spec.argv
+    assert spec.env["DELAYLAB_KERNEL_MEMORY_MB"] == "1234" and spec.env["OPENBLAS_NUM_THREADS"] == "1"
+    assert spec.env["DELAYLAB_DEFAULT_CACHE"] == str(tmp_path)
+    plain = app.DashboardKernelSpecManager(memory_mb=0, threads=0, cache_folder="").get_kernel_spec("python3")
+    assert not any(k.startswith("DELAYLAB_") for k in (plain.env or {}))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")
+def test_memory_cap_stops_an_oversized_allocation_inside_the_capped_process_only():
+    code = ("from delaylab.serve.kernel import set_memory_cap; set_memory_cap(800)\n"
+            "import numpy as np\n"
+            "try:\n    np.ones(2 * 10**8)\nexcept MemoryError:\n    print('MemoryError')\n"
+            "print(np.ones(10**6).sum())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["MemoryError", "1000000.0"], out.stderr[-2000:]
+
+
+def test_public_expands_into_the_public_settings_and_options_given_replace_theirs():
+    argv = app.command_line(["notebooks", "--public", "--DashboardServer.max_kernels=3"])
+    assert argv[0] == "notebooks" and "--Voila.ip=0.0.0.0" in argv
+    assert "--MappingKernelManager.cull_connected=True" in argv
+    assert "--VoilaConfiguration.show_tracebacks=False" in argv
+    assert [a for a in argv if "max_kernels" in a] == ["--DashboardServer.max_kernels=3"]  # traitlets takes one
+    assert "--Voila.ip=0.0.0.0" not in app.command_line(["notebooks", "--public", "--Voila.ip=127.0.0.1"])
+    assert app.command_line(["notebooks"]) == ["notebooks"]
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A dashboard server without a pool, at most one visitor's kernel."""
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(ROOT / "notebooks"), "--no-browser",
+                             f"--port={port}", "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=False",
+                             "--DashboardServer.max_kernels=1"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while True:
+        try:
+            urllib.request.urlopen(url + "/delaylab/status", timeout=2)
+            break
+        except Exception:
+            assert proc.poll() is None and time.time() < deadline, (tmp_path / "server.log").read_text()
+            time.sleep(0.3)
+    yield url, tmp_path / "server.log"
+    proc.terminate()
+    proc.wait(30)
+    log.close()
+
+
+def _status(url):
+    return json.load(urllib.request.urlopen(url + "/delaylab/status", timeout=10))
+
+
+def test_cap_answers_503_busy_and_a_closing_page_stops_its_kernel(server):
+    url, log = server
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(url + "/voila/render/00_index.ipynb", timeout=300).read().decode()
+    kernel_id = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page).group(1)
+    assert "Traceback" not in page
+    xsrf = {c.name: c.value for c in jar}.get("_xsrf")
+    assert xsrf, "the page must set the _xsrf cookie that its shutdown request sends back"
+    assert _status(url)["visitors"] == 1
+
+    with pytest.raises(urllib.error.HTTPError) as busy:  # the second visitor, beyond the cap of 1
+        urllib.request.urlopen(url + "/voila/render/01_delayed_conversions.ipynb", timeout=60)
+    body = busy.value.read().decode()
+    assert busy.value.code == 503 and int(busy.value.headers["Retry-After"]) > 0
+    assert "busy" in body and "try again" in body and "kernelId" not in body
+
+    # what the page sends when it closes (navigator.sendBeacon, multipart form with _xsrf)
+    boundary = uuid.uuid4().hex
+    form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"_xsrf\"\r\n\r\n{xsrf}\r\n"
+            f"--{boundary}--\r\n").encode()
+    request = urllib.request.Request(f"{url}/voila/api/shutdown/{kernel_id}", data=form, method="POST",
+                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert opener.open(request, timeout=60).status == 204
+    assert _status(url)["kernels"] == 0
+    assert "_xsrf' argument missing" not in log.read_text()
+    # the cap has room again
+    assert urllib.request.urlopen(url + "/voila/render/00_index.ipynb", timeout=300).status == 200
+
+
+def test_without_the_cookie_the_shutdown_request_is_still_refused(server):
+    """The fix is the cookie, not a hole: a forged request without the token is refused."""
+    url, _ = server
+    page = urllib.request.urlopen(url + "/voila/render/00_index.ipynb", timeout=300).read().decode()
+    kernel_id = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page).group(1)
+    request = urllib.request.Request(f"{url}/voila/api/shutdown/{kernel_id}", data=b"", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=60)
+    assert refused.value.code == 403 and _status(url)["kernels"] == 1
