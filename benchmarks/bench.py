@@ -181,6 +181,28 @@ def papers(name):
     module.main()
 
 
+def visitors():
+    """Ten visitors at once on a `--public` dashboard server, and an eleventh beyond the cap: the
+    browser test marked `load` (tests/test_browser.py), which keeps its numbers in
+    test-artifacts/browser/ten-visitors.json."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-m", "load", "-p", "no:cacheprovider",
+                           str(root / "tests" / "test_browser.py")], cwd=root).returncode
+    path = root / "test-artifacts" / "browser" / "ten-visitors.json"
+    if not path.exists():
+        row("ten visitors at once: no numbers (the load check failed before measuring)", float("nan"), "s")
+        return
+    for key, value in json.loads(path.read_text()).items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            row(f"ten visitors: {key}", value, "s" if key.endswith("_s") else "")
+    if code:
+        row("ten visitors: the load check's gross bounds failed (see its output above)", float(code), "exit")
+
+
 SECTIONS = {
     "notebooks": notebooks,
     "paper1": paper1,
@@ -192,6 +214,7 @@ SECTIONS = {
     "kernels": lambda: papers("kernels"),
     "scaling": scaling,
     "panels": panel_moves,
+    "visitors": visitors,
 }
 
 

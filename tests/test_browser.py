@@ -568,6 +568,7 @@ def test_first_figure_cold_and_warm_slider_latency_and_no_kernel_left(browser):
     assert after["visitor_kernels"] == 0 and after["kernel_processes"] == after["kernels"] == len(NOTEBOOKS)
 
 
+@pytest.mark.load  # a load check: `python3 tasks.py bench visitors` runs it and prints its numbers
 def test_ten_visitors_at_once_on_a_public_server_and_the_eleventh_is_told_to_come_back(browser):
     """``--public`` (what ``tasks.py dashboard --public`` serves): ten visitors open the panels'
     dashboards at once; every page renders (first figure per page), then a slider moved on
