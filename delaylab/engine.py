@@ -324,7 +324,7 @@ def _run_ids(runs) -> np.ndarray:
     if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
         raise ValueError(f"runs must be a non-empty sequence of whole run indices; got {runs!r}")
     if np.any(ids < 0) or len(np.unique(ids)) != ids.size:
-        raise ValueError(f"run indices must be distinct and ≥ 0; got {runs!r}")
+        raise ValueError(f"runs: run indices must be distinct and ≥ 0; got {runs!r}")
     return ids.astype(np.int64)
 
 

@@ -394,9 +394,9 @@ def _worker_compute(payload: bytes, ids, version: str) -> dict:
 # ====================================================================== executors
 def _executor(executor):
     """Check ``executor=`` and return a function that starts it (connects to a cluster)."""
-    if executor is None or executor == "inprocess":
+    if executor is None or (isinstance(executor, str) and executor == "inprocess"):
         return _InProcess
-    if executor == "processes":
+    if isinstance(executor, str) and executor == "processes":
         return lambda: _Processes(os.cpu_count() or 1)
     if isinstance(executor, (int, np.integer)) and not isinstance(executor, bool):
         from ._validate import check_int
