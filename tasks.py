@@ -7,6 +7,7 @@
     python3 tasks.py bench      print the benchmark table
     python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
     python3 tasks.py clean      remove the virtual environment and caches
+    python3 tasks.py clean --cache   empty the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
 
 Extra arguments after ``test`` go to pytest (e.g. ``python3 tasks.py test -k laws``, or
 ``-m 'not browser'`` to leave out the tests in a real browser, which otherwise run after the
@@ -136,6 +137,12 @@ def cmd_dashboard(args) -> None:
 
 
 def cmd_clean(args) -> None:
+    if "--cache" in args:  # only the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
+        ensure_venv()
+        run([PY, "-c", "import delaylab as dl; from delaylab.summary import fmt_bytes; i = dl.cache_info(); "
+             "print(f'[delaylab] removed {i[\"entries\"]} cache entries ({fmt_bytes(dl.cache_clear())}) "
+             "from {i[\"folder\"]}')"])
+        return
     for p in [VENV, ROOT / ".pytest_cache"]:
         shutil.rmtree(p, ignore_errors=True)
     say("removed .venv and caches")
