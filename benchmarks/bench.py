@@ -149,6 +149,7 @@ SECTIONS = {
     "paper4": lambda: papers("pikeburke2018"),
     "paper5": lambda: papers("thune2019"),
     "sweep": lambda: papers("sweep"),
+    "bigsweep": lambda: papers("bigsweep"),  # 10⁴ runs × 10⁵ steps in ≤ 1 GiB: long (see its docstring)
     "scaling": scaling,
 }
 

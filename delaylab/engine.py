@@ -291,7 +291,7 @@ class _Runner:
 
 def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report, total_columns, keep="all"):
     problem = Problem(n_arms=setting.n_arms, horizon=T, feedback=setting.feedback,
-                      window=setting.window, dim=setting.dim, batch=batch, seed=seed)
+                      window=setting.window, dim=setting.dim, batch=batch, seed=seed, span=int(span))
     # every policy is validated (started) before the first step of any of them
     runners = [_Runner(p.clone().start(problem), problem, span, times, trace, setting, keep) for p in named.values()]
     if trace:

@@ -277,8 +277,7 @@ def _probe(setting, named, T, run_ids, seed, G, times, trace) -> dict:
     {policy name: {field: shape per column}} of the recorded states."""
     batch = Batch(run_ids[:1], G)
     problem = Problem(n_arms=setting.n_arms, horizon=T, feedback=setting.feedback,
-                      window=setting.window, dim=setting.dim, batch=batch, seed=seed)
-    setting.span(T)
+                      window=setting.window, dim=setting.dim, batch=batch, seed=seed, span=int(setting.span(T)))
     started = {name: p.clone().start(problem) for name, p in named.items()}
     setting.episode(batch, T, seed).draw(0, 1)
     traced = {}
