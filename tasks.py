@@ -12,6 +12,7 @@
                                 (--public: on every interface, with caps for a public host)
     python3 tasks.py slides     set the notebooks' slide boundaries (lecture mode, RISE)
     python3 tasks.py clean      remove the virtual environment and caches
+    python3 tasks.py clean --cache   empty the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
 
 Extra arguments after ``test`` go to pytest (e.g. ``python3 tasks.py test -k laws``, or
 ``-m 'not browser'`` to leave out the tests in a real browser, which otherwise run after the
@@ -175,6 +176,12 @@ def cmd_slides(args) -> None:
 
 
 def cmd_clean(args) -> None:
+    if "--cache" in args:  # only the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
+        ensure_venv()
+        run([PY, "-c", "import delaylab as dl; from delaylab.summary import fmt_bytes; i = dl.cache_info(); "
+             "print(f'[delaylab] removed {i[\"entries\"]} cache entries ({fmt_bytes(dl.cache_clear())}) "
+             "from {i[\"folder\"]}')"])
+        return
     for p in [VENV, ROOT / ".pytest_cache"]:
         shutil.rmtree(p, ignore_errors=True)
     say("removed .venv and caches")

@@ -212,6 +212,7 @@ SECTIONS = {
     "paper5": lambda: papers("thune2019"),
     "sweep": lambda: papers("sweep"),
     "kernels": lambda: papers("kernels"),
+    "bigsweep": lambda: papers("bigsweep"),  # 10⁴ runs × 10⁵ steps in ≤ 1 GiB: long (see its docstring)
     "scaling": scaling,
     "panels": panel_moves,
     "visitors": visitors,

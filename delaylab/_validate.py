@@ -36,11 +36,13 @@ def _first_bad(name: str, arr: np.ndarray, bad: np.ndarray) -> str:
 
 def as_float_array(name: str, value) -> np.ndarray:
     """Convert to a float array; reject strings, None and non-numeric input."""
-    if value is None or isinstance(value, (str, bytes)):
+    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
         raise ValueError(f"{name} must be a number or an array of numbers; got {_fmt(value)}")
     try:
+        if np.asarray(value).dtype == bool:  # True is not 1 here: a silent coercion otherwise
+            raise TypeError
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(
             f"{name} must be a number or an array of numbers; got {_fmt(value)}"
         ) from None
@@ -114,7 +116,7 @@ def check_window(name: str, value) -> int | None:
 
 
 def check_choice(name: str, value, choices) -> str:
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}; got {_fmt(value)}")
     return value
 

@@ -13,8 +13,8 @@ source file of the installed package, and numpy's version.
 Hashing the package's source files means that *any* edit of delaylab (even a comment)
 invalidates every entry. This is deliberate: a version number is only bumped at releases, while
 a workbook is often run from a checkout that someone is editing, and a stale figure computed by
-older code is worse than a recomputation. (Old entries are then never read again; delete the
-folder to reclaim the space.)
+older code is worse than a recomputation. (Old entries are then never read again; the size cap
+evicts them first, being the least recently used.)
 
 Entries
 -------
@@ -23,6 +23,17 @@ fingerprint>/runs-<hash of the run indices>.npz``, with a manifest (the run indi
 every array, its dtype, shape and SHA-256). A run's outcome depends only on the seed, its index
 and the problem, so any entry holding a run can serve it, whatever the chunking or the executor
 that computed it, and a sweep with more runs only computes the new ones.
+
+Each manifest also records the entry's full key — the problem fingerprint, the run indices, the
+names of the arrays and :func:`code_version` — and an entry is served only if all of it equals
+what the sweep asks for and every array matches its checksum; anything else is recomputed.
+
+A managed store
+---------------
+The folder is capped (:data:`DEFAULT_MAX_BYTES`, or ``$DELAYLAB_CACHE_MAX`` such as ``20G``, or
+``Cache(folder, max_bytes=…)``): after each write, the least recently used entries (reading an
+entry marks it used) are deleted until the folder fits. :func:`cache_info` lists its size,
+entries and oldest entry; :func:`cache_clear` empties it (``python3 tasks.py clean --cache``).
 
 Entries are written atomically — a temporary file in the same folder, flushed to disk, then
 ``os.replace`` — so an interrupted write leaves no partial entry (a temporary file left by a
@@ -45,7 +56,9 @@ from pathlib import Path
 import numpy as np
 
 #: bump when the layout of entries changes
-FORMAT = 1
+FORMAT = 2
+#: default size cap of a cache folder (bytes); $DELAYLAB_CACHE_MAX overrides it
+DEFAULT_MAX_BYTES = 4 << 30
 #: temporary files older than this (seconds) were left by a killed process and are removed
 _STALE_TEMP = 3600.0
 _TEMP_PREFIX = ".tmp-"
@@ -273,8 +286,15 @@ class Cache:
         Created if needed.
     """
 
-    def __init__(self, folder):
+    def __init__(self, folder, max_bytes=None):
+        from ._validate import check_int
+        from .summary import parse_bytes
+
         self.folder = Path(folder).expanduser()
+        if max_bytes is None:
+            env = os.environ.get("DELAYLAB_CACHE_MAX")
+            max_bytes = parse_bytes("DELAYLAB_CACHE_MAX", env) if env else DEFAULT_MAX_BYTES
+        self.max_bytes = check_int("max_bytes", max_bytes, low=0)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, probe = tempfile.mkstemp(dir=self.folder, prefix=_TEMP_PREFIX)
@@ -323,6 +343,8 @@ class Cache:
             try:
                 run_ids, arrays = _read_entry(path, problem, wanted_set, check)
             except _Corrupt:
+                if not path.exists():  # evicted or cleared by another process meanwhile: a miss
+                    continue
                 corrupt += 1
                 try:
                     path.unlink()
@@ -331,6 +353,10 @@ class Cache:
                 continue
             if arrays is not None:
                 found.append((run_ids, arrays))
+                try:
+                    os.utime(path)  # used now (least-recently-used eviction)
+                except OSError:
+                    pass
         return found, corrupt
 
     def store(self, problem: str, run_ids: np.ndarray, arrays: dict) -> None:
@@ -345,7 +371,7 @@ class Cache:
             members[f"a{j}"] = a
             meta.append([key, a.dtype.str, list(a.shape), _sha(a.tobytes())])
         manifest = {"format": FORMAT, "problem": problem, "run_ids": [int(r) for r in run_ids],
-                    "arrays": meta}
+                    "version": code_version(), "keys": sorted(arrays), "arrays": meta}
         members["manifest"] = np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=_TEMP_PREFIX, suffix=".npz")
         try:
@@ -360,6 +386,91 @@ class Cache:
             except OSError:
                 pass
             raise
+        self.evict()
+
+    # ---------------------------------------------------------------- the store
+    def _entries(self) -> list:
+        """(mtime, size, path) of every entry."""
+        out = []
+        for path in self.folder.glob("*/runs-*.npz"):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            out.append((st.st_mtime, st.st_size, path))
+        return out
+
+    def evict(self) -> int:
+        """Delete the least recently used entries until the folder fits in ``max_bytes``; returns
+        the bytes freed."""
+        entries = self._entries()
+        total, freed = sum(e[1] for e in entries), 0
+        for _, size, path in sorted(entries, key=lambda e: e[0]):
+            if total <= self.max_bytes:
+                break
+            try:
+                path.unlink()
+            except OSError:
+                continue
+            total -= size
+            freed += size
+            try:
+                path.parent.rmdir()  # the problem's folder, once empty
+            except OSError:
+                pass
+        return freed
+
+    def info(self) -> dict:
+        """``{"folder", "size" (bytes), "entries", "problems", "oldest", "newest" (datetimes of last
+        use, None when empty), "max_bytes"}``."""
+        import datetime
+
+        entries = self._entries()
+        when = [datetime.datetime.fromtimestamp(e[0]) for e in entries]
+        return {"folder": str(self.folder), "size": sum(e[1] for e in entries), "entries": len(entries),
+                "problems": len({e[2].parent for e in entries}), "oldest": min(when, default=None),
+                "newest": max(when, default=None), "max_bytes": self.max_bytes}
+
+    def clear(self) -> int:
+        """Delete every entry (and temporary file) of the folder; returns the bytes freed."""
+        freed = 0
+        for _, size, path in self._entries():
+            try:
+                path.unlink()
+                freed += size
+            except OSError:
+                pass
+        for p in list(self.folder.glob("*/" + _TEMP_PREFIX + "*")) + list(self.folder.glob(_TEMP_PREFIX + "*")):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        for d in self.folder.iterdir():
+            if d.is_dir():
+                try:
+                    d.rmdir()
+                except OSError:
+                    pass
+        return freed
+
+
+def cache_info(cache=True) -> dict:
+    """Size, number of entries and oldest entry of the sweep cache (default: the default folder).
+
+    ``cache`` is what ``dl.sweep(cache=…)`` takes: True (``$DELAYLAB_CACHE`` or
+    ``~/.cache/delaylab``), a folder, or a :class:`Cache`."""
+    store = open_cache(cache)
+    if store is None:
+        raise ValueError(f"cache must be a folder, True or a Cache; got {cache!r}")
+    return store.info()
+
+
+def cache_clear(cache=True) -> int:
+    """Empty the sweep cache (default: the default folder); returns the bytes freed."""
+    store = open_cache(cache)
+    if store is None:
+        raise ValueError(f"cache must be a folder, True or a Cache; got {cache!r}")
+    return store.clear()
 
 
 class _Corrupt(Exception):
@@ -373,6 +484,10 @@ def _read_entry(path: Path, problem: str, wanted: set, check):
             manifest = json.loads(bytes(z["manifest"]).decode())
             if manifest.get("format") != FORMAT or manifest.get("problem") != problem:
                 raise _Corrupt("manifest of another problem")
+            if manifest.get("version") != code_version():
+                raise _Corrupt("written by another version of delaylab")
+            if manifest.get("keys") != sorted(m[0] for m in manifest["arrays"]):
+                raise _Corrupt("the manifest's arrays do not match its key")
             run_ids = np.asarray(manifest["run_ids"], dtype=np.int64)
             if path.name != Cache._entry_name(run_ids):
                 raise _Corrupt("run indices do not match the file name")

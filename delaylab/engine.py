@@ -317,7 +317,7 @@ class _Runner:
 
 def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report, total_columns, keep="all"):
     problem = Problem(n_arms=setting.n_arms, horizon=T, feedback=setting.feedback,
-                      window=setting.window, dim=setting.dim, batch=batch, seed=seed)
+                      window=setting.window, dim=setting.dim, batch=batch, seed=seed, span=int(span))
     # every policy is validated (started) before the first step of any of them
     runners = [_Runner(p.clone().start(problem), problem, span, times, trace, setting, keep) for p in named.values()]
     if trace:
@@ -350,7 +350,7 @@ def _run_ids(runs) -> np.ndarray:
     if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
         raise ValueError(f"runs must be a non-empty sequence of whole run indices; got {runs!r}")
     if np.any(ids < 0) or len(np.unique(ids)) != ids.size:
-        raise ValueError(f"run indices must be distinct and ≥ 0; got {runs!r}")
+        raise ValueError(f"runs: run indices must be distinct and ≥ 0; got {runs!r}")
     return ids.astype(np.int64)
 
 

@@ -9,9 +9,10 @@ anywhere, and put back in order.
 Executors
 ---------
 * ``None`` or ``"inprocess"``: chunks one after the other in this process (the default).
-* ``"processes"`` or an int n: n local worker processes (``concurrent.futures`` with the
-  ``forkserver`` start method, ``spawn`` where it does not exist); ``"processes"`` uses one per
-  core. The setting and policies are pickled: they must be defined in importable modules (not
+* ``"processes"`` or an int n: n local worker processes (loky's process pool: fresh
+  interpreters, and workers that exit within seconds when this process dies, even by SIGKILL,
+  so a killed notebook leaves no orphans computing on a shared machine); ``"processes"`` uses
+  one per core. The setting and policies are pickled: they must be defined in importable modules (not
   lambdas, not classes of a notebook). If a worker process dies, the pool is restarted and the
   chunks it had not finished are recomputed (twice at most).
 * a ``dask.distributed.Client``, or a scheduler address ``"tcp://host:port"``: chunks are Dask
@@ -39,7 +40,6 @@ import contextlib
 import contextvars
 import json
 import math
-import multiprocessing
 import os
 import pickle
 import time
@@ -280,8 +280,7 @@ def _probe(setting, named, T, run_ids, seed, G, times, trace) -> dict:
     {policy name: {field: shape per column}} of the recorded states."""
     batch = Batch(run_ids[:1], G)
     problem = Problem(n_arms=setting.n_arms, horizon=T, feedback=setting.feedback,
-                      window=setting.window, dim=setting.dim, batch=batch, seed=seed)
-    setting.span(T)
+                      window=setting.window, dim=setting.dim, batch=batch, seed=seed, span=int(setting.span(T)))
     started = {name: p.clone().start(problem) for name, p in named.items()}
     setting.episode(batch, T, seed).draw(0, 1)
     traced = {}
@@ -397,9 +396,9 @@ def _worker_compute(payload: bytes, ids, version: str) -> dict:
 # ====================================================================== executors
 def _executor(executor):
     """Check ``executor=`` and return a function that starts it (connects to a cluster)."""
-    if executor is None or executor == "inprocess":
+    if executor is None or (isinstance(executor, str) and executor == "inprocess"):
         return _InProcess
-    if executor == "processes":
+    if isinstance(executor, str) and executor == "processes":
         return lambda: _Processes(os.cpu_count() or 1)
     if isinstance(executor, (int, np.integer)) and not isinstance(executor, bool):
         from ._validate import check_int
@@ -463,22 +462,45 @@ class _InProcess:
         pass
 
 
+#: seconds between two checks, in a worker process, that the sweeping process is still alive
+PARENT_POLL = 0.5
+
+
+def _watch_parent(parent: int) -> None:
+    """In each worker: a thread that ends the worker when its parent process is gone (killed, even
+    by SIGKILL, which no handler sees), so no orphan keeps computing a chunk nobody will read."""
+    import threading
+
+    def watch():
+        while True:
+            time.sleep(PARENT_POLL)
+            if os.getppid() != parent:  # re-parented: the sweeping process died
+                os._exit(1)
+
+    threading.Thread(target=watch, name="delaylab-parent-watch", daemon=True).start()
+
+
 class _Processes:
+    """Local worker processes (loky's executor), each watching that its parent is alive: when the
+    sweeping process dies, however it dies, its workers exit within a second instead of running on
+    as orphans (loky alone notices only between tasks)."""
+
     def __init__(self, n: int):
         self.workers, self.description = n, f"{n} processes"
-        methods = multiprocessing.get_all_start_methods()
-        self.context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         self.pool = None
 
     def run(self, payload, jobs, on_done, on_progress):
-        from concurrent.futures import ProcessPoolExecutor, wait
+        from concurrent.futures import wait
         from concurrent.futures.process import BrokenProcessPool
+
+        from loky import ProcessPoolExecutor
 
         data = _serialised(payload, lambda o: pickle.dumps(o, protocol=pickle.HIGHEST_PROTOCOL),
                            "worker processes")
         pending = dict(enumerate(jobs))
         for attempt in range(1 + PROCESS_RESTARTS):  # a pool whose worker died is restarted
-            self.pool = ProcessPoolExecutor(max_workers=min(self.workers, len(pending)), mp_context=self.context)
+            self.pool = ProcessPoolExecutor(max_workers=min(self.workers, len(pending)),
+                                            initializer=_watch_parent, initargs=(os.getpid(),))
             try:
                 version = self.pool.submit(_worker_check, data).result()  # loadable there, before any work
                 futures = {self.pool.submit(_worker_compute, data, ids, version): i for i, ids in pending.items()}
@@ -501,7 +523,7 @@ class _Processes:
 
     def close(self):
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool.shutdown(wait=True, kill_workers=True)  # none left running
             self.pool = None
 
 

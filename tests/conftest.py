@@ -60,3 +60,17 @@ def panels_compute_in_full(request):
     saved, budget.BUDGET_SECONDS = budget.BUDGET_SECONDS, float("inf")
     yield
     budget.BUDGET_SECONDS = saved
+
+
+
+# Property-based tests (Hypothesis): few examples, derandomized (the same examples every run), no
+# per-example deadline (the machine is shared); `HYPOTHESIS_PROFILE=thorough` for a longer search.
+try:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("delaylab", max_examples=30, derandomize=True, deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("thorough", max_examples=1000, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "delaylab"))
+except ImportError:  # hypothesis is a test extra; without it only the property tests are skipped
+    pass

@@ -64,3 +64,24 @@ def test_delay_laws(make, pattern):
 def test_huge_but_valid_empirical_law_has_exact_moments_in_bounded_memory():
     law = dl.Empirical([0, 1], [0, 3 * 10**7], log=False)  # uniform on [0, 3·10⁷) steps
     assert law.mean == pytest.approx((3 * 10**7 - 1) / 2, rel=1e-9)
+
+
+def test_dew_keeps_the_probabilities_of_pending_pulls_only():
+    """DEW's p_s(A_s) are kept for the setting's span (longest delay + 1), not the horizon, and the
+    runs are the same as with a horizon-long table (span = horizon)."""
+    from delaylab.policies.base import Problem
+    from delaylab.streams import Batch
+
+    T, delays = 400, np.tile([0, 3, 1, 5, 2], 80)
+    env = dl.AdversarialLosses(np.random.default_rng(0).random((T, 3)), delays)
+    problem = Problem(n_arms=3, horizon=T, feedback="adversarial", window=None, dim=None,
+                      batch=Batch(np.arange(4)), seed=0, span=env.span(T))
+    assert dl.DEW(eta=0.3).start(problem)._p_pull.shape == (6, 4)
+    short = dl.simulate(env, dl.DEW(eta=0.3), T, 4, seed=2)
+
+    class FullTable(dl.DEW):  # the old layout: one row per step of the horizon
+        def _start(self, problem):
+            super()._start(Problem(**{**problem.__dict__, "span": None}))
+
+    full = dl.simulate(env, FullTable(eta=0.3), T, 4, seed=2)
+    np.testing.assert_array_equal(short.regret["DEW"], full.regret["FullTable"])

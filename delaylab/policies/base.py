@@ -50,6 +50,8 @@ class Problem:
     dim: int | None
     batch: Batch
     seed: int
+    #: no feedback waits longer than span − 1 steps (the setting's calendar span; None: the horizon)
+    span: int | None = None
 
     @property
     def size(self) -> int:

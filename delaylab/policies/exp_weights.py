@@ -79,7 +79,9 @@ class DEW(Policy):
         self._eta_p = self._truncated_rate()
         self.cum_loss_ = np.zeros((B, K))  # L̂_t(a): arrived loss estimates
         self.p_ = np.full((B, K), 1.0 / K)  # p_t, the distribution of the last draw
-        self._p_pull = np.zeros((problem.horizon, B))  # p_s(A_s) of every past pull
+        # p_s(A_s) of the pulls whose loss may still arrive: a ring of span steps, not the horizon
+        self._W = max(1, min(problem.horizon, problem.span or problem.horizon))
+        self._p_pull = np.zeros((self._W, B))
         self._u = problem.random(STREAM)
 
     def _truncated_rate(self):
@@ -112,11 +114,11 @@ class DEW(Policy):
             self._observe(feedback)
 
     def _record_pull(self, t, arms):
-        self._p_pull[t] = self.p_.reshape(-1)[self._flat + arms]
+        self._p_pull[t % self._W] = self.p_.reshape(-1)[self._flat + arms]
 
     def _observe(self, feedback, keep=None):
         """L̂(A_s) += ℓ_s(A_s)/p_s(A_s) for the arrivals (those with ``keep`` if given)."""
-        est = feedback.value / self._p_pull[feedback.step, feedback.run]
+        est = feedback.value / self._p_pull[feedback.step % self._W, feedback.run]
         feedback.add_to(self.cum_loss_, mask=keep, weights=est)
 
     def _restart(self, runs: np.ndarray) -> None:

@@ -268,7 +268,7 @@ class _ODAAFBase(_Phased):
         if self.mean_delay is None:
             raise ValueError(f"{type(self).__name__} needs the expected delay E[τ]: pass mean_delay=, "
                              f"e.g. mean_delay=10")
-        return self._column("mean_delay", low=0.0)
+        return self._column("mean_delay", low=0.0, high=1e12)  # steps; the horizon is ≤ 10⁸
 
     def _sizes(self, m, T):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -327,7 +327,7 @@ class ODAAFB(_ODAAFBase):
         mu = self._mean_delay()
         if self.bound is None:
             raise ValueError("ODAAFB needs the delay bound d: pass bound=, e.g. bound=20")
-        d = self._column("bound", low=0.0)
+        d = self._column("bound", low=0.0, high=1e12)
         if np.any(np.asarray(d) < np.asarray(mu)):
             raise ValueError(f"bound = {self.bound!r} is smaller than mean_delay = {self.mean_delay!r}: "
                              f"a bound d on the delays must be ≥ E[τ]; valid range [{self.mean_delay}, ∞)")
@@ -363,5 +363,5 @@ class ODAAFV(_ODAAFBase):
         mu = self._mean_delay()
         if self.variance is None:
             raise ValueError("ODAAFV needs the variance of the delays V(τ): pass variance=, e.g. variance=10")
-        return odaaf_v_sizes(m, T, mu, self._column("variance", low=0.0))
+        return odaaf_v_sizes(m, T, mu, self._column("variance", low=0.0, high=1e24))
 

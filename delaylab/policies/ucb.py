@@ -115,7 +115,7 @@ class KLUCB(_BlindIndex):
         return "KL-UCB"
 
     def _start_index(self):
-        self._eps = self._column("eps", low=0.0)
+        self._eps = self._column("eps", low=0.0, high=1e6)  # beyond, log(log t)·eps overflows
 
     def index(self, t):
         return klucb_bernoulli(self.mean(), self.counts(), exploration(t + 1, self._eps))
