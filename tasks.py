@@ -70,17 +70,19 @@ def _create_venv() -> None:
              "On Debian or Ubuntu install it first: sudo apt-get install python3-venv")
 
 
-def ensure_venv() -> None:
-    """Create .venv if needed and (re)install delaylab with its test tools when
-    pyproject.toml or this file changed since the last installation."""
+def ensure_venv(test: bool = True) -> None:
+    """Create .venv if needed and (re)install delaylab when pyproject.toml or this file changed
+    since the last installation; with its test tools for ``test`` (the workbook itself, ``lab``
+    and ``dashboard``, needs none of them)."""
     if not PY.exists():
         _create_venv()
-    if STAMP.exists() and STAMP.read_text() == _fingerprint():
+    installed = STAMP.read_text() if STAMP.exists() else ""
+    if installed == _fingerprint() + "+test" or (installed == _fingerprint() and not test):
         return
     run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-    run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]"])
+    run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]" if test else "."])
     run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
-    STAMP.write_text(_fingerprint())
+    STAMP.write_text(_fingerprint() + ("+test" if test else ""))
 
 
 def jupyter_env() -> dict:
@@ -107,7 +109,7 @@ def configure_git_filter() -> None:
 
 
 def cmd_lab(args) -> None:
-    ensure_venv()
+    ensure_venv(test=False)
     configure_git_filter()
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
     run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *as_root, *args], env=jupyter_env())
@@ -158,7 +160,7 @@ def cmd_dashboard(args) -> None:
     this folder). ``dashboard [PORT]`` on 127.0.0.1; ``dashboard --public [PORT]`` on every
     interface with the caps of a public server (README, "Hosting the dashboards"). Other
     arguments go to Voila (e.g. --DashboardServer.max_kernels=20)."""
-    ensure_venv()
+    ensure_venv(test=False)
     public = "--public" in args
     rest = [a for a in args if a != "--public"]
     port = rest.pop(0) if rest and rest[0].isdigit() else "8866"
@@ -177,7 +179,7 @@ def cmd_slides(args) -> None:
 
 def cmd_clean(args) -> None:
     if "--cache" in args:  # only the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
-        ensure_venv()
+        ensure_venv(test=False)
         run([PY, "-c", "import delaylab as dl; from delaylab.summary import fmt_bytes; i = dl.cache_info(); "
              "print(f'[delaylab] removed {i[\"entries\"]} cache entries ({fmt_bytes(dl.cache_clear())}) "
              "from {i[\"folder\"]}')"])
