@@ -13,36 +13,16 @@ Uses the server, browser and kernel helpers of ``tests/test_browser.py``.
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 import time
 
 import pytest
 
 from delaylab import exercises as ex
 
-from test_browser import ARTIFACTS, ROOT, Server, _wait_kernel, browser  # noqa: F401  (browser: a fixture)
+from test_browser import ARTIFACTS, ROOT, _wait_kernel, browser, lab_server  # noqa: F401  (browser: a fixture)
 
 pytestmark = pytest.mark.browser
 NOTEBOOK = "01_delayed_conversions.ipynb"
-
-
-def start_lab(tmp_path):
-    """JupyterLab on a copy of the notebooks: no autosave, every cell rendered (no windowing)."""
-    work = tmp_path / "notebooks"
-    shutil.copytree(ROOT / "notebooks", work)
-    settings = tmp_path / "settings" / "@jupyterlab"
-    (settings / "docmanager-extension").mkdir(parents=True)
-    (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
-    (settings / "notebook-extension").mkdir(parents=True)
-    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    (tmp_path / "workspaces").mkdir()
-    server = Server([sys.executable, "-m", "jupyter", "lab", "--no-browser", "--port={port}",
-                     "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--allow-root",
-                     f"--ServerApp.root_dir={work}", f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
-                     f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"], "/api/status", tmp_path,
-                    "lab-exercises-server.log")
-    return server, work
 
 
 def code_cell(page, text):
@@ -78,7 +58,7 @@ def test_student_answers_one_exercise_of_each_kind(browser, tmp_path, monkeypatc
     monkeypatch.delenv("DELAYLAB_EXERCISES_EXPECT", raising=False)  # a student, not the notebooks' tests
     timings = {}
     t0 = time.perf_counter()
-    server, work = start_lab(tmp_path)
+    server, work = lab_server(tmp_path, "lab-exercises-server.log")
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)[:300]))
