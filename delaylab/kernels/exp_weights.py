@@ -96,6 +96,7 @@ def exp_weights_kernel(i0, i1, t0, losses, delays, best, T, head, nxt, cal_arm, 
     Doubling (beta, eta and the base's L̂ per run and epoch; losses of the current epoch only)."""
     B, K = L.shape
     Wc = head.shape[0]
+    Wp = p_pull.shape[0]  # p_s(A_s) kept in a ring of the setting's span (DEW._p_pull)
     w = np.empty(K)
     tmp = np.zeros(K)
     for i in range(i0, i1):
@@ -136,7 +137,7 @@ def exp_weights_kernel(i0, i1, t0, losses, delays, best, T, head, nxt, cal_arm, 
                 nxt[slot, b] = head[s2, b]
                 head[s2, b] = t
             # update: p_t(A_t) recorded, then the arrivals' estimates summed per arm and added
-            p_pull[t, b] = p_now[b, a]
+            p_pull[t % Wp, b] = p_now[b, a]
             s = head[slot, b]
             head[slot, b] = -1
             any_kept = False
@@ -145,7 +146,7 @@ def exp_weights_kernel(i0, i1, t0, losses, delays, best, T, head, nxt, cal_arm, 
                 dd = t - s
                 if dd < beta[b] and (not doubling or epoch_of[s, b] == epoch[b]):
                     arm = cal_arm[r, b]
-                    tmp[arm] += cal_value[r, b] / p_pull[s, b]
+                    tmp[arm] += cal_value[r, b] / p_pull[s % Wp, b]
                     any_kept = True
                     if skipper:
                         kept_delay[s, b] = dd
