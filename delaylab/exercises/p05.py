@@ -101,7 +101,7 @@ class StudentDEW(DEW):
     def _observe(self, feedback, keep=None):
         sel = slice(None) if keep is None else keep
         run, arm, step, loss = feedback.run[sel], feedback.arm[sel], feedback.step[sel], feedback.value[sel]
-        p_pull = self._p_pull[step, run]
+        p_pull = self.p_at_pull(step, run)
         self.cum_loss_[...] = run_student(self.update_fn, "dew_update", self.cum_loss_.shape, self.cum_loss_.copy(),
                                           run.copy(), arm.copy(), np.asarray(loss, dtype=float).copy(),
                                           p_pull.copy(), self.p_.copy())

@@ -116,9 +116,14 @@ class DEW(Policy):
     def _record_pull(self, t, arms):
         self._p_pull[t % self._W] = self.p_.reshape(-1)[self._flat + arms]
 
+    def p_at_pull(self, step, run) -> np.ndarray:
+        """p_s(A_s): the probability with which the pull of ``step`` in ``run`` was drawn (for the
+        pulls whose loss may still arrive)."""
+        return self._p_pull[step % self._W, run]
+
     def _observe(self, feedback, keep=None):
         """L̂(A_s) += ℓ_s(A_s)/p_s(A_s) for the arrivals (those with ``keep`` if given)."""
-        est = feedback.value / self._p_pull[feedback.step % self._W, feedback.run]
+        est = feedback.value / self.p_at_pull(feedback.step, feedback.run)
         feedback.add_to(self.cum_loss_, mask=keep, weights=est)
 
     def _restart(self, runs: np.ndarray) -> None:
