@@ -28,13 +28,15 @@ if __name__ == "__main__":
     runs, horizon = int(sys.argv[1]), int(sys.argv[2])
     law = dl.Geometric(500)
     env = dl.Conversions([0.5, 0.4, 0.3], law, window=1000)
+    pols = {"D-KLUCB": dl.DelayedKLUCB(law, 1000)}
+    est = dl.estimate(env, pols, horizon, runs)
     t0 = time.perf_counter()
-    res = dl.sweep(env, {"D-KLUCB": dl.DelayedKLUCB(law, 1000)}, horizon, runs, seed=0, keep="summary",
+    res = dl.sweep(env, pols, horizon, runs, seed=0, keep="summary",
                    executor=2, chunk_runs=max(1, min(500, runs // 2)))
     elapsed = time.perf_counter() - t0
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    print(json.dumps({"seconds": elapsed, "parent": me, "worker": kids, "mean_final": float(res.mean("D-KLUCB")[-1]),
+    print(json.dumps({"seconds": elapsed, "estimate_seconds": est["seconds"], "parent": me, "worker": kids, "mean_final": float(res.mean("D-KLUCB")[-1]),
                       "full_bytes": result_bytes(1, 3, 1, runs, horizon, "all")}))
 """
 
@@ -52,6 +54,7 @@ def main(runs: int = 10_000, horizon: int = 100_000):
     gib = 1 << 30
     peak = (m["parent"] + m["worker"]) / gib
     row(f"D-KLUCB {runs} runs × T = {horizon}, keep='summary', 2 processes", m["seconds"])
+    row(f"  dl.estimate's time before it started (one process)", m["estimate_seconds"])
     row(f"  full arrays would need (GiB)", m["full_bytes"] / gib, "GiB")
     row(f"  peak memory: sweeping process + largest worker (GiB)", peak, "GiB", "≤ 1", peak <= 1.0)
     return m

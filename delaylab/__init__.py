@@ -14,7 +14,7 @@ the papers the workbook follows. Quick start::
 
 from . import bounds, indices
 from .cache import cache_clear, cache_info
-from .engine import simulate
+from .engine import estimate, simulate
 from .feedback import AnonymousSums, Arrivals
 from .grid import Grid, grid
 from .laws import (NEVER, DelayLaw, Empirical, Fixed, Geometric, HalfNormal, Pareto, Poisson,
@@ -49,7 +49,7 @@ from .policies.skipper import Doubling, Skipper  # isort: skip
 __version__ = "0.1.0"
 
 __all__ = [
-    "bounds", "indices", "simulate", "sweep", "Result", "grid", "Grid", "cache_info", "cache_clear",
+    "bounds", "indices", "estimate", "simulate", "sweep", "Result", "grid", "Grid", "cache_info", "cache_clear",
     "DelayLaw", "Geometric", "Pareto", "ScaledPareto", "Uniform", "Poisson", "HalfNormal", "Fixed",
     "SurvivalLaw", "Empirical", "criteo", "NEVER",
     "Setting", "Conversions", "LabelledRewards", "AggregatedAnonymous", "LinearConversions",

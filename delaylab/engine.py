@@ -35,7 +35,7 @@ import time
 import numpy as np
 
 from . import kernels
-from ._validate import check_bool, check_callable, check_cells, check_choice, check_int, check_times
+from ._validate import check_bool, check_callable, check_cells, check_choice, check_int, check_real, check_times
 from .feedback import AnonymousSums, Calendar
 from .grid import Grid
 from .policies.base import Policy, Problem
@@ -144,6 +144,35 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
 def _shaped(m: Moments, shape) -> Moments:
     """Moments of (G, …) → (*grid shape, …)."""
     return Moments(m.n, m.mean.reshape(shape + m.mean.shape[1:]), m.m2.reshape(shape + m.m2.shape[1:]))
+
+
+def estimate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, grid=None, pilot=0.5) -> dict:
+    """What :func:`simulate` (or :func:`delaylab.sweep`, in one process) would cost, before running it.
+
+    Returns a dict: ``bytes`` (the result with keep="all"), ``summary_bytes`` (with keep="summary",
+    independent of the number of runs), ``seconds`` (in this process) and ``pilot`` (the pilot
+    run's steps, runs and seconds). The time is extrapolated from a pilot: the first steps of the
+    first runs (at most 32), lengthened until it takes about ``pilot`` / 4 seconds; the cost of a
+    run-step falls as batches grow, so for thousands of runs the estimate errs on the long side.
+    The arguments are checked as by :func:`simulate`.
+    """
+    T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid)
+    pilot = check_real("pilot", pilot, low=0.0, high=60.0, low_open=True)
+    R, K = len(run_ids), setting.n_arms
+    r = min(R, 32)
+    h = min(T, 64)
+    simulate(setting, named, min(T, 8), run_ids[:r], seed, checkpoints=1, grid=grid, keep="summary")  # loads kernels
+    while True:
+        t0 = time.perf_counter()
+        simulate(setting, named, h, run_ids[:r], seed, checkpoints=1, grid=grid, keep="summary")
+        took = time.perf_counter() - t0
+        if took >= pilot / 4 or h >= T:
+            break
+        h = min(T, 4 * h)
+    return {"bytes": result_bytes(len(named), K, G, R, len(times), "all"),
+            "summary_bytes": result_bytes(len(named), K, G, 1, len(times), "summary"),
+            "seconds": took * (T / h) * (R / r),
+            "pilot": {"steps": h, "runs": r, "seconds": took}}
 
 
 def check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid, *, trace=False, keep="all"):

@@ -145,4 +145,5 @@ def check_memory(who: str, need: int, keep: str, summary_need: int, n_times: int
               "pass fewer checkpoints or grid cells")
     fewer = " or fewer checkpoints (e.g. checkpoints=200)" if n_times > 200 and keep == "all" else ""
     raise ValueError(f"{who} would hold {fmt_bytes(need)} of results, more than the {fmt_bytes(have)} of memory "
-                     f"available now; {advice}{fewer}. (Set DELAYLAB_MEMORY to change the limit.)")
+                     f"available now; {advice}{fewer}. (Set DELAYLAB_MEMORY to change the limit; "
+                     f"delaylab.estimate(...) gives the memory and the time of a run before it starts.)")

@@ -82,3 +82,21 @@ def test_a_result_too_big_for_memory_is_refused_before_any_work(entry, monkeypat
         entry(ENV, POLS, 300, 1000, progress=progress)
     res = entry(ENV, POLS, 300, 1000, checkpoints=20, keep="summary")  # the way out
     assert res.mean("UCB1").shape == (2, 20)
+
+
+def test_estimate_before_running_memory_exact_and_time_from_a_pilot():
+    law = dl.Geometric(50)
+    env = dl.Conversions([0.5, 0.4, 0.3], law, window=100)
+    pols = {"D-UCB": dl.DelayedUCB(law, 100), "UCB1": dl.UCB1()}
+    est = dl.estimate(env, pols, 3000, 40, checkpoints=50)
+    res = dl.simulate(env, pols, 3000, 40, checkpoints=50)
+    held = sum(res.regret[n].nbytes + res.pulls[n].nbytes for n in pols)
+    assert est["bytes"] == held
+    assert est["summary_bytes"] == dl.estimate(env, pols, 3000, 4000, checkpoints=50, pilot=0.01)["summary_bytes"]
+    assert est["summary_bytes"] < est["bytes"]
+    assert 0 < est["seconds"] < float("inf") and 1 <= est["pilot"]["steps"] <= 3000 and est["pilot"]["runs"] <= 32
+    for bad in (0, -1, float("nan"), "fast"):
+        with pytest.raises(ValueError, match="pilot"):
+            dl.estimate(env, pols, 3000, 40, pilot=bad)
+    with pytest.raises(ValueError, match="horizon"):
+        dl.estimate(env, pols, 0, 40)
