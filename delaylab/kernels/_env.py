@@ -96,6 +96,18 @@ def schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
         head[s2, b] = t
 
 
+@njit(cache=True, inline="always")
+def play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm, cal_value,
+         with_values):
+    """Arm a played at step t (row i of the block) of run b: the pull counted, its regret added to
+    the run's cumulative regret (row i − i0 of ``out``), its feedback drawn and scheduled."""
+    pulls[b, a] += 1
+    cum[b] += gap[b, a]
+    out[i - i0, b] = cum[b]
+    due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
+    schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+
+
 class Kernel:
     """Base of the kernels: the engine calls :meth:`run` for steps i0 … i1 − 1 of a block.
 

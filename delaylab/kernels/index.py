@@ -22,7 +22,7 @@ from ..policies.delayed import DelayedKLUCB, DelayedUCB, _DelayedIndex
 from ..policies.discarding import DiscardingKLUCB, DiscardingUCB, _Discarding
 from ..policies.ucb import KLUCB, UCB1
 from . import _env
-from ._env import Kernel, owned, per_run, pull, schedule
+from ._env import Kernel, owned, per_run, play
 
 INF = math.inf
 
@@ -123,11 +123,8 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
                         idx = ucb1(mean, n, lt, par[b])
                     if idx > best:
                         a, best = k, idx
-            pulls[b, a] += 1
-            cum[b] += gap[b, a]
-            out[i - i0, b] = cum[b]
-            due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
-            schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
+                 cal_value, with_values)
             n_pulls[b, a] += 1.0
             slot = t % W
             s = head[slot, b]
@@ -196,11 +193,8 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
                         idx = delayed_ucb(th, n_pulls[b, k], ntk, beta)
                     if idx > best:
                         a, best = k, idx
-            pulls[b, a] += 1
-            cum[b] += gap[b, a]
-            out[i - i0, b] = cum[b]
-            due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
-            schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
+                 cal_value, with_values)
             # DelayedIndex.update: N, then Ñ's push, then the conversions revealed
             n_pulls[b, a] += 1.0
             if geometric:  # GeometricCount.push
@@ -309,11 +303,8 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
                         idx = th + math.sqrt(beta / (2.0 * max(n, 1e-300))) if n > 0 else INF
                     if idx > best:
                         a, best = k, idx
-            pulls[b, a] += 1
-            cum[b] += gap[b, a]
-            out[i - i0, b] = cum[b]
-            due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
-            schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
+                 cal_value, with_values)
             n_pulls[b, a] += 1.0
             arms_ring[t % ring, b] = a
             converted[t % ring, b] = 0.0

@@ -15,7 +15,7 @@ from numba import njit
 
 from ..policies.patient import PatientBandits
 from . import _env
-from ._env import Kernel, per_run, pull, schedule
+from ._env import Kernel, per_run, play
 from .index import INF
 
 
@@ -35,11 +35,8 @@ def patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
                     idx = succ[b, k] / n_pulls[b, k] + width[b, k]
                     if idx > best:
                         a, best = k, idx
-            pulls[b, a] += 1
-            cum[b] += gap[b, a]
-            out[i - i0, b] = cum[b]
-            due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
-            schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
+                 cal_value, with_values)
             n_pulls[b, a] += 1.0
             slot = t % Wc
             s = head[slot, b]

@@ -19,7 +19,7 @@ from numba import njit
 
 from ..policies.qpmd import QPMD
 from . import _env
-from ._env import Kernel, per_run, pull, schedule
+from ._env import Kernel, per_run, play
 from .index import INF, klucb_bernoulli, ucb1
 
 
@@ -77,11 +77,8 @@ def qpmd_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, c
                 J = base_choice(n_, s_, par[b], ucb, b)
             J_[b] = J
             a = J
-            pulls[b, a] += 1
-            cum[b] += gap[b, a]
-            out[i - i0, b] = cum[b]
-            due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
-            schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
+                 cal_value, with_values)
             pulls_[b, a] += 1.0
             s = head[slot, b]
             head[slot, b] = -1
