@@ -52,6 +52,7 @@ ALGORITHMS = {
     "QPM-D (UCB1)": (LAB, dl.QPMD(), "QPM-D"),
     "QPM-D (KL-UCB)": (LAB, dl.QPMD(dl.KLUCB()), None),
     "Patient Bandits": (PATIENT, dl.PatientBandits(alpha=0.3), "Patient Bandits"),
+    "Adapt-Patient Bandits": (PATIENT, dl.AdaptPatientBandits(), "Adapt-Patient Bandits"),
     "Exp3": (ADV, dl.Exp3(), "Exp3"),
     "DEW": (ADV, dl.DEW(eta=0.05, dmax=100), "DEW"),
     "Skipper": (ADV, dl.Skipper(beta=30), "Skipper"),
@@ -78,7 +79,7 @@ def plain_per_run_step(name, T=4000):
     if name == "QPM-D":
         d = LAW.ppf(u[:, 1])
         go = lambda: plain_qpmd(list(paper.THETA_L), u[:, 0], d)  # noqa: E731
-    elif name == "Patient Bandits":
+    elif name in ("Patient Bandits", "Adapt-Patient Bandits"):  # the plain Adapt-Patient is O(t) per step
         d = np.stack([law.ppf(u[:, 1]) for law in PATIENT.laws], axis=1).tolist()
         go = lambda: plain_patient(name, [0.5, 0.55], d, u[:, 0], alpha=0.3)  # noqa: E731
     elif name in ("Exp3", "DEW", "Skipper", "Doubling"):

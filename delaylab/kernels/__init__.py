@@ -13,7 +13,7 @@ One module per algorithm family:
 * :mod:`.index` — UCB1, KL-UCB, D-UCB/D-KLUCB, UD-UCB/UD-KLUCB (geometric recursion and tabulated
   counts), Discarding UCB/KL-UCB (Vernade et al. 2017);
 * :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013);
-* :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy);
+* :mod:`.patient` — Patient Bandits and Adapt-Patient Bandits (Manegueu et al. 2020);
 * :mod:`.exp_weights` — Exp3, DEW, Skipper and Doubling (Thune et al. 2019).
 
 Where a kernel is slower than numpy's SIMD loops on large batches (KL-UCB's Bernoulli index),
@@ -131,7 +131,9 @@ def warmup(verbose: bool = False) -> float:
         for p in pols:
             dl.simulate(env, p, 20, 2, checkpoints=2)
     dl.simulate(conv, dl.UCB1(c=np.array([1.0, 2.0])), 20, 2, checkpoints=2)
-    dl.simulate(dl.Conversions([0.5, 0.3], [law, dl.Pareto(1.0)]), dl.PatientBandits(alpha=0.3), 20, 2, checkpoints=2)
+    arm_laws = dl.Conversions([0.5, 0.3], [law, dl.Pareto(1.0)])
+    for p in (dl.PatientBandits(alpha=0.3), dl.AdaptPatientBandits()):
+        dl.simulate(arm_laws, p, 20, 2, checkpoints=2)
     adv = dl.AdversarialLosses(np.tile([0.2, 0.6], (20, 1)), dl.Geometric(mean=3))
     for p in (dl.Exp3(), dl.DEW(eta=0.1, dmax=5), dl.Skipper(beta=4)):
         dl.simulate(adv, p, 20, 2, checkpoints=2)

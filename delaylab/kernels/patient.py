@@ -1,9 +1,19 @@
-r"""Kernel of Patient Bandits (Manegueu et al. 2020, Algorithm 1): :mod:`delaylab.policies.patient`.
+r"""Kernels of Patient Bandits and Adapt-Patient Bandits (Manegueu et al. 2020, Algorithms 1 and 2):
+:mod:`delaylab.policies.patient`.
 
-Pull each arm once, then argmax_i μ̂_i + width_i, where the width sqrt(2 log(2KT³)/T_i) +
-2 T_i^{−(α ∧ 1/2)} of the arm just pulled is updated after each pull, as the numpy policy does.
-Adapt-Patient Bandits (its online estimate of α, with histograms of the seen delays per arm)
-stays on the numpy path.
+Patient Bandits: pull each arm once, then argmax_i μ̂_i + width_i, where the width
+sqrt(2 log(2KT³)/T_i) + 2 T_i^{−(α ∧ 1/2)} of the arm just pulled is updated after each pull,
+as the numpy policy does.
+
+Adapt-Patient Bandits: the numpy policy's exact incremental bookkeeping, per run and per arm
+(the policy's flat tables ``times_``, ``delays_``, ``ordinal_``, ``hist_`` and counters, entry
+f = run·K + arm): each step, (α̂_t, α_t) from the most pulled arm, the UCB of every arm with
+α_t (its width changes with α_t, so it is recomputed for every arm), the pull; then the
+arrivals (their delays recorded, and counted at once if their pull is already in the
+estimation set), D and d of the arm just pulled grown at every second pull, and, for every
+arm, the pull that has become D steps old joining the set. The numpy path does the same steps
+vectorised over runs, in the same order; every count is an integer, so only log and exp (in
+α̂_t and in the widths) can differ in the last place.
 """
 
 from __future__ import annotations
@@ -13,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..policies.patient import PatientBandits
+from ..policies.patient import _TINY, AdaptPatientBandits, PatientBandits
 from . import _env
 from ._env import Kernel, per_run, play
 from .index import INF
@@ -61,7 +71,104 @@ class PatientKernel(Kernel):
         return p.pulls_, p.successes_, p.width_, self.a, float(p._two_log)
 
 
+@njit(cache=True)
+def adapt_patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
+                         with_values, cum, out, pulls, n_pulls, succ, alpha, alpha_hat, times, dels, ordinal, hist,
+                         n_est, n_pl, D_, d_, count_D, count_d, rho, conf, alpha_low, two_log, w, h):
+    B, K = theta.shape
+    Wc = head.shape[0]
+    for i in range(i0, i1):
+        t = t0 + i
+        for b in range(B):
+            fb = b * K
+            if t < 2 * K:  # pull each arm twice
+                a = t % K
+            else:
+                # (α̂_t, α_t) from Ī_t, the most pulled arm (AdaptPatientBandits.estimate)
+                ib = 0
+                for k in range(1, K):
+                    if n_pl[fb + k] > n_pl[fb + ib]:
+                        ib = k
+                f = fb + ib
+                t_bar = n_pl[f]
+                n = n_est[f]
+                diff = (count_D[f] - count_d[f]) / max(n, 1)
+                log_t = math.log(max(t_bar, 2))
+                ah = min(-math.log(max(diff, _TINY)) / log_t, 1.0)
+                if n > 0 and t_bar >= 2:
+                    alpha_hat[b] = ah
+                    alpha[b] = max(ah - conf[b] / log_t, alpha_low[b])
+                else:
+                    alpha_hat[b] = np.nan
+                    alpha[b] = alpha_low[b]
+                am = min(alpha[b], 0.5)
+                a, best = 0, -INF
+                for k in range(K):
+                    pk = n_pulls[b, k]
+                    idx = succ[b, k] / max(pk, 1.0) + (math.sqrt(two_log / pk) + 2.0 * math.exp(-am * math.log(pk)))
+                    if idx > best:
+                        a, best = k, idx
+            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
+                 cal_value, with_values)
+            n_pulls[b, a] += 1.0
+            f = fb + a
+            j = n_pl[f]
+            times[f * w + j] = t
+            ordinal[b * T + t] = j
+            n_pl[f] = j + 1
+            slot = t % Wc
+            s = head[slot, b]
+            head[slot, b] = -1
+            while s >= 0:  # the conversions revealed at the end of step t (made at step s)
+                arm = cal_arm[s % Wc, b]
+                succ[b, arm] += 1.0
+                fr = fb + arm
+                jr = ordinal[b * T + s]
+                delay = t - s
+                dels[fr * w + jr] = delay
+                if jr < n_est[fr] and delay < h:  # a pull already in the estimation set
+                    hist[fr * h + delay] += 1
+                    if delay <= D_[fr]:
+                        count_D[fr] += 1
+                    if delay <= d_[fr]:
+                        count_d[fr] += 1
+                s = nxt[s % Wc, b]
+            if j & 1 == 1:  # D (and maybe d) of the arm just pulled grow by one
+                D = (j + 1) >> 1
+                D_[f] = D
+                count_D[f] += hist[f * h + D]
+                new_d = np.int64(math.floor(rho[f] * D))
+                if new_d > d_[f]:
+                    d_[f] = new_d
+                    count_d[f] += hist[f * h + new_d]
+            for k in range(K):  # the pull of each arm that is now D steps old joins the set
+                fk = fb + k
+                jk = n_est[fk]
+                if times[fk * w + jk] <= t - D_[fk]:
+                    delay = dels[fk * w + jk]
+                    n_est[fk] += 1
+                    if delay >= 0 and delay < h:
+                        hist[fk * h + delay] += 1
+                        if delay <= D_[fk]:
+                            count_D[fk] += 1
+                        if delay <= d_[fk]:
+                            count_d[fk] += 1
+    return i1
+
+
+class AdaptPatientKernel(Kernel):
+    _fn = staticmethod(adapt_patient_kernel)
+
+    def _state(self):
+        p = self.policy
+        return (p.pulls_, p.successes_, p.alpha_, p.alpha_hat_, p.times_, p.delays_, p.ordinal_, p.hist_, p.n_est_,
+                p.n_pulls_, p.D_, p.d_, p.count_D_, p.count_d_, p._rho, p._conf, p._alpha_low, float(p._two_log),
+                int(p._w), int(p._h))
+
+
 def make(policy, setting, problem, calendar):
     if _env.supported(setting) and type(policy) is PatientBandits:
         return PatientKernel(policy, setting, problem, calendar)
+    if _env.supported(setting) and type(policy) is AdaptPatientBandits:
+        return AdaptPatientKernel(policy, setting, problem, calendar)
     return None

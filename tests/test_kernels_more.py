@@ -1,0 +1,96 @@
+"""Two paths, one truth, for the kernels added in issue 16 part 2: Adapt-Patient Bandits.
+
+The same checks as tests/test_kernels.py (whose helpers are used): both paths simulate the
+same runs on the same draws; pulls must be identical and regrets and traced states (α_t, α̂_t,
+the means, …) equal to 1e-12, across batch sizes, chunkings of the runs and of the time loop,
+and per-cell parameters.
+"""
+
+import numpy as np
+import pytest
+
+import delaylab as dl
+import delaylab.engine as engine
+from delaylab import kernels
+from test_kernels import assert_same, both
+
+pytestmark = pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
+
+T = 600
+HEAVY = dl.Conversions([0.5, 0.55], [dl.Pareto(1.0), dl.Pareto(0.3)])
+PER_ARM = dl.Conversions([0.5, 0.4, 0.2], [dl.Geometric(mean=5), dl.Uniform(0, 30), dl.Fixed(7)], window=40)
+
+# (id, setting, policy)
+CASES = [
+    # the paper's constants: α_t = α_low throughout and d_t = 0, α̂_t still estimated (traced)
+    ("Adapt-Patient/paper constants", HEAVY, dl.AdaptPatientBandits()),
+    # ρ = (c/2)^{1/α_low} = 1/4 and no confidence term: d_t grows, α_t moves with α̂_t
+    ("Adapt-Patient/raw estimate", HEAVY, dl.AdaptPatientBandits(c=1.0, alpha_low=0.5, confidence=0.0)),
+    ("Adapt-Patient/3 arms, window", PER_ARM, dl.AdaptPatientBandits(c=0.9, alpha_low=0.5, mu_low=0.3,
+                                                                     confidence=0.2)),
+]
+IDS = [c[0] for c in CASES]
+
+
+def test_every_case_runs_a_kernel():
+    for _, setting, policy in CASES:
+        problem = dl.Problem(setting.n_arms, T, setting.feedback, getattr(setting, "window", None), None,
+                             engine.Batch(np.arange(2)), 0)
+        cal = engine.Calendar(2, 10, with_values=setting.feedback != "conversions")
+        assert kernels.kernel_for(policy.clone().start(problem), setting, problem, cal) is not None, policy
+
+
+@pytest.mark.parametrize("runs", [1, 7, 30])
+@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
+def test_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
+    a, b = both(monkeypatch, setting, policy, runs, checkpoints=50)
+    assert_same(a, b)
+    assert a.regret[policy.label].shape == (runs, 50)
+
+
+@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
+def test_kernel_equals_numpy_with_traces_at_every_step(monkeypatch, name, setting, policy):
+    a, b = both(monkeypatch, setting, policy, 5, horizon=300, trace=True)
+    assert_same(a, b)
+    assert a.traces[policy.label]
+
+
+def test_adapt_patient_traces_move(monkeypatch):
+    """The traced estimates the equality tests compare are not constant: α̂_t is estimated, and
+    with the raw estimate α_t follows it (so a kernel that got them wrong would be caught)."""
+    _, setting, policy = CASES[1]
+    a, b = both(monkeypatch, setting, policy, 4, horizon=T, trace=True, checkpoints=[1, *range(10, T + 1, 10)])
+    tr = b.traces[policy.label]
+    hat = tr["alpha_hat"]
+    assert np.isnan(hat[:, 0]).all() and np.isfinite(hat[:, -1]).all()
+    assert len(np.unique(tr["alpha"])) > 10
+    assert_same(a, b)
+
+
+@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
+def test_kernel_runs_do_not_depend_on_chunks_or_blocks(monkeypatch, name, setting, policy):
+    times = [1, 17, 99, 100, 101, 599, 600]
+    a, b = both(monkeypatch, setting, policy, 12, checkpoints=times)
+    assert_same(a, b)
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 1)  # one run per chunk
+    monkeypatch.setattr(engine, "_BLOCK_NUMBERS", 1)  # blocks of 8 steps
+    c, d = both(monkeypatch, setting, policy, 12, checkpoints=times)
+    assert_same(a, c)
+    assert_same(a, d)
+    e, f = both(monkeypatch, setting, policy, [11, 3, 5], checkpoints=times)
+    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[11, 3, 5]])
+    assert_same(e, f)
+
+
+GRID_CASES = [
+    ("Adapt-Patient κ per cell", HEAVY, dl.AdaptPatientBandits(c=1.0, alpha_low=0.3,
+                                                                confidence=np.array([0.0, 0.5, 1.0]))),
+    ("Adapt-Patient c per cell", PER_ARM, dl.AdaptPatientBandits(c=np.array([0.3, 1.0]), alpha_low=0.5)),
+]
+
+
+@pytest.mark.parametrize("name, setting, policy", GRID_CASES, ids=[c[0] for c in GRID_CASES])
+def test_kernel_equals_numpy_on_grids(monkeypatch, name, setting, policy):
+    a, b = both(monkeypatch, setting, policy, 7, checkpoints=20, trace=True)
+    assert_same(a, b)
+    assert a.grid_shape and a.regret[policy.label].shape[:-2] == a.grid_shape
