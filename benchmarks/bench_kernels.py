@@ -24,11 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import delaylab as dl  # noqa: E402
 from bench import row  # noqa: E402
 from delaylab import kernels  # noqa: E402
+from delaylab.papers import pikeburke2018 as pikeburke  # noqa: E402
 from delaylab.papers import vernade2017 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402
 from plain import plain_run  # noqa: E402
 from plain_manegueu2020 import plain_run as plain_patient  # noqa: E402
-from plain_pikeburke2018 import plain_qpmd  # noqa: E402
+from plain_pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
 from plain_thune2019 import plain_run as plain_exp  # noqa: E402
 
 LAW = dl.Geometric(paper.MEAN_DELAY)
@@ -36,6 +37,7 @@ CONV = dl.Conversions(paper.THETA_L, LAW, window=paper.WINDOW)
 LAB = dl.LabelledRewards(paper.THETA_L, LAW, window=paper.WINDOW)
 M = paper.WINDOW
 PATIENT = dl.Conversions([0.5, 0.55], [dl.Pareto(1.0), dl.Pareto(0.3)])
+ANON = dl.AggregatedAnonymous(pikeburke.THETA, dl.Poisson(10.0))  # bench_pikeburke2018's instance
 ADV_T = 5000
 ADV = dl.AdversarialLosses(dl.sequences.bernoulli_losses([0.45, 0.5], ADV_T, seed=0), dl.Geometric(mean=20))
 
@@ -53,6 +55,10 @@ ALGORITHMS = {
     "QPM-D (KL-UCB)": (LAB, dl.QPMD(dl.KLUCB()), None),
     "Patient Bandits": (PATIENT, dl.PatientBandits(alpha=0.3), "Patient Bandits"),
     "Adapt-Patient Bandits": (PATIENT, dl.AdaptPatientBandits(), "Adapt-Patient Bandits"),
+    "ODAAF": (ANON, dl.ODAAF(mean_delay=10), "ODAAF"),
+    "ODAAF-B": (ANON, dl.ODAAFB(mean_delay=10, bound=40), "ODAAF-B"),
+    "ODAAF-V": (ANON, dl.ODAAFV(mean_delay=10, variance=10), "ODAAF-V"),
+    "Improved UCB (no delay)": (dl.AggregatedAnonymous(pikeburke.THETA, dl.Fixed(0)), dl.ImprovedUCB(), "Improved UCB"),
     "Exp3": (ADV, dl.Exp3(), "Exp3"),
     "DEW": (ADV, dl.DEW(eta=0.05, dmax=100), "DEW"),
     "Skipper": (ADV, dl.Skipper(beta=30), "Skipper"),
@@ -82,6 +88,10 @@ def plain_per_run_step(name, T=4000):
     elif name in ("Patient Bandits", "Adapt-Patient Bandits"):  # the plain Adapt-Patient is O(t) per step
         d = np.stack([law.ppf(u[:, 1]) for law in PATIENT.laws], axis=1).tolist()
         go = lambda: plain_patient(name, [0.5, 0.55], d, u[:, 0], alpha=0.3)  # noqa: E731
+    elif name in ("ODAAF", "ODAAF-B", "ODAAF-V", "Improved UCB"):
+        d = (dl.Poisson(10.0).ppf(u[:, 1]) if name != "Improved UCB" else np.zeros(T)).astype(np.int64).tolist()
+        go = lambda: plain_phased(name, list(pikeburke.THETA), u[:, 0], d, mean_delay=10.0, variance=10.0,  # noqa: E731
+                                  bound=40.0)
     elif name in ("Exp3", "DEW", "Skipper", "Doubling"):
         d = dl.Geometric(mean=20).ppf(u[:, 1]).astype(np.int64)
         go = lambda: plain_exp(name, ADV.losses, d, T, u[:, 0], beta=30.0, eta=0.05, dmax=100.0)  # noqa: E731

@@ -25,6 +25,8 @@ path (tests/test_pikeburke2018_policies.py); every other policy takes the step-b
 Compiled path: when :func:`delaylab.kernels.kernel_for` has a kernel for the policy, the steps of
 a block run in one compiled call on the same draws, calendar and policy state; the checkpoints
 are still recorded by ``_Runner._record`` (tests/test_kernels.py: the same runs as step by step).
+A kernel takes precedence over the block path (the phased policies' kernel, for the batch sizes
+where it is faster: :mod:`delaylab.kernels.odaaf`).
 """
 
 from __future__ import annotations
@@ -222,13 +224,14 @@ class _Runner:
             self.regret = np.empty((B, len(times)))
         self.pulls = np.zeros((B, problem.n_arms), dtype=np.int64)
         self.trace = {} if trace else None
-        self.blocks = (BLOCK_STEPS and self.anonymous and hasattr(policy, "fixed_steps")
+        # compiled path (delaylab.kernels): the same runs, the whole block in one call; it comes
+        # first, also for the block path's policies (kernels.odaaf: faster for small batches)
+        self.kernel = kernels.kernel_for(policy, setting, problem, self.calendar)
+        self.blocks = (self.kernel is None and BLOCK_STEPS and self.anonymous and hasattr(policy, "fixed_steps")
                        and hasattr(policy, "update_block"))
         if self.blocks:  # pending anonymous sums per arrival step (ring of span steps)
             self.calendar, self.W = None, max(1, int(span))
             self.sums = np.zeros((self.W, B))
-        # compiled path (delaylab.kernels): the same runs, the whole block in one call
-        self.kernel = kernels.kernel_for(policy, setting, problem, self.calendar)
 
     def advance(self, block, t0: int, n: int) -> None:
         if self.kernel is not None:

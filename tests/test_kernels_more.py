@@ -1,4 +1,5 @@
-"""Two paths, one truth, for the kernels added in issue 16 part 2: Adapt-Patient Bandits.
+"""Two paths, one truth, for the kernels added in issue 16 part 2: Adapt-Patient Bandits, and the
+phased family of Pike-Burke et al. 2018 (ODAAF, ODAAF-B, ODAAF-V, Improved UCB).
 
 The same checks as tests/test_kernels.py (whose helpers are used): both paths simulate the
 same runs on the same draws; pulls must be identical and regrets and traced states (α_t, α̂_t,
@@ -94,3 +95,87 @@ def test_kernel_equals_numpy_on_grids(monkeypatch, name, setting, policy):
     a, b = both(monkeypatch, setting, policy, 7, checkpoints=20, trace=True)
     assert_same(a, b)
     assert a.grid_shape and a.regret[policy.label].shape[:-2] == a.grid_shape
+
+
+# ------------------------------------------------------------------ the phased family (kernels.odaaf)
+# The numpy side is the engine's block path (anonymous feedback) or the step-by-step path
+# (labelled); tests/test_pikeburke2018_policies.py shows that both give the same runs.
+TP = 6000  # long enough for eliminations, bridges, later phases and commitment
+ANON = dl.AggregatedAnonymous([0.9, 0.6, 0.2], dl.Uniform(0, 20))
+PHASED = [
+    ("ODAAF", ANON, dl.ODAAF(mean_delay=10)),
+    ("ODAAF-B", ANON, dl.ODAAFB(mean_delay=10, bound=20)),
+    ("ODAAF-V", ANON, dl.ODAAFV(mean_delay=10, variance=36.7)),
+    ("Improved UCB/no delay", dl.AggregatedAnonymous([0.9, 0.6, 0.2], dl.Fixed(0)), dl.ImprovedUCB()),
+    ("Improved UCB/labelled", dl.LabelledRewards([0.7, 0.6, 0.2], dl.Geometric(mean=30)), dl.ImprovedUCB()),
+    ("ODAAF-B/censored, geometric", dl.AggregatedAnonymous([0.8, 0.5], dl.Geometric(mean=20), window=15),
+     dl.ODAAFB(mean_delay=20, bound=30)),
+]
+PIDS = [c[0] for c in PHASED]
+
+
+def test_every_phased_case_runs_a_kernel_and_subclasses_do_not():
+    from delaylab.exercises.p04 import StudentODAAF
+
+    for _, setting, policy in [*PHASED, ("student", ANON, StudentODAAF(mean_delay=10))]:
+        problem = dl.Problem(setting.n_arms, TP, setting.feedback, getattr(setting, "window", None), None,
+                             engine.Batch(np.arange(2)), 0)
+        cal = engine.Calendar(2, 10, with_values=True)
+        k = kernels.kernel_for(policy.clone().start(problem), setting, problem, cal)
+        assert (k is not None) == (type(policy) is not StudentODAAF), policy
+
+
+@pytest.mark.parametrize("runs", [1, 7, 30])
+@pytest.mark.parametrize("name, setting, policy", PHASED, ids=PIDS)
+def test_phased_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
+    a, b = both(monkeypatch, setting, policy, runs, horizon=TP, checkpoints=40, trace=True)
+    assert_same(a, b)
+    tr = a.traces[policy.label]
+    if runs == 30 and setting.means.max() == 0.9:  # the runs went through the phases' events, which the traces compare
+        assert (tr["eliminated_at"][:, -1] >= 0).any()
+        assert (tr["phase"][:, -1] >= 1).any()
+        assert (tr["bridge_start"][:, -1] >= 0).any() == policy._bridge
+
+
+@pytest.mark.parametrize("name, setting, policy", PHASED[:4:3], ids=PIDS[:4:3])
+def test_phased_kernel_equals_numpy_with_traces_at_every_step(monkeypatch, name, setting, policy):
+    a, b = both(monkeypatch, setting, policy, 3, horizon=2500, trace=True)
+    assert_same(a, b)
+
+
+@pytest.mark.parametrize("name, setting, policy", PHASED[1::2], ids=PIDS[1::2])
+def test_phased_kernel_runs_do_not_depend_on_chunks_or_blocks(monkeypatch, name, setting, policy):
+    times = [1, 17, 999, 1000, 1001, 5999, 6000]
+    a, b = both(monkeypatch, setting, policy, 12, horizon=TP, checkpoints=times)
+    assert_same(a, b)
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 1)  # one run per chunk
+    monkeypatch.setattr(engine, "_BLOCK_NUMBERS", 1)  # blocks of 8 steps
+    c, d = both(monkeypatch, setting, policy, 12, horizon=TP, checkpoints=times)
+    assert_same(a, c)
+    assert_same(a, d)
+    e, f = both(monkeypatch, setting, policy, [11, 3, 5], horizon=TP, checkpoints=times)
+    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[11, 3, 5]])
+    assert_same(e, f)
+
+
+def test_phased_kernel_on_grids(monkeypatch):
+    env = dl.AggregatedAnonymous([[0.9, 0.6, 0.2], [0.6, 0.5, 0.45]], dl.Uniform(0, 20))
+    for policy in (dl.ODAAF(mean_delay=np.array([2.0, 10.0])), dl.ODAAFB(mean_delay=10, bound=np.array([20.0, 80.0]))):
+        a, b = both(monkeypatch, env, policy, 5, horizon=TP, checkpoints=20, trace=True)
+        assert_same(a, b)
+        assert a.grid_shape == (2,)
+
+
+def test_large_batches_of_the_phased_family_take_the_block_path_with_the_same_runs(monkeypatch):
+    """Above max_batch (100 runs) numpy's block path is as fast: those chunks run on numpy."""
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numba")
+    for B, has_kernel in [(100, True), (101, False)]:
+        problem = dl.Problem(3, TP, "anonymous", None, None, engine.Batch(np.arange(B)), 0)
+        cal = engine.Calendar(B, 10, with_values=True)
+        assert (kernels.kernel_for(dl.ODAAF(mean_delay=10).start(problem), ANON, problem, cal) is not None) == has_kernel
+    policy = dl.ODAAFV(mean_delay=10, variance=36.7)
+    big = dl.simulate(ANON, policy, TP, 120, seed=3, checkpoints=10, trace=True)  # numpy's block path
+    part = dl.simulate(ANON, policy, TP, range(90, 120), seed=3, checkpoints=10, trace=True)  # the kernel
+    assert np.array_equal(part.pulls["ODAAF-V"], big.pulls["ODAAF-V"][90:])
+    np.testing.assert_allclose(part.regret["ODAAF-V"], big.regret["ODAAF-V"][90:], rtol=0, atol=1e-12)
+    assert np.array_equal(part.traces["ODAAF-V"]["eliminated_at"], big.traces["ODAAF-V"]["eliminated_at"][90:])

@@ -121,6 +121,7 @@ def test_block_path_gives_exactly_the_step_by_step_runs(law, monkeypatch):
             "ODAAF-B": dl.ODAAFB(mean_delay=float(law.mean), bound=60.0 if law.mean else 0.0),
             "ODAAF-V": dl.ODAAFV(mean_delay=float(law.mean), variance=float(law.var)),
             "Improved UCB": dl.ImprovedUCB()}
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numpy")  # the numpy paths (tests/test_kernels_more.py: the kernel's runs)
     fast = dl.simulate(env, pols, 6000, 4, seed=2, checkpoints=97, trace=True)
     monkeypatch.setattr(engine, "BLOCK_STEPS", False)
     slow = dl.simulate(env, pols, 6000, 4, seed=2, checkpoints=97, trace=True)
@@ -252,6 +253,7 @@ def test_pull_many_equals_the_pulls_of_each_step():
 def test_block_path_with_censoring_and_per_cell_means(monkeypatch):
     env = dl.AggregatedAnonymous([[0.5, 0.7], [0.6, 0.2]], dl.Geometric(20.0), window=15)
     pols = {"ODAAF": dl.ODAAF(mean_delay=[5.0, 20.0]), "ODAAF-B": dl.ODAAFB(mean_delay=5.0, bound=[15.0, 30.0])}
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numpy")  # the numpy paths (tests/test_kernels_more.py: the kernel's runs)
     fast = dl.simulate(env, pols, 5000, 3, seed=9, checkpoints=33)
     monkeypatch.setattr(engine, "BLOCK_STEPS", False)
     slow = dl.simulate(env, pols, 5000, 3, seed=9, checkpoints=33)

@@ -14,7 +14,8 @@ One module per algorithm family:
   counts), Discarding UCB/KL-UCB (Vernade et al. 2017);
 * :mod:`.qpmd` — QPM-D over UCB1 or KL-UCB (Joulani et al. 2013);
 * :mod:`.patient` — Patient Bandits and Adapt-Patient Bandits (Manegueu et al. 2020);
-* :mod:`.exp_weights` — Exp3, DEW, Skipper and Doubling (Thune et al. 2019).
+* :mod:`.exp_weights` — Exp3, DEW, Skipper and Doubling (Thune et al. 2019);
+* :mod:`.odaaf` — ODAAF, ODAAF-B, ODAAF-V and Improved UCB (Pike-Burke et al. 2018), phased.
 
 Where a kernel is slower than numpy's SIMD loops on large batches (KL-UCB's Bernoulli index),
 it declares ``max_batch`` and larger chunks take the numpy path; both give the same runs.
@@ -92,9 +93,9 @@ def _families():
     global _FAMILIES
     if _FAMILIES is None:
         try:
-            from . import exp_weights, index, patient, qpmd
+            from . import exp_weights, index, odaaf, patient, qpmd
 
-            _FAMILIES = (index, qpmd, patient, exp_weights)
+            _FAMILIES = (index, qpmd, patient, exp_weights, odaaf)
         except Exception as err:  # pragma: no cover - depends on the installation
             import warnings
 
@@ -138,6 +139,8 @@ def warmup(verbose: bool = False) -> float:
     for p in (dl.Exp3(), dl.DEW(eta=0.1, dmax=5), dl.Skipper(beta=4)):
         dl.simulate(adv, p, 20, 2, checkpoints=2)
     dl.simulate(dl.AdversarialLosses(adv.losses, adv.delays, reveal="at_action"), dl.Doubling(), 20, 2, checkpoints=2)
+    # the phased family shares one kernel (ODAAF-B/-V's bridges and Improved UCB's labels are arguments)
+    dl.simulate(dl.AggregatedAnonymous([0.5, 0.3], law), dl.ODAAF(mean_delay=3), 20, 2, checkpoints=2)
     elapsed = time.perf_counter() - t0
     if verbose:
         print(f"delaylab kernels ready in {elapsed:.2f} s")
