@@ -8,7 +8,7 @@ to see what a wrong belief costs. A d below E[τ] is not a bound: ODAAF-B is the
 
 Results are cached per policy and the inputs it depends on (moving d reruns ODAAF-B only).
 Ranges keep every update within about a second or two: E[τ] ∈ [0.5, 50], T ≤ 100,000, runs ≤ 40
-(QPM-D runs compiled, the ODAAF family on the engine's block path).
+(QPM-D and the ODAAF family run compiled).
 """
 
 from __future__ import annotations
