@@ -31,6 +31,7 @@ from plain import plain_run  # noqa: E402
 from plain_manegueu2020 import plain_run as plain_patient  # noqa: E402
 from plain_pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
 from plain_thune2019 import plain_run as plain_exp  # noqa: E402
+from plain_vernade2020 import plain_run as plain_linear  # noqa: E402
 
 LAW = dl.Geometric(paper.MEAN_DELAY)
 CONV = dl.Conversions(paper.THETA_L, LAW, window=paper.WINDOW)
@@ -38,6 +39,8 @@ LAB = dl.LabelledRewards(paper.THETA_L, LAW, window=paper.WINDOW)
 M = paper.WINDOW
 PATIENT = dl.Conversions([0.5, 0.55], [dl.Pareto(1.0), dl.Pareto(0.3)])
 ANON = dl.AggregatedAnonymous(pikeburke.THETA, dl.Poisson(10.0))  # bench_pikeburke2018's instance
+LIN = dl.LinearConversions(np.full(5, 1 / np.sqrt(5)), dl.Geometric(mean=100), n_actions=10, window=100)  # the panel's
+LIN_BIG = dl.LinearConversions(np.full(8, 1 / np.sqrt(8)), dl.Geometric(mean=100), n_actions=20, window=500)
 ADV_T = 5000
 ADV = dl.AdversarialLosses(dl.sequences.bernoulli_losses([0.45, 0.5], ADV_T, seed=0), dl.Geometric(mean=20))
 
@@ -59,6 +62,8 @@ ALGORITHMS = {
     "ODAAF-B": (ANON, dl.ODAAFB(mean_delay=10, bound=40), "ODAAF-B"),
     "ODAAF-V": (ANON, dl.ODAAFV(mean_delay=10, variance=10), "ODAAF-V"),
     "Improved UCB (no delay)": (dl.AggregatedAnonymous(pikeburke.THETA, dl.Fixed(0)), dl.ImprovedUCB(), "Improved UCB"),
+    "OTFLinUCB (m = 100, d = 5, K = 10)": (LIN, dl.OTFLinUCB(window=100), "OTFLinUCB"),
+    "OTFLinUCB (m = 500, d = 8, K = 20)": (LIN_BIG, dl.OTFLinUCB(window=500), None),
     "Exp3": (ADV, dl.Exp3(), "Exp3"),
     "DEW": (ADV, dl.DEW(eta=0.05, dmax=100), "DEW"),
     "Skipper": (ADV, dl.Skipper(beta=30), "Skipper"),
@@ -92,6 +97,9 @@ def plain_per_run_step(name, T=4000):
         d = (dl.Poisson(10.0).ppf(u[:, 1]) if name != "Improved UCB" else np.zeros(T)).astype(np.int64).tolist()
         go = lambda: plain_phased(name, list(pikeburke.THETA), u[:, 0], d, mean_delay=10.0, variance=10.0,  # noqa: E731
                                   bound=40.0)
+    elif name == "OTFLinUCB":  # its own draws (the same streams); a shorter run: numpy's inverse per step
+        T = 1000
+        go = lambda: plain_linear(name, LIN.theta, LIN.law, LIN.n_arms, T, 100, 100)  # noqa: E731
     elif name in ("Exp3", "DEW", "Skipper", "Doubling"):
         d = dl.Geometric(mean=20).ppf(u[:, 1]).astype(np.int64)
         go = lambda: plain_exp(name, ADV.losses, d, T, u[:, 0], beta=30.0, eta=0.05, dmax=100.0)  # noqa: E731

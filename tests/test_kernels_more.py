@@ -1,5 +1,5 @@
-"""Two paths, one truth, for the kernels added in issue 16 part 2: Adapt-Patient Bandits, and the
-phased family of Pike-Burke et al. 2018 (ODAAF, ODAAF-B, ODAAF-V, Improved UCB).
+"""Two paths, one truth, for the kernels added in issue 16 part 2: Adapt-Patient Bandits, the
+phased family of Pike-Burke et al. 2018 (ODAAF, ODAAF-B, ODAAF-V, Improved UCB) and OTFLinUCB.
 
 The same checks as tests/test_kernels.py (whose helpers are used): both paths simulate the
 same runs on the same draws; pulls must be identical and regrets and traced states (α_t, α̂_t,
@@ -179,3 +179,58 @@ def test_large_batches_of_the_phased_family_take_the_block_path_with_the_same_ru
     assert np.array_equal(part.pulls["ODAAF-V"], big.pulls["ODAAF-V"][90:])
     np.testing.assert_allclose(part.regret["ODAAF-V"], big.regret["ODAAF-V"][90:], rtol=0, atol=1e-12)
     assert np.array_equal(part.traces["ODAAF-V"]["eliminated_at"], big.traces["ODAAF-V"]["eliminated_at"][90:])
+
+
+# ------------------------------------------------------------------ OTFLinUCB (kernels.linear)
+def _linear(d, K, m, mean=30, window="m"):
+    return dl.LinearConversions(np.full(d, 1 / np.sqrt(d)), dl.Geometric(mean=mean), n_actions=K,
+                                window=m if window == "m" else window)
+
+
+LINEAR = [
+    ("OTFLinUCB/exact", _linear(5, 10, 100), dl.OTFLinUCB(window=100)),
+    ("OTFLinUCB/cheap", _linear(3, 4, 20), dl.OTFLinUCB(window=20, width="cheap")),
+    ("OTFLinUCB/d=8, K=20, m=500 > T", _linear(8, 20, 500, mean=100), dl.OTFLinUCB(window=500)),
+    ("OTFLinUCB/uncensored setting, m=15", _linear(2, 3, None, mean=10, window=None),
+     dl.OTFLinUCB(window=15, lam=0.3, delta=0.3)),
+]
+LIDS = [c[0] for c in LINEAR]
+
+
+def test_linear_kernel_only_for_otflinucb_as_printed():
+    setting = LINEAR[0][1]
+    problem = dl.Problem(setting.n_arms, T, "linear", setting.window, setting.dim, engine.Batch(np.arange(2)), 0)
+    cal = engine.Calendar(2, 10, with_values=False)
+    for policy, has_kernel in [(dl.OTFLinUCB(window=100), True), (dl.OTFLinUCB(window=100, width="cheap"), True),
+                               (dl.OTFLinUCB(window=100, variant="authors-code"), False),
+                               (dl.OTFLinTS(window=100), False), (dl.LinUCB(), False)]:
+        assert (kernels.kernel_for(policy.start(problem), setting, problem, cal) is not None) == has_kernel, policy
+
+
+@pytest.mark.parametrize("runs", [1, 7, 30])
+@pytest.mark.parametrize("name, setting, policy", LINEAR, ids=LIDS)
+def test_linear_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
+    a, b = both(monkeypatch, setting, policy, runs, checkpoints=30, trace=True)
+    assert_same(a, b)  # V^{-1}, θ̂, α and f traced: equal to 1e-12
+
+
+@pytest.mark.parametrize("name, setting, policy", LINEAR[::3], ids=LIDS[::3])
+def test_linear_kernel_runs_do_not_depend_on_chunks_or_blocks(monkeypatch, name, setting, policy):
+    times = [1, 17, 99, 100, 101, 599, 600]
+    a, b = both(monkeypatch, setting, policy, 12, checkpoints=times, trace=True)
+    assert_same(a, b)
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 1)  # one run per chunk
+    monkeypatch.setattr(engine, "_BLOCK_NUMBERS", 1)  # blocks of 8 steps
+    c, d = both(monkeypatch, setting, policy, 12, checkpoints=times, trace=True)
+    assert_same(a, c)
+    assert_same(a, d)
+    e, f = both(monkeypatch, setting, policy, [11, 3, 5], checkpoints=times)
+    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[11, 3, 5]])
+    assert_same(e, f)
+
+
+def test_linear_kernel_on_grids(monkeypatch):
+    policy = dl.OTFLinUCB(window=40, delta=np.array([0.05, 0.3]), lam=np.array([0.1, 3.0]))
+    a, b = both(monkeypatch, _linear(4, 6, 40), policy, 5, checkpoints=20, trace=True)
+    assert_same(a, b)
+    assert a.grid_shape == (2,)
