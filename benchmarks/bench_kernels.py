@@ -64,6 +64,8 @@ ALGORITHMS = {
     "Improved UCB (no delay)": (dl.AggregatedAnonymous(pikeburke.THETA, dl.Fixed(0)), dl.ImprovedUCB(), "Improved UCB"),
     "OTFLinUCB (m = 100, d = 5, K = 10)": (LIN, dl.OTFLinUCB(window=100), "OTFLinUCB"),
     "OTFLinUCB (m = 500, d = 8, K = 20)": (LIN_BIG, dl.OTFLinUCB(window=500), None),
+    "OTFLinTS (m = 100, d = 5, K = 10)": (LIN, dl.OTFLinTS(window=100), "OTFLinTS"),
+    "LinUCB (d = 5, K = 10)": (LIN, dl.LinUCB(), "LinUCB"),
     "Exp3": (ADV, dl.Exp3(), "Exp3"),
     "DEW": (ADV, dl.DEW(eta=0.05, dmax=100), "DEW"),
     "Skipper": (ADV, dl.Skipper(beta=30), "Skipper"),
@@ -97,7 +99,7 @@ def plain_per_run_step(name, T=4000):
         d = (dl.Poisson(10.0).ppf(u[:, 1]) if name != "Improved UCB" else np.zeros(T)).astype(np.int64).tolist()
         go = lambda: plain_phased(name, list(pikeburke.THETA), u[:, 0], d, mean_delay=10.0, variance=10.0,  # noqa: E731
                                   bound=40.0)
-    elif name == "OTFLinUCB":  # its own draws (the same streams); a shorter run: numpy's inverse per step
+    elif name in ("OTFLinUCB", "OTFLinTS", "LinUCB"):  # its own draws (the same streams); a shorter run: numpy's inverse per step
         T = 1000
         go = lambda: plain_linear(name, LIN.theta, LIN.law, LIN.n_arms, T, 100, 100)  # noqa: E731
     elif name in ("Exp3", "DEW", "Skipper", "Doubling"):

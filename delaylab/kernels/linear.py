@@ -1,34 +1,50 @@
-r"""Kernel of OTFLinUCB (Vernade et al. 2020, Algorithm 1, ``variant="paper"``, both widths):
-:mod:`delaylab.policies.linear`.
+r"""Kernel of the linear learners of Vernade et al. (ICML 2020): OTFLinUCB (Algorithm 1,
+``variant="paper"``), OTFLinTS (Algorithm 2) and delay-blind LinUCB, both widths of the delay
+term: :mod:`delaylab.policies.linear`.
 
 Per run, each step: θ̂^W_t = V_t^{-1} B_t, the delay term Σ_{s=t−m}^{t−1} ‖A_s‖ (in V_t^{-1}
-over the ring of the last m + 1 actions, or the stored ‖A_s‖_{V_s^{-1}}), the index
-⟨a, θ̂⟩ + α_{t,δ} ‖a‖_{V_t^{-1}} of each action of the round and its argmax (ties up to
+over the ring of the last m + 1 actions, or the stored ‖A_s‖_{V_s^{-1}}), then OTFLinUCB's
+index ⟨a, θ̂⟩ + (2 f_{t,δ} + term) ‖a‖_{V_t^{-1}}, LinUCB's ⟨a, θ̂⟩ + f_{t,δ} ‖a‖_{V_t^{-1}}, or
+OTFLinTS's ⟨a, θ̃⟩ with θ̃ = θ̂ + sqrt(1 + term / f_{t,δ}) L z (L the Cholesky factor of V_t^{-1},
+computed here from its lower triangle as numpy's does; z the step's Gaussian draws, read from
+the policy's own stream before the call, as the numpy path reads them); the argmax (ties up to
 ``TIE_TOL`` to the lowest action, as :func:`~delaylab.policies.linear.argmax_lowest`); the
 pull; the Sherman–Morrison update of V^{-1}; the conversions arriving at the end of the step,
-those seen within m steps added to B_t (latest pull first, as the numpy path's layers).
+those seen within m steps (all, for LinUCB) added to B_t, latest pull first as the numpy path's
+layers.
 
 Why: the numpy policy does about thirty small numpy operations per step on (B, d, d) and
 (B, d, m + 1) arrays, so with the panel's few runs the per-call cost dominates. Compiled, a
 run-step costs the O(K d² + m d²) arithmetic itself (the exact delay term V^{-1}·[A_s …] with
 the ring index innermost, so that it vectorises). Measured on 2 shared cores (CPU time, load
-average about 10, so ±20%), µs per run-step, numpy → kernel, at the panel's sizes (T = 1000;
-40 runs: T = 3000; 1000 runs: T = 200), the environment's draws (1–2 µs) included:
+average 4–10, so ±20%), µs per run-step, numpy → kernel, at the panel's sizes (T = 1000;
+40 runs: T = 3000; 1000 runs: T = 200; exact width unless said), the environment's draws
+(1–2 µs) included:
 
-===================================  =============  ============  ============  ============
-OTFLinUCB                            1 run          10 runs       40 runs       1000 runs
-===================================  =============  ============  ============  ============
-default: m = 100, d = 5, K = 10      92.5 → 6.0     15.8 → 2.4    7.1 → 2.1     4.8 → 2.3
-  same, width="cheap"                81.7 → 5.3     13.5 → 1.8    5.4 → 1.5     2.7 → 1.7
-largest: m = 500, d = 8, K = 20      115 → 13.7     25.5 → 9.9    14.7 → 10.0   10.1 → 6.7
-smallest: m = 10, d = 2, K = 2       77.7 → 4.3     10.8 → 0.85   3.6 → 0.47    1.4 → 0.72
-===================================  =============  ============  ============  ============
+Sizes: default m = 100, d = 5, K = 10 (the panel's); largest m = 500, d = 8, K = 20;
+smallest m = 10, d = 2, K = 2.
+
+=================================  =============  ============  ============  ============
+µs per run-step                    1 run          10 runs       40 runs       1000 runs
+=================================  =============  ============  ============  ============
+OTFLinUCB, default                 92.5 → 6.0     15.8 → 2.4    7.1 → 2.1     4.8 → 2.3
+OTFLinUCB, default, cheap width    81.7 → 5.3     13.5 → 1.8    5.4 → 1.5     2.7 → 1.7
+OTFLinUCB, largest                 115 → 13.7     25.5 → 9.9    14.7 → 10.0   10.1 → 6.7
+OTFLinUCB, smallest                77.7 → 4.3     10.8 → 0.85   3.6 → 0.47    1.4 → 0.72
+OTFLinTS, default                  107 → 7.0      17.4 → 2.3    7.5 → 2.2     4.8 → 2.6
+OTFLinTS, largest                  166 → 15.4     29.1 → 9.3    16.0 → 9.9    10.4 → 6.1
+OTFLinTS, smallest                 92.6 → 5.2     13.0 → 1.0    4.2 → 0.55    1.6 → 0.84
+LinUCB, default                    84.2 → 4.8     12.7 → 1.6    5.8 → 1.4     2.7 → 1.8
+LinUCB, largest                    85.0 → 6.8     14.9 → 3.1    7.1 → 3.2     4.6 → 3.6
+LinUCB, smallest                   65.5 → 3.8     8.4 → 0.74    3.1 → 0.38    1.1 → 0.63
+=================================  =============  ============  ============  ============
 
 so no ``max_batch``. The small matrix products are written as loops here and run
 through numpy's matmul there, so sums may be ordered differently: values agree to ~1e-15
 (the tests require 1e-12 on the traced V^{-1}, θ̂ and α and identical pulls; the argmax's tie
-tolerance keeps rounding from choosing between actions that tie exactly). OTFLinTS (its
-Cholesky factor per step and Gaussian draws) and LinUCB stay on numpy.
+tolerance keeps rounding from choosing between actions that tie exactly). OTFLinUCB's
+``variant="authors-code"`` (a demonstration of the authors' code, not run by the panels) stays
+on numpy.
 """
 
 from __future__ import annotations
@@ -38,14 +54,18 @@ import math
 import numpy as np
 from numba import njit
 
-from ..policies.linear import TIE_TOL, OTFLinUCB
+from ..policies.linear import TIE_TOL, LinUCB, OTFLinTS, OTFLinUCB
 from ..settings.linear import LinearConversions
 from ._env import Kernel, owned
 
+OTFLINUCB, LINUCB, OTFLINTS = 0, 1, 2
+
 
 @njit(cache=True)
-def otflinucb_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, head, nxt, cal_arm, cum, out, pulls,
-                     v_inv, bvec, ring, norms, f_table, m, exact):
+def linear_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, head, nxt, cal_arm, cum, out, pulls,
+                  v_inv, bvec, ring, norms, f_table, m, exact, kind, z):
+    """kind: OTFLINUCB, LINUCB (index with f_{t,δ}, no delay term) or OTFLINTS (z: its Gaussian
+    draws (n, B, d) for rows i0 … i1 − 1)."""
     B, K, d = actions.shape[1], actions.shape[2], actions.shape[3]
     M = ring.shape[2]
     Wc = head.shape[0]
@@ -54,6 +74,7 @@ def otflinucb_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, hea
     idx = np.empty(K)
     nrm = np.empty(M)
     y = np.empty(M)
+    L = np.zeros((d, d))
     for i in range(i0, i1):
         t = t0 + i
         for b in range(B):
@@ -65,7 +86,7 @@ def otflinucb_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, hea
                 th[r] = acc
             # α_{t,δ} = 2 f_{t,δ} + Σ_{s=t−m}^{t−1} ‖A_s‖ (the slot of round t − m − 1 excluded)
             term = 0.0
-            if M - 1 >= 1:
+            if kind != LINUCB and M - 1 >= 1:
                 stale = (t - M) % M
                 if exact:  # Y = V^{-1} X over the ring, then ‖A_s‖² = Σ_r Y[r, s] X[r, s]; s innermost (SIMD)
                     for s in range(M):
@@ -90,20 +111,45 @@ def otflinucb_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, hea
                     for s in range(M):
                         tot += norms[b, s]
                     term = tot - norms[b, stale]
-            alpha = 2.0 * f_table[b, t] + term
             top = -np.inf
-            for k in range(K):
-                lin = 0.0
-                q = 0.0
-                for c in range(d):
-                    lin += actions[i, b, k, c] * th[c]
+            if kind == OTFLINTS:  # θ̃ = θ̂ + sqrt(β) L z, V^{-1} = L Lᵀ (its lower triangle), β = 1 + term / f
+                for j in range(d):
+                    acc = v_inv[b, j, j]
+                    for k in range(j):
+                        acc -= L[j, k] * L[j, k]
+                    L[j, j] = math.sqrt(acc)
+                    for r in range(j + 1, d):
+                        acc = v_inv[b, r, j]
+                        for k in range(j):
+                            acc -= L[r, k] * L[j, k]
+                        L[r, j] = acc / L[j, j]
+                sb = math.sqrt(1.0 + term / f_table[b, t])
+                for r in range(d):
                     acc = 0.0
-                    for r in range(d):
-                        acc += actions[i, b, k, r] * v_inv[b, r, c]
-                    q += acc * actions[i, b, k, c]
-                idx[k] = lin + alpha * math.sqrt(max(q, 0.0))
-                if idx[k] > top:
-                    top = idx[k]
+                    for c in range(r + 1):
+                        acc += L[r, c] * z[i - i0, b, c]
+                    vx[r] = th[r] + sb * acc
+                for k in range(K):
+                    lin = 0.0
+                    for c in range(d):
+                        lin += actions[i, b, k, c] * vx[c]
+                    idx[k] = lin
+                    if lin > top:
+                        top = lin
+            else:
+                alpha = 2.0 * f_table[b, t] + term if kind == OTFLINUCB else f_table[b, t]
+                for k in range(K):
+                    lin = 0.0
+                    q = 0.0
+                    for c in range(d):
+                        lin += actions[i, b, k, c] * th[c]
+                        acc = 0.0
+                        for r in range(d):
+                            acc += actions[i, b, k, r] * v_inv[b, r, c]
+                        q += acc * actions[i, b, k, c]
+                    idx[k] = lin + alpha * math.sqrt(max(q, 0.0))
+                    if idx[k] > top:
+                        top = idx[k]
             cut = top - TIE_TOL * max(abs(top), 1.0)
             a = 0
             for k in range(K):
@@ -150,31 +196,40 @@ def otflinucb_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, hea
     return i1
 
 
-class OTFLinUCBKernel(Kernel):
-    _fn = staticmethod(otflinucb_kernel)
+class LinearKernel(Kernel):
+    _fn = staticmethod(linear_kernel)
 
-    def __init__(self, policy, setting, problem, calendar):
-        self.policy = policy
+    def __init__(self, policy, setting, problem, calendar, kind):
+        self.policy, self.kind = policy, kind
         self.cal = calendar
         self.window = -1 if setting.window is None else int(setting.window)
         self.T = int(problem.horizon)
         self.B = problem.size
         self.f_table = owned(policy._f_table)
+        self._no_z = np.zeros((1, 1, 1))
 
     def run(self, block, t0, i0, i1, cum, pulls):
         p, cal = self.policy, self.cal
         c = lambda x, dtype=float: x if x.flags.c_contiguous and x.flags.writeable and x.dtype == dtype else owned(x, dtype=dtype)  # noqa: E731
         u, delays = c(block.u), c(block.delays, np.int64)
         actions, means, best = c(block.actions), c(block.means), c(block.best)
+        # OTFLinTS: the Gaussian draws of each step, from the policy's own stream as the numpy path reads them
+        z = np.stack([p._z(t) for t in range(t0 + i0, t0 + i1)]) if self.kind == OTFLINTS else self._no_z
         out = np.empty((i1 - i0, self.B))
         self._fn(int(i0), int(i1), int(t0), u, delays, actions, means, best, self.window, self.T, cal.head, cal.next,
                  cal.arm, cum, out, pulls, p.v_inv_, p.b_, p.actions_, p.norms_, self.f_table,
-                 -1 if p._m is None else int(p._m), p.width == "exact")
+                 -1 if p._m is None else int(p._m), getattr(p, "width", "exact") == "exact", self.kind, c(z))
         p.t_next_ = t0 + i1
         return out
 
 
 def make(policy, setting, problem, calendar):
-    if isinstance(setting, LinearConversions) and type(policy) is OTFLinUCB and policy.variant == "paper":
-        return OTFLinUCBKernel(policy, setting, problem, calendar)
+    if not isinstance(setting, LinearConversions):
+        return None
+    if type(policy) is OTFLinUCB and policy.variant == "paper":
+        return LinearKernel(policy, setting, problem, calendar, OTFLINUCB)
+    if type(policy) is OTFLinTS:
+        return LinearKernel(policy, setting, problem, calendar, OTFLINTS)
+    if type(policy) is LinUCB:
+        return LinearKernel(policy, setting, problem, calendar, LINUCB)
     return None
