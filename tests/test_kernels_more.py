@@ -69,18 +69,19 @@ def test_adapt_patient_traces_move(monkeypatch):
     assert_same(a, b)
 
 
-@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
+@pytest.mark.parametrize("name, setting, policy", CASES[1:2], ids=IDS[1:2])
 def test_kernel_runs_do_not_depend_on_chunks_or_blocks(monkeypatch, name, setting, policy):
+    """(One case: the one whose α_t moves; the numpy path of one-run chunks is slow.)"""
     times = [1, 17, 99, 100, 101, 599, 600]
-    a, b = both(monkeypatch, setting, policy, 12, checkpoints=times)
+    a, b = both(monkeypatch, setting, policy, 8, checkpoints=times)
     assert_same(a, b)
     monkeypatch.setattr(engine, "MEMORY_BUDGET", 1)  # one run per chunk
     monkeypatch.setattr(engine, "_BLOCK_NUMBERS", 1)  # blocks of 8 steps
-    c, d = both(monkeypatch, setting, policy, 12, checkpoints=times)
+    c, d = both(monkeypatch, setting, policy, 8, checkpoints=times)
     assert_same(a, c)
     assert_same(a, d)
-    e, f = both(monkeypatch, setting, policy, [11, 3, 5], checkpoints=times)
-    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[11, 3, 5]])
+    e, f = both(monkeypatch, setting, policy, [7, 2, 5], checkpoints=times)
+    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[7, 2, 5]])
     assert_same(e, f)
 
 
@@ -144,18 +145,20 @@ def test_phased_kernel_equals_numpy_with_traces_at_every_step(monkeypatch, name,
     assert_same(a, b)
 
 
-@pytest.mark.parametrize("name, setting, policy", PHASED[1::2], ids=PIDS[1::2])
+@pytest.mark.parametrize("name, setting, policy", PHASED[1:2], ids=PIDS[1:2])
 def test_phased_kernel_runs_do_not_depend_on_chunks_or_blocks(monkeypatch, name, setting, policy):
-    times = [1, 17, 999, 1000, 1001, 5999, 6000]
-    a, b = both(monkeypatch, setting, policy, 12, horizon=TP, checkpoints=times)
+    """(ODAAF-B: Step 1, eliminations and bridges within 3000 steps.)"""
+    times = [1, 17, 999, 1000, 1001, 2999, 3000]
+    a, b = both(monkeypatch, setting, policy, 8, horizon=3000, checkpoints=times, trace=True)
     assert_same(a, b)
+    assert (a.traces[policy.label]["bridge_start"][:, -1] >= 0).any()
     monkeypatch.setattr(engine, "MEMORY_BUDGET", 1)  # one run per chunk
     monkeypatch.setattr(engine, "_BLOCK_NUMBERS", 1)  # blocks of 8 steps
-    c, d = both(monkeypatch, setting, policy, 12, horizon=TP, checkpoints=times)
+    c, d = both(monkeypatch, setting, policy, 8, horizon=3000, checkpoints=times, trace=True)
     assert_same(a, c)
     assert_same(a, d)
-    e, f = both(monkeypatch, setting, policy, [11, 3, 5], horizon=TP, checkpoints=times)
-    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[11, 3, 5]])
+    e, f = both(monkeypatch, setting, policy, [7, 2, 5], horizon=3000, checkpoints=times)
+    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[7, 2, 5]])
     assert_same(e, f)
 
 
@@ -219,18 +222,18 @@ def test_linear_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
     assert_same(a, b)  # V^{-1}, θ̂, α and f traced: equal to 1e-12
 
 
-@pytest.mark.parametrize("name, setting, policy", LINEAR[::2], ids=LIDS[::2])
+@pytest.mark.parametrize("name, setting, policy", LINEAR[::3], ids=LIDS[::3])
 def test_linear_kernel_runs_do_not_depend_on_chunks_or_blocks(monkeypatch, name, setting, policy):
-    times = [1, 17, 99, 100, 101, 599, 600]
-    a, b = both(monkeypatch, setting, policy, 12, checkpoints=times, trace=True)
+    times = [1, 17, 99, 100, 101, 299, 300]
+    a, b = both(monkeypatch, setting, policy, 8, horizon=300, checkpoints=times, trace=True)
     assert_same(a, b)
     monkeypatch.setattr(engine, "MEMORY_BUDGET", 1)  # one run per chunk
     monkeypatch.setattr(engine, "_BLOCK_NUMBERS", 1)  # blocks of 8 steps
-    c, d = both(monkeypatch, setting, policy, 12, checkpoints=times, trace=True)
+    c, d = both(monkeypatch, setting, policy, 8, horizon=300, checkpoints=times, trace=True)
     assert_same(a, c)
     assert_same(a, d)
-    e, f = both(monkeypatch, setting, policy, [11, 3, 5], checkpoints=times)
-    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[11, 3, 5]])
+    e, f = both(monkeypatch, setting, policy, [7, 2, 5], horizon=300, checkpoints=times)
+    assert np.array_equal(f.pulls[policy.label], a.pulls[policy.label][[7, 2, 5]])
     assert_same(e, f)
 
 
