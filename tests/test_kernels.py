@@ -214,3 +214,29 @@ def test_large_batches_of_klucb_take_the_numpy_path_with_the_same_runs(monkeypat
     assert_same(a, b)
     assert_same(c, d)
     assert np.array_equal(d.pulls["KL-UCB"][290:], b.pulls["KL-UCB"])
+
+
+def test_poisson_indices_and_argmax_equal_numpy_on_a_wide_grid():
+    """The kernels' D-KLUCB index (klucb_poisson, one arm) and the batch argmax (poisson_choose,
+    every run's Newton steps interleaved) against delaylab.indices.klucb_poisson over p, n and β
+    from the edges (p = 0, p ≥ 1, n = 0, tiny and huge β/n) to the typical, with ties (equal rows)."""
+    from delaylab.indices import klucb_poisson
+    from delaylab.kernels import index
+
+    rng = np.random.default_rng(5)
+    p = np.concatenate([[0.0, 1.0, 1.5, 1e-12, 1 - 1e-16], 10 ** rng.uniform(-9, 0, 400), rng.uniform(0, 1, 400)])
+    n = np.concatenate([[0.0, -1.0, 1e-9, 1e9], 10 ** rng.uniform(-6, 6, p.size - 4)])
+    beta = 10 ** rng.uniform(-3, 2, p.size)
+    want = klucb_poisson(p, n, beta)
+    got = np.array([index.klucb_poisson(*v, 1.0) for v in zip(p, n, beta)])
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    assert np.array_equal(np.isinf(got), np.isinf(want))
+    K = 4
+    th, nt = p[: p.size // K * K].reshape(-1, K), n[: p.size // K * K].reshape(-1, K)
+    th[::7] = th[::7, :1]  # ties: the first of equal indices is chosen
+    nt[::7] = nt[::7, :1]
+    b = np.log(np.arange(th.shape[0]) + 2.0)
+    choice = np.empty(th.shape[0], dtype=np.int64)
+    scratch = [np.empty(th.shape) for _ in range(4)]
+    index.poisson_choose(th, nt, b, 1.0, *scratch, choice)
+    assert np.array_equal(choice, np.argmax(klucb_poisson(th, nt, b[:, None]), axis=1))

@@ -28,26 +28,46 @@ INF = math.inf
 
 
 # ---------------------------------------------------------------------- indices (delaylab.indices)
+@njit(cache=True, inline="always")
+def poisson_start(p, n, beta, upper):
+    """The first operations of :func:`klucb_poisson`: (q, ps, y, x₀). Where no Newton step is
+    needed (p ≥ upper, n ≤ 0 or p ≤ 0) q is the index and x₀ = 0; else q = nan, and the index is
+    ``poisson_end(ps, x, upper)`` with x three ``poisson_step``s from x₀ = y + sqrt(y² − 1)."""
+    if p >= upper:
+        return p, 1.0, 0.0, 0.0
+    if n <= 0:
+        return INF, 1.0, 0.0, 0.0
+    c = min(beta / (n if n > 0 else 1.0), 2.0 * upper)
+    if not p > 0:  # the numpy path's Newton steps run on ps = 1 but are not used: q = c
+        return min(c, upper), 1.0, 0.0, 0.0
+    y = 1.0 + max(c / p, 1e-15)
+    return math.nan, p, y, y + math.sqrt((y - 1.0) * (y + 1.0))
+
+
+@njit(cache=True, inline="always")
+def poisson_step(x, y):
+    """One Newton step on x − log x − y, from above (the numpy path's operations, in its order)."""
+    h = x - math.log(x)
+    h -= y
+    h *= x
+    h /= x - 1.0
+    return x - h
+
+
+@njit(cache=True, inline="always")
+def poisson_end(ps, x, upper):
+    return min(ps * x, upper)
+
+
 @njit(cache=True)
 def klucb_poisson(p, n, beta, upper):
     """:func:`delaylab.indices.klucb_poisson` for one arm."""
-    if p >= upper:
-        return p
-    if n <= 0:
-        return INF
-    c = min(beta / (n if n > 0 else 1.0), 2.0 * upper)
-    positive = p > 0
-    ps = p if positive else 1.0
-    y = 1.0 + max(c / ps, 1e-15)
-    x = y + math.sqrt((y - 1.0) * (y + 1.0))
+    q, ps, y, x = poisson_start(p, n, beta, upper)
+    if q == q:
+        return q
     for _ in range(3):
-        h = x - math.log(x)
-        h -= y
-        h *= x
-        h /= x - 1.0
-        x -= h
-    q = ps * x if positive else c
-    return min(q, upper)
+        x = poisson_step(x, y)
+    return poisson_end(ps, x, upper)
 
 
 @njit(cache=True)
@@ -97,6 +117,30 @@ def ring_dot(onehot, rev2, offset):
     for j in range(onehot.shape[0]):
         acc += onehot[j] * rev2[offset + j]
     return acc
+
+
+@njit(cache=True, inline="always")
+def poisson_choose(th, nt, beta, upper, q, ps, y, x, choice):
+    """choice[b] = argmax_k klucb_poisson(th[b, k], nt[b, k], β[b], upper) for every run b, first of
+    ties; q, ps, y, x are (B, K) scratch arrays. The same operations as :func:`klucb_poisson`, arm
+    by arm, but each Newton step is taken for every run and arm before the next: the B·K chains
+    are independent, so the CPU overlaps their logs and divisions instead of waiting for each."""
+    B, K = th.shape
+    for b in range(B):
+        for k in range(K):
+            q[b, k], ps[b, k], y[b, k], x[b, k] = poisson_start(th[b, k], nt[b, k], beta[b], upper)
+    for _ in range(3):
+        for b in range(B):
+            for k in range(K):
+                if q[b, k] != q[b, k]:
+                    x[b, k] = poisson_step(x[b, k], y[b, k])
+    for b in range(B):
+        a, best = 0, -INF
+        for k in range(K):
+            v = q[b, k] if q[b, k] == q[b, k] else poisson_end(ps[b, k], x[b, k], upper)
+            if v > best:
+                a, best = k, v
+        choice[b] = a
 
 
 # ---------------------------------------------------------------------- UCB1, KL-UCB
@@ -158,7 +202,7 @@ class BlindKernel(Kernel):
 @njit(cache=True)
 def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
                    with_values, cum, out, pulls, n_pulls, succ, eps, kl, m, all_in_window, geometric,
-                   n_tilde, O, lam, matures, mr, lam_m1, ring, old, buf, w_old, rev2, nt):
+                   n_tilde, O, lam, matures, mr, lam_m1, ring, old, buf, w_old, rev2):
     """D-UCB / D-KLUCB (kl) with Ñ from the geometric recursion (geometric, :class:`GeometricCount`,
     censored at its window mr, −1 for none) or the tabulated weights (:class:`TabulatedCount`):
     :mod:`delaylab.policies.delayed`. Conversions later than the policy's window m are ignored
@@ -166,33 +210,46 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
     B, K = theta.shape
     Wc = head.shape[0]
     Wt = buf.shape[2] if not geometric else 0  # the tabulated count's ring length W
+    # every run's decision first, then every run's pull and update: the decisions of one step are
+    # independent chains of Newton steps (logs and divisions) that the CPU overlaps, where one
+    # run's decide-then-update waited for each chain in turn
+    nts, ths, beta = np.empty((B, K)), np.empty((B, K)), np.empty(B)
+    q, ps, y, x = np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K))
+    choice = np.empty(B, dtype=np.int64)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
         lt = math.log(t + 1)
-        for b in range(B):
-            bw = b if w_old.shape[0] > 1 else 0
-            if t < K:
-                a = t
-            else:
-                if not geometric:  # TabulatedCount.value() for the decision of step t
+        if t < K:
+            choice[:] = t
+        else:
+            for b in range(B):
+                if geometric:
+                    for k in range(K):
+                        nts[b, k] = n_tilde[b, k]
+                else:  # TabulatedCount.value() for the decision of step t
+                    bw = b if w_old.shape[0] > 1 else 0
                     tc = t - 1  # the count's clock: its last push
                     for k in range(K):
                         kw = k if w_old.shape[1] > 1 else 0
                         v = w_old[bw, kw] * old[b, k]
                         if Wt > 0 and tc >= 0:
                             v = v + ring_dot(buf[b, k], rev2[bw, kw], Wt - 1 - tc % Wt)
-                        nt[k] = v
-                beta = (1.0 + eps[b]) * lt
-                a, best = 0, -INF
+                        nts[b, k] = v
+                beta[b] = (1.0 + eps[b]) * lt
                 for k in range(K):
-                    ntk = n_tilde[b, k] if geometric else nt[k]
-                    th = succ[b, k] / max(ntk, 1e-300)
-                    if kl:
-                        idx = klucb_poisson(th, ntk, beta, 1.0)
-                    else:
-                        idx = delayed_ucb(th, n_pulls[b, k], ntk, beta)
-                    if idx > best:
-                        a, best = k, idx
+                    ths[b, k] = succ[b, k] / max(nts[b, k], 1e-300)
+            if kl:
+                poisson_choose(ths, nts, beta, 1.0, q, ps, y, x, choice)
+            else:
+                for b in range(B):
+                    a, best = 0, -INF
+                    for k in range(K):
+                        idx = delayed_ucb(ths[b, k], n_pulls[b, k], nts[b, k], beta[b])
+                        if idx > best:
+                            a, best = k, idx
+                    choice[b] = a
+        for b in range(B):
+            a = choice[b]
             play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
                  cal_value, with_values)
             # DelayedIndex.update: N, then Ñ's push, then the conversions revealed
@@ -250,12 +307,12 @@ class DelayedKernel(Kernel):
                           -1 if cnt.m is None else int(cnt.m),
                           owned(cnt.lam_m1) if cnt.m is not None else z2,
                           cnt.ring if cnt.m is not None else np.zeros((1, 1), dtype=np.int64),
-                          z2, z3, z2, z3, np.zeros(K))
+                          z2, z3, z2, z3)
         else:
             self.count = (False, z2, z2, z2, z2, -1, z2, np.zeros((1, 1), dtype=np.int64),
                           cnt.old, cnt.buf if cnt.buf is not None else z3,
                           owned(cnt.w_old),
-                          cnt._rev2, np.zeros(K))
+                          cnt._rev2)
 
     def _state(self):
         p = self.policy
