@@ -70,25 +70,47 @@ def klucb_poisson(p, n, beta, upper):
     return poisson_end(ps, x, upper)
 
 
-@njit(cache=True)
-def klucb_bernoulli(p, n, beta):
-    """:func:`delaylab.indices.klucb_bernoulli` for one arm."""
-    p = min(max(p, 0.0), 1.0)
+@njit(cache=True, inline="always")
+def bernoulli_start(p, n, beta):
+    """The first operations of :func:`klucb_bernoulli`: (q, pc, neg_entropy, c, z₀). Where no Newton
+    step is needed (n ≤ 0) q is the index; else q = nan, and the index is ``bernoulli_end(p, z)``
+    with z four ``bernoulli_step``s from z₀ (p is the clipped p, the first value returned)."""
     if not n > 0:
-        return INF
+        return INF, 0.0, 0.0, 0.0, 0.0
     c = max(beta / n, 1e-15)
     pc = p if p < 1.0 else 0.5
     neg_entropy = (pc * math.log(pc / 1.0) if pc > 0 else 0.0) + (1.0 - pc) * math.log1p(-pc)
     q0 = min(pc + c + math.sqrt(c * (c + 2.0 * pc)), pc + math.sqrt(2.0 * c * (1.0 - pc)))
     z = min(-math.log1p(-min(q0, 1.0 - 1e-16)), (c - neg_entropy) / (1.0 - pc))
-    for _ in range(4):
-        q = -math.expm1(-z)
-        g = neg_entropy - pc * math.log(q) + (1.0 - pc) * z - c
-        z -= g * q / (q - pc)
+    return math.nan, pc, neg_entropy, c, z
+
+
+@njit(cache=True, inline="always")
+def bernoulli_step(z, pc, neg_entropy, c):
+    """One Newton step in z = −log(1 − q) (the numpy path's operations, in its order)."""
+    q = -math.expm1(-z)
+    g = neg_entropy - pc * math.log(q) + (1.0 - pc) * z - c
+    return z - g * q / (q - pc)
+
+
+@njit(cache=True, inline="always")
+def bernoulli_end(p, z):
     q = min(max(-math.expm1(-z), p), 1.0)
     if p >= 1.0:
         q = 1.0
     return q
+
+
+@njit(cache=True)
+def klucb_bernoulli(p, n, beta):
+    """:func:`delaylab.indices.klucb_bernoulli` for one arm."""
+    p = min(max(p, 0.0), 1.0)
+    q, pc, neg_entropy, c, z = bernoulli_start(p, n, beta)
+    if q == q:
+        return q
+    for _ in range(4):
+        z = bernoulli_step(z, pc, neg_entropy, c)
+    return bernoulli_end(p, z)
 
 
 @njit(cache=True)
@@ -150,23 +172,46 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
     """UCB1 (kl = False, par = c) or KL-UCB (kl = True, par = ε): :mod:`delaylab.policies.ucb`."""
     B, K = theta.shape
     W = head.shape[0]
+    # every run's decision first, then every run's pull and update (as in delayed_kernel): the
+    # Newton steps of KL-UCB's index, for all runs and arms, are independent chains that overlap
+    pk, nk = np.empty((B, K)), np.empty((B, K))
+    q, pc, ne, c, z = np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K))
+    choice = np.empty(B, dtype=np.int64)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
         lt = math.log(t + 1)
-        for b in range(B):
-            if t < K:
-                a = t
-            else:
+        if t < K:
+            choice[:] = t
+        elif kl:
+            for b in range(B):
+                beta = (1.0 + par[b]) * lt
+                for k in range(K):
+                    n = revealed[b, k] if labelled else n_pulls[b, k]
+                    pk[b, k] = min(max(succ[b, k] / max(n, 1.0), 0.0), 1.0)
+                    q[b, k], pc[b, k], ne[b, k], c[b, k], z[b, k] = bernoulli_start(pk[b, k], n, beta)
+            for _ in range(4):
+                for b in range(B):
+                    for k in range(K):
+                        if q[b, k] != q[b, k]:
+                            z[b, k] = bernoulli_step(z[b, k], pc[b, k], ne[b, k], c[b, k])
+            for b in range(B):
+                a, best = 0, -INF
+                for k in range(K):
+                    idx = q[b, k] if q[b, k] == q[b, k] else bernoulli_end(pk[b, k], z[b, k])
+                    if idx > best:
+                        a, best = k, idx
+                choice[b] = a
+        else:
+            for b in range(B):
                 a, best = 0, -INF
                 for k in range(K):
                     n = revealed[b, k] if labelled else n_pulls[b, k]
-                    mean = succ[b, k] / max(n, 1.0)
-                    if kl:
-                        idx = klucb_bernoulli(mean, n, (1.0 + par[b]) * lt)
-                    else:
-                        idx = ucb1(mean, n, lt, par[b])
+                    idx = ucb1(succ[b, k] / max(n, 1.0), n, lt, par[b])
                     if idx > best:
                         a, best = k, idx
+                choice[b] = a
+        for b in range(B):
+            a = choice[b]
             play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
                  cal_value, with_values)
             n_pulls[b, a] += 1.0
