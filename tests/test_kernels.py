@@ -196,24 +196,45 @@ def test_warmup_compiles_every_kernel_quickly_from_the_cache():
     assert kernels.warmup() < 30  # from the in-process cache: no compilation (gross bound)
 
 
-def test_large_batches_of_klucb_take_the_numpy_path_with_the_same_runs(monkeypatch):
-    """KL-UCB's kernel is slower than numpy on large batches: chunks above its max_batch run on numpy."""
+def test_max_batch_sends_large_batches_of_klucb_and_ducb_to_numpy(monkeypatch):
+    """KL-UCB's and D-UCB's (geometric count) kernels are no faster than numpy on large batches:
+    chunks above their max_batch run on numpy; the other kernels run at every batch size."""
     monkeypatch.setenv("DELAYLAB_KERNELS", "numba")
-    for B, has_kernel in [(30, True), (300, False)]:
+
+    def kernel(policy, B):
         problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(B)), 0)
         cal = engine.Calendar(B, 10, with_values=False)
-        assert (kernels.kernel_for(dl.KLUCB().start(problem), CONV, problem, cal) is not None) == has_kernel
-        assert kernels.kernel_for(dl.DelayedUCB(GEO, M).start(problem), CONV, problem, cal) is not None
-    problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(600)), 0)
-    cal = engine.Calendar(600, 10, with_values=False)
-    assert kernels.kernel_for(dl.DelayedKLUCB(GEO, M).start(problem), CONV, problem, cal) is None
-    tabulated = dl.DelayedKLUCB(dl.Uniform(0, 30), M).start(problem)
-    assert kernels.kernel_for(tabulated, CONV, problem, cal) is not None
-    a, b = both(monkeypatch, CONV, dl.KLUCB(), range(290, 300), horizon=300, checkpoints=10)
-    c, d = both(monkeypatch, CONV, dl.KLUCB(), 300, horizon=300, checkpoints=10)
-    assert_same(a, b)
-    assert_same(c, d)
-    assert np.array_equal(d.pulls["KL-UCB"][290:], b.pulls["KL-UCB"])
+        return kernels.kernel_for(policy.clone().start(problem), CONV, problem, cal)
+
+    for policy in (dl.KLUCB(), dl.DelayedUCB(GEO, M)):
+        k = kernel(policy, 30)
+        assert k is not None and k.max_batch is not None
+        assert kernel(policy, k.max_batch) is not None
+        assert kernel(policy, k.max_batch + 1) is None
+    for policy in (dl.UCB1(), dl.DelayedKLUCB(GEO, M), dl.DelayedUCB(dl.Uniform(0, 30), M),
+                   dl.DelayedKLUCB(dl.Uniform(0, 30), M), dl.DiscardingKLUCB(GEO, M)):
+        assert kernel(policy, 30).max_batch is None
+        assert kernel(policy, 5000) is not None
+
+
+@pytest.mark.parametrize("policy", [dl.KLUCB(), dl.DelayedUCB(GEO, M)], ids=["KL-UCB", "D-UCB"])
+def test_runs_above_max_batch_are_the_runs_of_the_kernel(monkeypatch, policy):
+    """A chunk above max_batch (numpy) and chunks below it (the kernel) give the same runs."""
+    from delaylab.kernels import index
+
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numba")
+    cls = index.BlindKernel if isinstance(policy, dl.KLUCB) else index.DelayedKernel
+    monkeypatch.setattr(cls, "max_batch", 5)
+    paths = []
+    real = engine._Runner._advance_kernel
+    monkeypatch.setattr(engine._Runner, "_advance_kernel", lambda self, *a: paths.append(1) or real(self, *a))
+    big = dl.simulate(CONV, policy, 300, 12, seed=3, checkpoints=10)  # 12 > 5: numpy
+    assert paths == []
+    small = dl.simulate(CONV, policy, 300, [11, 3, 5], seed=3, checkpoints=10)  # the kernel
+    assert paths
+    name = policy.label
+    assert np.array_equal(small.pulls[name], big.pulls[name][[11, 3, 5]])
+    np.testing.assert_allclose(small.regret[name], big.regret[name][[11, 3, 5]], rtol=0, atol=1e-12)
 
 
 def test_poisson_indices_and_argmax_equal_numpy_on_a_wide_grid():

@@ -16,8 +16,9 @@ One module per algorithm family:
 * :mod:`.patient` — Patient Bandits (Manegueu et al. 2020; Adapt-Patient stays on numpy);
 * :mod:`.exp_weights` — Exp3, DEW, Skipper and Doubling (Thune et al. 2019).
 
-Where a kernel is slower than numpy's SIMD loops on large batches (KL-UCB's Bernoulli index),
-it declares ``max_batch`` and larger chunks take the numpy path; both give the same runs.
+Where a kernel is no faster than numpy's SIMD loops on large batches (KL-UCB, and D-UCB with the
+geometric count, beyond about 2000 runs per chunk), it declares ``max_batch`` and larger chunks
+take the numpy path; both give the same runs.
 
 Which path runs (:func:`enabled`): the kernels when numba can be imported, unless the
 environment variable ``DELAYLAB_KERNELS=numpy`` is set; without numba, the numpy path runs,
