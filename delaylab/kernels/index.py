@@ -174,7 +174,7 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
     W = head.shape[0]
     # every run's decision first, then every run's pull and update (as in delayed_kernel): the
     # Newton steps of KL-UCB's index, for all runs and arms, are independent chains that overlap
-    pk, nk = np.empty((B, K)), np.empty((B, K))
+    pk = np.empty((B, K))
     q, pc, ne, c, z = np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K))
     choice = np.empty(B, dtype=np.int64)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
