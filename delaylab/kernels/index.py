@@ -380,33 +380,44 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
     B, K = theta.shape
     Wc = head.shape[0]
     ring = m + 1
+    # every run's decision first, then every run's pull and update (as in delayed_kernel)
+    nts, ths, beta = np.empty((B, K)), np.empty((B, K)), np.empty(B)
+    q, ps, y, x = np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K))
+    choice, missing = np.empty(B, dtype=np.int64), np.empty(B, dtype=np.bool_)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
         lt = math.log(t + 1)
         for b in range(B):
             # choose: arms without a pull m steps old are played round robin, least pulled first
-            missing = False
+            missing[b] = False
             for k in range(K):
                 if done_pulls[b, k] == 0:
-                    missing = True
-            if missing:
+                    missing[b] = True
+            beta[b] = (1.0 + eps[b]) * lt
+            for k in range(K):
+                n = tau_m[b, k] * done_pulls[b, k] if not missing[b] else 0.0  # 0: no Newton steps
+                nts[b, k] = n
+                ths[b, k] = done_succ[b, k] / n if n > 0 else 0.0
+        if kl:
+            poisson_choose(ths, nts, beta, 1.0, q, ps, y, x, choice)
+        for b in range(B):
+            if missing[b]:
                 a, least = 0, INF
                 for k in range(K):
                     v = n_pulls[b, k] if done_pulls[b, k] == 0 else INF
                     if v < least:
                         a, least = k, v
-            else:
-                beta = (1.0 + eps[b]) * lt
+                choice[b] = a
+            elif not kl:
                 a, best = 0, -INF
                 for k in range(K):
-                    n = tau_m[b, k] * done_pulls[b, k]
-                    th = done_succ[b, k] / n if n > 0 else 0.0
-                    if kl:
-                        idx = klucb_poisson(th, n, beta, 1.0)
-                    else:
-                        idx = th + math.sqrt(beta / (2.0 * max(n, 1e-300))) if n > 0 else INF
+                    n, th = nts[b, k], ths[b, k]
+                    idx = th + math.sqrt(beta[b] / (2.0 * max(n, 1e-300))) if n > 0 else INF
                     if idx > best:
                         a, best = k, idx
+                choice[b] = a
+        for b in range(B):
+            a = choice[b]
             play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
                  cal_value, with_values)
             n_pulls[b, a] += 1.0
