@@ -2,7 +2,8 @@
 """Compiled kernels (delaylab/kernels): µs per run-step of the plain loop, numpy, the kernels.
 
 For each algorithm with a kernel: the cost per run-step at 1, 30 and 1000 runs of the plain
-per-run Python loop (benchmarks/plain*.py; its cost does not depend on the number of runs), of
+per-run Python loop (benchmarks/plain*.py, and below for the tabulated count and QPM-D on the
+censored setting; its cost does not depend on the number of runs), of
 the numpy engine (DELAYLAB_KERNELS=numpy) and of the default engine (the kernels, unless the
 dispatch sends that batch size to numpy), and the ratio of each to the fastest. Times are the
 CPU time of this process (less sensitive than wall time to other processes on a shared
