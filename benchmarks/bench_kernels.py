@@ -196,7 +196,7 @@ def main():
             p = plain_per_run_step(plain, setting) if plain else np.nan
             for R in BATCHES:
                 nump = cpu_per_run_step(setting, policy, R, "numpy", repeat=1 if R == 1 else 2)
-                kern = cpu_per_run_step(setting, policy, R, "numba")
+                kern = cpu_per_run_step(setting, policy, R, "numba", repeat=3)
                 fastest = np.nanmin([p, nump, kern])
                 ratios = " ".join(f"{v / fastest:6.1f}×" if np.isfinite(v) else "      –" for v in (p, nump, kern))
                 shown = "      –" if not np.isfinite(p) else f"{p:8.3f}"
