@@ -2,7 +2,8 @@
 """Compiled kernels (delaylab/kernels): µs per run-step of the plain loop, numpy, the kernels.
 
 For each algorithm with a kernel: the cost per run-step at 1, 30 and 1000 runs of the plain
-per-run Python loop (benchmarks/plain*.py; its cost does not depend on the number of runs), of
+per-run Python loop (benchmarks/plain*.py, and below for the tabulated count and QPM-D on the
+censored setting; its cost does not depend on the number of runs), of
 the numpy engine (DELAYLAB_KERNELS=numpy) and of the default engine (the kernels, unless the
 dispatch sends that batch size to numpy), and the ratio of each to the fastest. Times are the
 CPU time of this process (less sensitive than wall time to other processes on a shared
@@ -12,6 +13,7 @@ machine), best of a few repeats, including the draws of the environment. Also: t
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -27,9 +29,9 @@ from delaylab import kernels  # noqa: E402
 from delaylab.papers import pikeburke2018 as pikeburke  # noqa: E402
 from delaylab.papers import vernade2017 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402
-from plain import plain_run  # noqa: E402
+from plain import klucb_bernoulli, klucb_poisson, plain_run  # noqa: E402
 from plain_manegueu2020 import plain_run as plain_patient  # noqa: E402
-from plain_pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
+from plain_pikeburke2018 import plain_phased  # noqa: E402
 from plain_thune2019 import plain_run as plain_exp  # noqa: E402
 from plain_vernade2020 import plain_run as plain_linear  # noqa: E402
 
@@ -50,12 +52,12 @@ ALGORITHMS = {
     "KL-UCB": (CONV, dl.KLUCB(), "KL-UCB"),
     "D-UCB": (CONV, dl.DelayedUCB(LAW, M), "D-UCB"),
     "D-KLUCB": (CONV, dl.DelayedKLUCB(LAW, M), "D-KLUCB"),
-    "D-KLUCB (tabulated, Uniform(0, 1000))": (CONV, dl.DelayedKLUCB(dl.Uniform(0, 1000), M), None),
-    "UD-KLUCB": (dl.Conversions(paper.THETA_L, LAW), dl.DelayedKLUCB(LAW), None),
+    "D-KLUCB (tabulated, Uniform(0, 1000))": (CONV, dl.DelayedKLUCB(dl.Uniform(0, 1000), M), "D-KLUCB tabulated"),
+    "UD-KLUCB": (dl.Conversions(paper.THETA_L, LAW), dl.DelayedKLUCB(LAW), "D-KLUCB"),
     "Discarding UCB": (CONV, dl.DiscardingUCB(LAW, M), "Discarding UCB"),
     "Discarding KL-UCB": (CONV, dl.DiscardingKLUCB(LAW, M), "Discarding KL-UCB"),
     "QPM-D (UCB1)": (LAB, dl.QPMD(), "QPM-D"),
-    "QPM-D (KL-UCB)": (LAB, dl.QPMD(dl.KLUCB()), None),
+    "QPM-D (KL-UCB)": (LAB, dl.QPMD(dl.KLUCB()), "QPM-D (KL-UCB)"),
     "Patient Bandits": (PATIENT, dl.PatientBandits(alpha=0.3), "Patient Bandits"),
     "Adapt-Patient Bandits": (PATIENT, dl.AdaptPatientBandits(), "Adapt-Patient Bandits"),
     "ODAAF": (ANON, dl.ODAAF(mean_delay=10), "ODAAF"),
@@ -87,27 +89,104 @@ def cpu_per_run_step(setting, policy, runs, mode, repeat=2):
     return best / (T * runs) * 1e6
 
 
-def plain_per_run_step(name, T=4000):
-    u = RunStreams(0, Batch(np.array([0])), ENVIRONMENT).uniform(T, (2,))[:, 0]
-    if name == "QPM-D":
+def plain_tabulated(theta, law, m, u_reward, delays):
+    """One run of D-KLUCB assuming ``law`` (any law: Ñ from its table, :class:`TabulatedCount`),
+    plain Python: Ñ_k = τ(m) · (pulls of k at least m steps old) + Σ_{e<m} τ(e) · 1{A_{t−1−e} = k}."""
+    K, T = len(theta), len(u_reward)
+    w = [float(v) for v in law.cdf(np.arange(m + 1, dtype=float))]  # w[e] = τ(e), e ≤ m
+    best = max(theta)
+    N, S, old = [0.0] * K, [0.0] * K, [0.0] * K
+    arms, pending = [], {}
+    regret, out = 0.0, np.empty(T)
+    for t in range(T):
+        if t < K:
+            a = t
+        else:
+            beta = math.log(t + 1)
+            nt = [w[m] * old[k] for k in range(K)]
+            for e in range(min(m, t)):
+                nt[arms[t - 1 - e]] += w[e]
+            idx = [klucb_poisson(S[k] / max(nt[k], 1e-300), nt[k], beta) for k in range(K)]
+            a = max(range(K), key=lambda k: (idx[k], -k))
+        regret += best - theta[a]
+        out[t] = regret
+        d = int(delays[t])
+        if u_reward[t] < theta[a] and d <= m and d <= T - 1 - t:
+            pending.setdefault(t + d, []).append(a)
+        arms.append(a)
+        N[a] += 1.0
+        if t - m >= 0:
+            old[arms[t - m]] += 1.0
+        for arm in pending.pop(t, ()):
+            S[arm] += 1.0
+    return out
+
+
+def plain_qpmd(theta, u_reward, delays, window, kl=False):
+    """One run of QPM-D over UCB1 (c = 2) or KL-UCB (kl, ε = 0) on labelled rewards censored at
+    ``window``: plain_pikeburke2018.plain_qpmd (UCB1, uncensored) with the bench's setting."""
+    K, T = len(theta), len(u_reward)
+    best_mean = max(theta)
+    queues = [[] for _ in range(K)]
+    n, s = [0.0] * K, [0.0] * K
+    pending = {}
+    out, regret = np.empty(T), 0.0
+
+    def base():
+        rho = int(sum(n))
+        if rho < K:
+            return rho
+        if kl:
+            idx = [klucb_bernoulli(s[k] / n[k], n[k], math.log(rho + 1)) for k in range(K)]
+        else:
+            idx = [s[k] / n[k] + math.sqrt(2.0 * math.log(rho + 1) / n[k]) for k in range(K)]
+        return max(range(K), key=lambda k: (idx[k], -k))
+
+    J = 0
+    for t in range(T):
+        while queues[J]:
+            n[J] += 1.0
+            s[J] += queues[J].pop(0)
+            J = base()
+        regret += best_mean - theta[J]
+        out[t] = regret
+        d = int(delays[t])
+        if d <= window and d <= T - 1 - t:
+            pending.setdefault(t + d, []).append((t, J, 1.0 if u_reward[t] < theta[J] else 0.0))
+        for _, arm, reward in sorted(pending.pop(t, ()), reverse=True):  # latest pull first
+            queues[arm].append(reward)
+    return out
+
+
+def plain_go(name, setting, T=4000, run=0):
+    """A function running the plain loop of ``name`` for one run of ``setting`` (the engine's
+    draws of run ``run``, seed 0): returns its cumulative regret after each step."""
+    u = RunStreams(0, Batch(np.array([run])), ENVIRONMENT).uniform(T, (2,))[:, 0]
+    if name in ("QPM-D", "QPM-D (KL-UCB)"):
         d = LAW.ppf(u[:, 1])
-        go = lambda: plain_qpmd(list(paper.THETA_L), u[:, 0], d)  # noqa: E731
-    elif name in ("Patient Bandits", "Adapt-Patient Bandits"):  # the plain Adapt-Patient is O(t) per step
+        return lambda: plain_qpmd(list(paper.THETA_L), u[:, 0], d, setting.window, kl=name != "QPM-D")
+    if name in ("Patient Bandits", "Adapt-Patient Bandits"):  # the plain Adapt-Patient is O(t) per step
         d = np.stack([law.ppf(u[:, 1]) for law in PATIENT.laws], axis=1).tolist()
-        go = lambda: plain_patient(name, [0.5, 0.55], d, u[:, 0], alpha=0.3)  # noqa: E731
-    elif name in ("ODAAF", "ODAAF-B", "ODAAF-V", "Improved UCB"):
+        return lambda: plain_patient(name, [0.5, 0.55], d, u[:, 0], alpha=0.3)
+    if name in ("ODAAF", "ODAAF-B", "ODAAF-V", "Improved UCB"):
         d = (dl.Poisson(10.0).ppf(u[:, 1]) if name != "Improved UCB" else np.zeros(T)).astype(np.int64).tolist()
-        go = lambda: plain_phased(name, list(pikeburke.THETA), u[:, 0], d, mean_delay=10.0, variance=10.0,  # noqa: E731
-                                  bound=40.0)
-    elif name in ("OTFLinUCB", "OTFLinTS", "LinUCB"):  # its own draws (the same streams); a shorter run: numpy's inverse per step
-        T = 1000
-        go = lambda: plain_linear(name, LIN.theta, LIN.law, LIN.n_arms, T, 100, 100)  # noqa: E731
-    elif name in ("Exp3", "DEW", "Skipper", "Doubling"):
+        return lambda: plain_phased(name, list(pikeburke.THETA), u[:, 0], d, mean_delay=10.0, variance=10.0,
+                                    bound=40.0)
+    if name in ("OTFLinUCB", "OTFLinTS", "LinUCB"):  # its own draws (the same streams); a shorter run: numpy's inverse per step
+        return lambda: plain_linear(name, LIN.theta, LIN.law, LIN.n_arms, 1000, 100, 100)
+    if name in ("Exp3", "DEW", "Skipper", "Doubling"):
         d = dl.Geometric(mean=20).ppf(u[:, 1]).astype(np.int64)
-        go = lambda: plain_exp(name, ADV.losses, d, T, u[:, 0], beta=30.0, eta=0.05, dmax=100.0)  # noqa: E731
-    else:
-        d = LAW.ppf(u[:, 1])
-        go = lambda: plain_run(name, paper.THETA_L, paper.MEAN_DELAY, paper.WINDOW, u[:, 0], d)  # noqa: E731
+        return lambda: plain_exp(name, ADV.losses, d, T, u[:, 0], beta=30.0, eta=0.05, dmax=100.0)
+    d = LAW.ppf(u[:, 1])
+    if name == "D-KLUCB tabulated":
+        return lambda: plain_tabulated(paper.THETA_L, dl.Uniform(0, 1000), M, u[:, 0], d)
+    return lambda: plain_run(name, paper.THETA_L, paper.MEAN_DELAY, setting.window, u[:, 0], d)
+
+
+def plain_per_run_step(name, setting, T=4000):
+    if name in ("OTFLinUCB", "OTFLinTS", "LinUCB"):
+        T = 1000  # plain_go runs them 1000 steps
+    go = plain_go(name, setting, T)
     c = time.process_time()
     go()
     return (time.process_time() - c) / T * 1e6
@@ -137,10 +216,10 @@ def main():
     slower = []
     try:
         for name, (setting, policy, plain) in ALGORITHMS.items():
-            p = plain_per_run_step(plain) if plain else np.nan
+            p = plain_per_run_step(plain, setting) if plain else np.nan
             for R in BATCHES:
                 nump = cpu_per_run_step(setting, policy, R, "numpy", repeat=1 if R == 1 else 2)
-                kern = cpu_per_run_step(setting, policy, R, "numba")
+                kern = cpu_per_run_step(setting, policy, R, "numba", repeat=3)
                 fastest = np.nanmin([p, nump, kern])
                 ratios = " ".join(f"{v / fastest:6.1f}×" if np.isfinite(v) else "      –" for v in (p, nump, kern))
                 shown = "      –" if not np.isfinite(p) else f"{p:8.3f}"

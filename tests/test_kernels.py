@@ -196,21 +196,76 @@ def test_warmup_compiles_every_kernel_quickly_from_the_cache():
     assert kernels.warmup() < 30  # from the in-process cache: no compilation (gross bound)
 
 
-def test_large_batches_of_klucb_take_the_numpy_path_with_the_same_runs(monkeypatch):
-    """KL-UCB's kernel is slower than numpy on large batches: chunks above its max_batch run on numpy."""
+def test_max_batch_sends_large_batches_of_klucb_and_ducb_to_numpy(monkeypatch):
+    """KL-UCB's and D-UCB's (geometric count) kernels are no faster than numpy on large batches:
+    chunks above their max_batch run on numpy; the other kernels run at every batch size."""
     monkeypatch.setenv("DELAYLAB_KERNELS", "numba")
-    for B, has_kernel in [(30, True), (300, False)]:
+
+    def kernel(policy, B):
         problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(B)), 0)
         cal = engine.Calendar(B, 10, with_values=False)
-        assert (kernels.kernel_for(dl.KLUCB().start(problem), CONV, problem, cal) is not None) == has_kernel
-        assert kernels.kernel_for(dl.DelayedUCB(GEO, M).start(problem), CONV, problem, cal) is not None
-    problem = dl.Problem(3, T, "conversions", M, None, engine.Batch(np.arange(600)), 0)
-    cal = engine.Calendar(600, 10, with_values=False)
-    assert kernels.kernel_for(dl.DelayedKLUCB(GEO, M).start(problem), CONV, problem, cal) is None
-    tabulated = dl.DelayedKLUCB(dl.Uniform(0, 30), M).start(problem)
-    assert kernels.kernel_for(tabulated, CONV, problem, cal) is not None
-    a, b = both(monkeypatch, CONV, dl.KLUCB(), range(290, 300), horizon=300, checkpoints=10)
-    c, d = both(monkeypatch, CONV, dl.KLUCB(), 300, horizon=300, checkpoints=10)
-    assert_same(a, b)
-    assert_same(c, d)
-    assert np.array_equal(d.pulls["KL-UCB"][290:], b.pulls["KL-UCB"])
+        return kernels.kernel_for(policy.clone().start(problem), CONV, problem, cal)
+
+    for policy in (dl.KLUCB(), dl.DelayedUCB(GEO, M)):
+        k = kernel(policy, 30)
+        assert k is not None and k.max_batch is not None
+        assert kernel(policy, k.max_batch) is not None
+        assert kernel(policy, k.max_batch + 1) is None
+    for policy in (dl.UCB1(), dl.DelayedKLUCB(GEO, M), dl.DelayedUCB(dl.Uniform(0, 30), M),
+                   dl.DelayedKLUCB(dl.Uniform(0, 30), M), dl.DiscardingKLUCB(GEO, M)):
+        assert kernel(policy, 30).max_batch is None
+        assert kernel(policy, 5000) is not None
+
+
+@pytest.mark.parametrize("policy", [dl.KLUCB(), dl.DelayedUCB(GEO, M)], ids=["KL-UCB", "D-UCB"])
+def test_runs_above_max_batch_are_the_runs_of_the_kernel(monkeypatch, policy):
+    """A chunk above max_batch (numpy) and chunks below it (the kernel) give the same runs."""
+    from delaylab.kernels import index
+
+    monkeypatch.setenv("DELAYLAB_KERNELS", "numba")
+    cls = index.BlindKernel if isinstance(policy, dl.KLUCB) else index.DelayedKernel
+    monkeypatch.setattr(cls, "max_batch", 5)
+    paths = []
+    real = engine._Runner._advance_kernel
+    monkeypatch.setattr(engine._Runner, "_advance_kernel", lambda self, *a: paths.append(1) or real(self, *a))
+    big = dl.simulate(CONV, policy, 300, 12, seed=3, checkpoints=10)  # 12 > 5: numpy
+    assert paths == []
+    small = dl.simulate(CONV, policy, 300, [11, 3, 5], seed=3, checkpoints=10)  # the kernel
+    assert paths
+    name = policy.label
+    assert np.array_equal(small.pulls[name], big.pulls[name][[11, 3, 5]])
+    np.testing.assert_allclose(small.regret[name], big.regret[name][[11, 3, 5]], rtol=0, atol=1e-12)
+
+
+def test_kl_indices_and_argmax_equal_numpy_on_a_wide_grid():
+    """The kernels' D-KLUCB and KL-UCB indices (klucb_poisson, klucb_bernoulli: one arm) and the
+    batch argmax (poisson_choose, every run's Newton steps interleaved) against delaylab.indices
+    over p, n and β from the edges (p = 0, p ≥ 1, n = 0, tiny and huge β/n) to the typical, with
+    ties (equal rows)."""
+    from delaylab.indices import klucb_bernoulli, klucb_poisson
+    from delaylab.kernels import index
+
+    rng = np.random.default_rng(5)
+    p = np.concatenate([[0.0, 1.0, 1.5, 1e-12, 1 - 1e-16], 10 ** rng.uniform(-9, 0, 400), rng.uniform(0, 1, 400)])
+    n = np.concatenate([[0.0, -1.0, 1e-9, 1e9], 10 ** rng.uniform(-6, 6, p.size - 4)])
+    beta = 10 ** rng.uniform(-3, 2, p.size)
+    want = klucb_poisson(p, n, beta)
+    got = np.array([index.klucb_poisson(*v, 1.0) for v in zip(p, n, beta)])
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    assert np.array_equal(np.isinf(got), np.isinf(want))
+    # KL-UCB's Bernoulli index (start/step/end, as the blind kernel runs it); p = 1 − 1e-16 left out:
+    # there q − p rounds to 0 in the Newton step, which numpy turns into nan and numba into a
+    # ZeroDivisionError (p = S/N never comes that close to 1)
+    pb = np.minimum(np.delete(p, 4), 1.0)
+    np.testing.assert_allclose([index.klucb_bernoulli(*v) for v in zip(pb, np.delete(n, 4), np.delete(beta, 4))],
+                               klucb_bernoulli(pb, np.delete(n, 4), np.delete(beta, 4)),
+                               rtol=1e-13, atol=1e-15)
+    K = 4
+    th, nt = p[: p.size // K * K].reshape(-1, K), n[: p.size // K * K].reshape(-1, K)
+    th[::7] = th[::7, :1]  # ties: the first of equal indices is chosen
+    nt[::7] = nt[::7, :1]
+    b = np.log(np.arange(th.shape[0]) + 2.0)
+    choice = np.empty(th.shape[0], dtype=np.int64)
+    scratch = [np.empty(th.shape) for _ in range(4)]
+    index.poisson_choose(th, nt, b, 1.0, *scratch, choice)
+    assert np.array_equal(choice, np.argmax(klucb_poisson(th, nt, b[:, None]), axis=1))

@@ -18,9 +18,10 @@ One module per algorithm family:
 * :mod:`.odaaf` — ODAAF, ODAAF-B, ODAAF-V and Improved UCB (Pike-Burke et al. 2018), phased;
 * :mod:`.linear` — OTFLinUCB, OTFLinTS and LinUCB (Vernade et al. 2020).
 
-Where a kernel is slower than numpy on large batches (KL-UCB's Bernoulli index against numpy's
-SIMD loops; the phased family against the engine's block path), it declares ``max_batch`` and
-larger chunks take the numpy path; both give the same runs.
+Where a kernel is no faster than numpy on large batches (KL-UCB, and D-UCB with the geometric
+count, beyond about 2000 runs per chunk; the phased family beyond 100 runs, against the engine's
+block path), it declares ``max_batch`` and larger chunks take the numpy path; both give the same
+runs.
 
 Which path runs (:func:`enabled`): the kernels when numba can be imported, unless the
 environment variable ``DELAYLAB_KERNELS=numpy`` is set; without numba, the numpy path runs,

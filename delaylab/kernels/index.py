@@ -28,47 +28,89 @@ INF = math.inf
 
 
 # ---------------------------------------------------------------------- indices (delaylab.indices)
+@njit(cache=True, inline="always")
+def poisson_start(p, n, beta, upper):
+    """The first operations of :func:`klucb_poisson`: (q, ps, y, x₀). Where no Newton step is
+    needed (p ≥ upper, n ≤ 0 or p ≤ 0) q is the index and x₀ = 0; else q = nan, and the index is
+    ``poisson_end(ps, x, upper)`` with x three ``poisson_step``s from x₀ = y + sqrt(y² − 1)."""
+    if p >= upper:
+        return p, 1.0, 0.0, 0.0
+    if n <= 0:
+        return INF, 1.0, 0.0, 0.0
+    c = min(beta / (n if n > 0 else 1.0), 2.0 * upper)
+    if not p > 0:  # the numpy path's Newton steps run on ps = 1 but are not used: q = c
+        return min(c, upper), 1.0, 0.0, 0.0
+    y = 1.0 + max(c / p, 1e-15)
+    return math.nan, p, y, y + math.sqrt((y - 1.0) * (y + 1.0))
+
+
+@njit(cache=True, inline="always")
+def poisson_step(x, y):
+    """One Newton step on x − log x − y, from above (the numpy path's operations, in its order)."""
+    h = x - math.log(x)
+    h -= y
+    h *= x
+    h /= x - 1.0
+    return x - h
+
+
+@njit(cache=True, inline="always")
+def poisson_end(ps, x, upper):
+    return min(ps * x, upper)
+
+
 @njit(cache=True)
 def klucb_poisson(p, n, beta, upper):
     """:func:`delaylab.indices.klucb_poisson` for one arm."""
-    if p >= upper:
-        return p
-    if n <= 0:
-        return INF
-    c = min(beta / (n if n > 0 else 1.0), 2.0 * upper)
-    positive = p > 0
-    ps = p if positive else 1.0
-    y = 1.0 + max(c / ps, 1e-15)
-    x = y + math.sqrt((y - 1.0) * (y + 1.0))
+    q, ps, y, x = poisson_start(p, n, beta, upper)
+    if q == q:
+        return q
     for _ in range(3):
-        h = x - math.log(x)
-        h -= y
-        h *= x
-        h /= x - 1.0
-        x -= h
-    q = ps * x if positive else c
-    return min(q, upper)
+        x = poisson_step(x, y)
+    return poisson_end(ps, x, upper)
+
+
+@njit(cache=True, inline="always")
+def bernoulli_start(p, n, beta):
+    """The first operations of :func:`klucb_bernoulli`: (q, pc, neg_entropy, c, z₀). Where no Newton
+    step is needed (n ≤ 0) q is the index; else q = nan, and the index is ``bernoulli_end(p, z)``
+    with z four ``bernoulli_step``s from z₀ (p is the clipped p, the first value returned)."""
+    if not n > 0:
+        return INF, 0.0, 0.0, 0.0, 0.0
+    c = max(beta / n, 1e-15)
+    pc = p if p < 1.0 else 0.5
+    neg_entropy = (pc * math.log(pc / 1.0) if pc > 0 else 0.0) + (1.0 - pc) * math.log1p(-pc)
+    q0 = min(pc + c + math.sqrt(c * (c + 2.0 * pc)), pc + math.sqrt(2.0 * c * (1.0 - pc)))
+    z = min(-math.log1p(-min(q0, 1.0 - 1e-16)), (c - neg_entropy) / (1.0 - pc))
+    return math.nan, pc, neg_entropy, c, z
+
+
+@njit(cache=True, inline="always")
+def bernoulli_step(z, pc, neg_entropy, c):
+    """One Newton step in z = −log(1 − q) (the numpy path's operations, in its order)."""
+    q = -math.expm1(-z)
+    g = neg_entropy - pc * math.log(q) + (1.0 - pc) * z - c
+    return z - g * q / (q - pc)
+
+
+@njit(cache=True, inline="always")
+def bernoulli_end(p, z):
+    q = min(max(-math.expm1(-z), p), 1.0)
+    if p >= 1.0:
+        q = 1.0
+    return q
 
 
 @njit(cache=True)
 def klucb_bernoulli(p, n, beta):
     """:func:`delaylab.indices.klucb_bernoulli` for one arm."""
     p = min(max(p, 0.0), 1.0)
-    if not n > 0:
-        return INF
-    c = max(beta / n, 1e-15)
-    pc = p if p < 1.0 else 0.5
-    neg_entropy = (pc * math.log(pc / 1.0) if pc > 0 else 0.0) + (1.0 - pc) * math.log1p(-pc)
-    q0 = min(pc + c + math.sqrt(c * (c + 2.0 * pc)), pc + math.sqrt(2.0 * c * (1.0 - pc)))
-    z = min(-math.log1p(-min(q0, 1.0 - 1e-16)), (c - neg_entropy) / (1.0 - pc))
+    q, pc, neg_entropy, c, z = bernoulli_start(p, n, beta)
+    if q == q:
+        return q
     for _ in range(4):
-        q = -math.expm1(-z)
-        g = neg_entropy - pc * math.log(q) + (1.0 - pc) * z - c
-        z -= g * q / (q - pc)
-    q = min(max(-math.expm1(-z), p), 1.0)
-    if p >= 1.0:
-        q = 1.0
-    return q
+        z = bernoulli_step(z, pc, neg_entropy, c)
+    return bernoulli_end(p, z)
 
 
 @njit(cache=True)
@@ -99,6 +141,30 @@ def ring_dot(onehot, rev2, offset):
     return acc
 
 
+@njit(cache=True, inline="always")
+def poisson_choose(th, nt, beta, upper, q, ps, y, x, choice):
+    """choice[b] = argmax_k klucb_poisson(th[b, k], nt[b, k], β[b], upper) for every run b, first of
+    ties; q, ps, y, x are (B, K) scratch arrays. The same operations as :func:`klucb_poisson`, arm
+    by arm, but each Newton step is taken for every run and arm before the next: the B·K chains
+    are independent, so the CPU overlaps their logs and divisions instead of waiting for each."""
+    B, K = th.shape
+    for b in range(B):
+        for k in range(K):
+            q[b, k], ps[b, k], y[b, k], x[b, k] = poisson_start(th[b, k], nt[b, k], beta[b], upper)
+    for _ in range(3):
+        for b in range(B):
+            for k in range(K):
+                if q[b, k] != q[b, k]:
+                    x[b, k] = poisson_step(x[b, k], y[b, k])
+    for b in range(B):
+        a, best = 0, -INF
+        for k in range(K):
+            v = q[b, k] if q[b, k] == q[b, k] else poisson_end(ps[b, k], x[b, k], upper)
+            if v > best:
+                a, best = k, v
+        choice[b] = a
+
+
 # ---------------------------------------------------------------------- UCB1, KL-UCB
 @njit(cache=True)
 def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
@@ -106,23 +172,46 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
     """UCB1 (kl = False, par = c) or KL-UCB (kl = True, par = ε): :mod:`delaylab.policies.ucb`."""
     B, K = theta.shape
     W = head.shape[0]
+    # every run's decision first, then every run's pull and update (as in delayed_kernel): the
+    # Newton steps of KL-UCB's index, for all runs and arms, are independent chains that overlap
+    pk = np.empty((B, K))
+    q, pc, ne, c, z = np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K))
+    choice = np.empty(B, dtype=np.int64)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
         lt = math.log(t + 1)
-        for b in range(B):
-            if t < K:
-                a = t
-            else:
+        if t < K:
+            choice[:] = t
+        elif kl:
+            for b in range(B):
+                beta = (1.0 + par[b]) * lt
+                for k in range(K):
+                    n = revealed[b, k] if labelled else n_pulls[b, k]
+                    pk[b, k] = min(max(succ[b, k] / max(n, 1.0), 0.0), 1.0)
+                    q[b, k], pc[b, k], ne[b, k], c[b, k], z[b, k] = bernoulli_start(pk[b, k], n, beta)
+            for _ in range(4):
+                for b in range(B):
+                    for k in range(K):
+                        if q[b, k] != q[b, k]:
+                            z[b, k] = bernoulli_step(z[b, k], pc[b, k], ne[b, k], c[b, k])
+            for b in range(B):
+                a, best = 0, -INF
+                for k in range(K):
+                    idx = q[b, k] if q[b, k] == q[b, k] else bernoulli_end(pk[b, k], z[b, k])
+                    if idx > best:
+                        a, best = k, idx
+                choice[b] = a
+        else:
+            for b in range(B):
                 a, best = 0, -INF
                 for k in range(K):
                     n = revealed[b, k] if labelled else n_pulls[b, k]
-                    mean = succ[b, k] / max(n, 1.0)
-                    if kl:
-                        idx = klucb_bernoulli(mean, n, (1.0 + par[b]) * lt)
-                    else:
-                        idx = ucb1(mean, n, lt, par[b])
+                    idx = ucb1(succ[b, k] / max(n, 1.0), n, lt, par[b])
                     if idx > best:
                         a, best = k, idx
+                choice[b] = a
+        for b in range(B):
+            a = choice[b]
             play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
                  cal_value, with_values)
             n_pulls[b, a] += 1.0
@@ -143,9 +232,10 @@ class BlindKernel(Kernel):
 
     @property
     def max_batch(self):
-        # KL-UCB's Bernoulli index (a log and an expm1 per Newton step): numpy's SIMD loops win
-        # on large batches (bench: 0.52 against 0.76 µs per run-step at 1000 runs)
-        return 256 if isinstance(self.policy, KLUCB) else None
+        # KL-UCB's Bernoulli index (a log and an expm1 per Newton step): numpy's SIMD loops catch
+        # up on large batches (bench, CPU µs per run-step, kernel against numpy: 0.55 / 0.65 at 1000
+        # runs, 0.63 / 0.67 at 2000, 0.60 / 0.59 at 4000)
+        return 2048 if isinstance(self.policy, KLUCB) else None
 
     def _state(self):
         p = self.policy
@@ -158,7 +248,7 @@ class BlindKernel(Kernel):
 @njit(cache=True)
 def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
                    with_values, cum, out, pulls, n_pulls, succ, eps, kl, m, all_in_window, geometric,
-                   n_tilde, O, lam, matures, mr, lam_m1, ring, old, buf, w_old, rev2, nt):
+                   n_tilde, O, lam, matures, mr, lam_m1, ring, old, buf, w_old, rev2):
     """D-UCB / D-KLUCB (kl) with Ñ from the geometric recursion (geometric, :class:`GeometricCount`,
     censored at its window mr, −1 for none) or the tabulated weights (:class:`TabulatedCount`):
     :mod:`delaylab.policies.delayed`. Conversions later than the policy's window m are ignored
@@ -166,33 +256,46 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
     B, K = theta.shape
     Wc = head.shape[0]
     Wt = buf.shape[2] if not geometric else 0  # the tabulated count's ring length W
+    # every run's decision first, then every run's pull and update: the decisions of one step are
+    # independent chains of Newton steps (logs and divisions) that the CPU overlaps, where one
+    # run's decide-then-update waited for each chain in turn
+    nts, ths, beta = np.empty((B, K)), np.empty((B, K)), np.empty(B)
+    q, ps, y, x = np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K))
+    choice = np.empty(B, dtype=np.int64)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
         lt = math.log(t + 1)
-        for b in range(B):
-            bw = b if w_old.shape[0] > 1 else 0
-            if t < K:
-                a = t
-            else:
-                if not geometric:  # TabulatedCount.value() for the decision of step t
+        if t < K:
+            choice[:] = t
+        else:
+            for b in range(B):
+                if geometric:
+                    for k in range(K):
+                        nts[b, k] = n_tilde[b, k]
+                else:  # TabulatedCount.value() for the decision of step t
+                    bw = b if w_old.shape[0] > 1 else 0
                     tc = t - 1  # the count's clock: its last push
                     for k in range(K):
                         kw = k if w_old.shape[1] > 1 else 0
                         v = w_old[bw, kw] * old[b, k]
                         if Wt > 0 and tc >= 0:
                             v = v + ring_dot(buf[b, k], rev2[bw, kw], Wt - 1 - tc % Wt)
-                        nt[k] = v
-                beta = (1.0 + eps[b]) * lt
-                a, best = 0, -INF
+                        nts[b, k] = v
+                beta[b] = (1.0 + eps[b]) * lt
                 for k in range(K):
-                    ntk = n_tilde[b, k] if geometric else nt[k]
-                    th = succ[b, k] / max(ntk, 1e-300)
-                    if kl:
-                        idx = klucb_poisson(th, ntk, beta, 1.0)
-                    else:
-                        idx = delayed_ucb(th, n_pulls[b, k], ntk, beta)
-                    if idx > best:
-                        a, best = k, idx
+                    ths[b, k] = succ[b, k] / max(nts[b, k], 1e-300)
+            if kl:
+                poisson_choose(ths, nts, beta, 1.0, q, ps, y, x, choice)
+            else:
+                for b in range(B):
+                    a, best = 0, -INF
+                    for k in range(K):
+                        idx = delayed_ucb(ths[b, k], n_pulls[b, k], nts[b, k], beta[b])
+                        if idx > best:
+                            a, best = k, idx
+                    choice[b] = a
+        for b in range(B):
+            a = choice[b]
             play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
                  cal_value, with_values)
             # DelayedIndex.update: N, then Ñ's push, then the conversions revealed
@@ -233,10 +336,11 @@ class DelayedKernel(Kernel):
 
     @property
     def max_batch(self):
-        # D-KLUCB's Poisson index (three logs per arm) with the O(1) geometric count: numpy's SIMD
-        # loops catch up near 1000 runs (bench: 0.35 against 0.30 µs per run-step at 1000 runs, 0.30
-        # against 2.2 at 30); with a tabulated count the kernel stays 4× faster at 1000 runs
-        return 500 if isinstance(self.policy, DelayedKLUCB) and self.count[0] else None
+        # D-UCB's index is two square roots, which numpy's SIMD loops take as fast on large
+        # batches with the O(1) geometric count (bench, CPU µs per run-step, kernel against numpy:
+        # 0.30 / 0.34 at 1000 runs, 0.36 / 0.36 at 2000, 0.35 / 0.34 at 4000). D-KLUCB's Newton
+        # steps (interleaved over runs) and the tabulated count keep the kernel ahead at every size
+        return 2048 if isinstance(self.policy, DelayedUCB) and self.count[0] else None
 
     def __init__(self, policy, setting, problem, calendar):
         super().__init__(policy, setting, problem, calendar)
@@ -250,12 +354,12 @@ class DelayedKernel(Kernel):
                           -1 if cnt.m is None else int(cnt.m),
                           owned(cnt.lam_m1) if cnt.m is not None else z2,
                           cnt.ring if cnt.m is not None else np.zeros((1, 1), dtype=np.int64),
-                          z2, z3, z2, z3, np.zeros(K))
+                          z2, z3, z2, z3)
         else:
             self.count = (False, z2, z2, z2, z2, -1, z2, np.zeros((1, 1), dtype=np.int64),
                           cnt.old, cnt.buf if cnt.buf is not None else z3,
                           owned(cnt.w_old),
-                          cnt._rev2, np.zeros(K))
+                          cnt._rev2)
 
     def _state(self):
         p = self.policy
@@ -276,33 +380,44 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
     B, K = theta.shape
     Wc = head.shape[0]
     ring = m + 1
+    # every run's decision first, then every run's pull and update (as in delayed_kernel)
+    nts, ths, beta = np.empty((B, K)), np.empty((B, K)), np.empty(B)
+    q, ps, y, x = np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K))
+    choice, missing = np.empty(B, dtype=np.int64), np.empty(B, dtype=np.bool_)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
         lt = math.log(t + 1)
         for b in range(B):
             # choose: arms without a pull m steps old are played round robin, least pulled first
-            missing = False
+            missing[b] = False
             for k in range(K):
                 if done_pulls[b, k] == 0:
-                    missing = True
-            if missing:
+                    missing[b] = True
+            beta[b] = (1.0 + eps[b]) * lt
+            for k in range(K):
+                n = tau_m[b, k] * done_pulls[b, k] if not missing[b] else 0.0  # 0: no Newton steps
+                nts[b, k] = n
+                ths[b, k] = done_succ[b, k] / n if n > 0 else 0.0
+        if kl:
+            poisson_choose(ths, nts, beta, 1.0, q, ps, y, x, choice)
+        for b in range(B):
+            if missing[b]:
                 a, least = 0, INF
                 for k in range(K):
                     v = n_pulls[b, k] if done_pulls[b, k] == 0 else INF
                     if v < least:
                         a, least = k, v
-            else:
-                beta = (1.0 + eps[b]) * lt
+                choice[b] = a
+            elif not kl:
                 a, best = 0, -INF
                 for k in range(K):
-                    n = tau_m[b, k] * done_pulls[b, k]
-                    th = done_succ[b, k] / n if n > 0 else 0.0
-                    if kl:
-                        idx = klucb_poisson(th, n, beta, 1.0)
-                    else:
-                        idx = th + math.sqrt(beta / (2.0 * max(n, 1e-300))) if n > 0 else INF
+                    n, th = nts[b, k], ths[b, k]
+                    idx = th + math.sqrt(beta[b] / (2.0 * max(n, 1e-300))) if n > 0 else INF
                     if idx > best:
                         a, best = k, idx
+                choice[b] = a
+        for b in range(B):
+            a = choice[b]
             play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
                  cal_value, with_values)
             n_pulls[b, a] += 1.0
