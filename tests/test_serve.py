@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
+import os
 import re
 import socket
 import subprocess
@@ -127,3 +128,57 @@ def test_without_the_cookie_the_shutdown_request_is_still_refused(server):
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=60)
     assert refused.value.code == 403 and _status(url)["kernels"] == 1
+
+
+def test_pool_refills_wait_for_quiet_pages_but_a_visitor_gets_a_waiting_refill_at_once(tmp_path):
+    """Two preheated kernels per notebook. A visitor takes one; its refill does not start while
+    pages are being served (here: a quiet period longer than the test), so no kernel starts. A
+    second visitor takes the other; a third gets the waiting refill, which then starts at once
+    (without that, the page would wait for the quiet period: ten minutes here)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 6 * 7\nprint(x)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "tiny.ipynb")
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(tmp_path), "--no-browser", f"--port={port}",
+                             "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=True",
+                             "--VoilaConfiguration.default_pool_size=2",
+                             "--DashboardKernelManager.refill_quiet_seconds=600",
+                             "--DashboardKernelManager.refill_max_wait=600"],
+                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+    url = f"http://127.0.0.1:{port}"
+
+    def wait(predicate, what, timeout=180):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                st = _status(url)
+                if predicate(st):
+                    return st
+            except (urllib.error.URLError, ConnectionError):
+                assert proc.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
+            time.sleep(0.3)
+        raise AssertionError(f"{what} not within {timeout} s: {_status(url)}")
+
+    def visit():
+        page = urllib.request.urlopen(url + "/voila/render/tiny.ipynb", timeout=120).read().decode()
+        assert "42" in page and "Traceback" not in page
+        return re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page).group(1)
+
+    try:
+        wait(lambda st: st["pooled"] == 2 and st["pool_ready"] == 2 and st["pool_starting"] == 0, "the pool filled")
+        first = visit()
+        time.sleep(5)
+        st = _status(url)  # the refill waits: one visitor, one kernel in the pool, none started
+        assert (st["visitors"], st["pooled"], st["kernels"], st["pool_starting"], st["refilling"]) == (1, 1, 2, 1, 0), st
+        second = visit()
+        third = visit()  # the waiting refill, started for this visitor
+        assert len({first, second, third}) == 3
+        st = wait(lambda st: st["visitors"] == 3, "three visitors' kernels")
+        assert st["kernels"] == 3 + st["pooled"] and st["refilling"] == 0, st
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()

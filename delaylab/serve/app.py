@@ -28,6 +28,7 @@ apply) with four additions:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -40,7 +41,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_core.utils import ensure_async
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Int, Unicode, default
+from traitlets import Float, Int, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
@@ -125,13 +126,55 @@ class DashboardKernelManager(AsyncMappingKernelManager):
                           help="Seconds a kernel handed to a page is never culled while that page has not connected "
                                "yet (a page loading on a slow or busy machine).")
 
+    refill_quiet_seconds = Float(10.0, config=True,
+                                 help="A preheated kernel refilling a pool starts only when no page has been given a "
+                                      "kernel or connected to it for this many seconds (see PreheatedPools).")
+    refill_concurrency = Int(1, config=True,
+                             help="Preheated kernels refilling the pools at once while visitors have kernels "
+                                  "(while nobody is visiting: one per core, at least this many).")
+    refill_max_wait = Float(120.0, config=True,
+                            help="Seconds after which a refill starts whatever the pages are doing.")
+
     def __init__(self, **kwargs):
-        super().__init__(**kwargs)
+        # before Voila's pool (a subclass, see PreheatedPools) starts filling in super().__init__
         self.awaiting_page: dict = {}  # kernel id -> when it was handed to a page that has not connected yet
+        self.refilling = 0  # preheated kernels started and executing their notebook
+        self.refilling_notebooks: dict = {}  # the same, per notebook
+        self.claimed: set = set()  # pool tasks a visitor is waiting for: they skip the queue
+        self.last_page = float("-inf")  # (monotonic) when a page last got a kernel or connected
+        super().__init__(**kwargs)
 
     def notify_connect(self, kernel_id):
         self.awaiting_page.pop(kernel_id, None)
+        self.page_activity()
         super().notify_connect(kernel_id)
+
+    def page_activity(self) -> None:
+        self.last_page = asyncio.get_event_loop().time()
+
+    def refill_limit(self) -> int:
+        """Refills at once: ``refill_concurrency`` while visitors have kernels, else every core."""
+        visitors = getattr(self.parent, "visitor_kernels", None)
+        if visitors is not None and visitors():
+            return max(1, self.refill_concurrency)
+        return max(1, self.refill_concurrency, os.cpu_count() or 1)
+
+    async def refill_turn(self, task=None, notebook=None) -> None:
+        """Wait until a pool refill (of ``notebook``) may start: at once for a task a visitor
+        waits for (``claimed``); else once no page has been given a kernel or connected for
+        ``refill_quiet_seconds``, no page is being admitted, fewer than :meth:`refill_limit`
+        refills are executing and none of the same notebook (the second one then reads the
+        figures the first one put in the sweep cache: at the server's first start, with an empty
+        cache, each notebook's figures are computed once, not once per kernel); at the latest
+        after ``refill_max_wait`` s."""
+        loop = asyncio.get_event_loop()
+        waited = loop.time()
+        while task not in self.claimed and loop.time() - waited < self.refill_max_wait:
+            quiet = (loop.time() - self.last_page >= self.refill_quiet_seconds
+                     and not getattr(self.parent, "admitting", 0))
+            if quiet and self.refilling < self.refill_limit() and not self.refilling_notebooks.get(notebook):
+                return
+            await asyncio.sleep(0.2)
 
     async def cull_kernel_if_idle(self, kernel_id):
         handed = self.awaiting_page.get(kernel_id)
@@ -148,6 +191,53 @@ class DashboardKernelManager(AsyncMappingKernelManager):
             await ensure_async(self.shutdown_kernel(kernel_id))
             return
         return await super().cull_kernel_if_idle(kernel_id)
+
+
+class PreheatedPools:
+    """Voila's pools of preheated kernels (one per notebook, ``default_pool_size`` kernels each,
+    or per notebook in ``VoilaKernelManager.kernel_pools_config``), refilled without taking the
+    cores from the visitors' pages.
+
+    Voila refills a pool one second after it hands a kernel to a page: ten visitors at once start
+    ten kernels that execute their notebooks at once, on the cores the ten pages need to draw and
+    answer. Here a refill waits for its turn (:meth:`DashboardKernelManager.refill_turn`): until
+    no page has been given a kernel or connected to it for ``refill_quiet_seconds``, then one at a
+    time while visitors have kernels (every core while nobody is visiting: at the server's start).
+    A visitor who arrives when the pool holds only a waiting refill takes it, and it starts at
+    once. The kernel counts as refilling until its notebook has executed.
+
+    Mixed into the kernel manager class that Voila builds around :class:`DashboardKernelManager`
+    (see :meth:`DashboardServer.init_settings`)."""
+
+    async def _initialize(self, notebook_path, kernel_id=None, **kwargs):
+        if kernel_id is not None:  # a kernel restarted in place: Voila's own
+            return await super()._initialize(notebook_path, kernel_id, **kwargs)
+        task = asyncio.current_task()
+        await self.refill_turn(task, notebook_path)
+        self.refilling += 1
+        self.refilling_notebooks[notebook_path] = self.refilling_notebooks.get(notebook_path, 0) + 1
+
+        def executed(_=None):
+            self.refilling -= 1
+            self.refilling_notebooks[notebook_path] -= 1
+
+        try:
+            content = await super()._initialize(notebook_path, kernel_id, **kwargs)
+        except BaseException:
+            executed()
+            raise
+        finally:
+            self.claimed.discard(task)
+
+        content["task"].add_done_callback(executed)
+        return content
+
+    async def get_rendered_notebook(self, notebook_name, *args, **kwargs):
+        pool = self._pools.get(notebook_name) or []
+        if pool and not pool[0].done():  # a refill still waiting or starting: this visitor's, now
+            self.claimed.add(pool[0])
+        self.page_activity()
+        return await super().get_rendered_notebook(notebook_name, *args, **kwargs)
 
 
 class DashboardPageHandler(TornadoVoilaHandler):
@@ -211,6 +301,25 @@ class DashboardServer(Voila):
             self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager
         self.admitting = 0  # pages admitted whose kernel is not known yet
 
+    def init_settings(self):
+        """Voila's settings; the kernel manager class Voila builds here for its pools of
+        preheated kernels gets :class:`PreheatedPools` (refills that wait for their turn)."""
+        import voila.app as voila_app
+
+        factory = voila_app.voila_kernel_manager_factory
+
+        def with_preheated_pools(base_class, preheat_kernel, *args, **kwargs):
+            cls = factory(base_class, preheat_kernel, *args, **kwargs)
+            if not preheat_kernel or not issubclass(base_class, DashboardKernelManager):
+                return cls
+            return type(cls)(f"Dashboard{cls.__name__}", (PreheatedPools, cls), {})
+
+        voila_app.voila_kernel_manager_factory = with_preheated_pools
+        try:
+            return super().init_settings()
+        finally:
+            voila_app.voila_kernel_manager_factory = factory
+
     # ------------------------------------------------------------------ kernels
     def pooled_kernels(self) -> set:
         """Ids of the preheated kernels waiting in Voila's pool (not handed to a page)."""
@@ -245,6 +354,7 @@ class DashboardServer(Voila):
         waited in the pool for long: the culler must not take it while its page loads)."""
         if hasattr(self.kernel_manager, "awaiting_page"):
             self.kernel_manager.awaiting_page[kernel_id] = _now()
+            self.kernel_manager.page_activity()
         try:
             kernel = self.kernel_manager.get_kernel(kernel_id)
         except KeyError:
@@ -255,7 +365,8 @@ class DashboardServer(Voila):
         return {"kernels": len(self.kernel_manager.list_kernel_ids()), "pooled": len(self.pooled_kernels()),
                 "pool_ready": self.ready_pool_kernels(),
                 "pool_starting": self.starting_pool_kernels(), "visitors": len(self.visitor_kernels()),
-                "admitting": self.admitting, "max_kernels": self.max_kernels}
+                "admitting": self.admitting, "max_kernels": self.max_kernels,
+                "refilling": getattr(self.kernel_manager, "refilling", 0)}
 
     # ------------------------------------------------------------------ handlers
     def init_handlers(self):
@@ -273,6 +384,9 @@ class DashboardServer(Voila):
 PUBLIC = {
     "Voila.ip": "0.0.0.0",
     "DashboardServer.max_kernels": 10,  # 10 visitors' kernels at once; the 11th: a "busy" page
+    # two preheated kernels per notebook (voila.json: one): a class opening the five panels at
+    # once is served by kernels that executed their notebook beforehand (memory: README)
+    "VoilaConfiguration.default_pool_size": 2,
     "DashboardKernelSpecManager.memory_mb": 3072,  # address space per kernel (RLIMIT_AS)
     "MappingKernelManager.cull_connected": True,  # an open but idle tab loses its kernel...
     "MappingKernelManager.cull_idle_timeout": 900,  # ...after 15 minutes without a slider move
