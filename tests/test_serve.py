@@ -182,3 +182,71 @@ def test_pool_refills_wait_for_quiet_pages_but_a_visitor_gets_a_waiting_refill_a
         proc.terminate()
         proc.wait(30)
         log.close()
+
+
+def test_the_presenter_gets_a_kernel_beyond_the_cap_and_only_with_the_key(tmp_path):
+    """``presenter_key``: a wrong key is refused; with the right one the browser (its cookie) is
+    served when the cap is full, and its kernel does not count towards the cap."""
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(ROOT / "notebooks"), "--no-browser",
+                             f"--port={port}", "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=False",
+                             "--DashboardServer.max_kernels=1", "--DashboardServer.presenter_key=s3cret-key"],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+    url = f"http://127.0.0.1:{port}"
+    page_url = url + "/voila/render/00_index.ipynb"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                _status(url)
+                break
+            except Exception:
+                assert proc.poll() is None and time.time() < deadline, (tmp_path / "server.log").read_text()
+                time.sleep(0.3)
+        with pytest.raises(urllib.error.HTTPError) as wrong:
+            urllib.request.urlopen(url + "/delaylab/presenter?key=s3cret-kez", timeout=30)
+        assert wrong.value.code == 403
+        assert urllib.request.urlopen(page_url, timeout=300).status == 200  # a visitor: the cap is full
+        with pytest.raises(urllib.error.HTTPError) as busy:
+            urllib.request.urlopen(page_url, timeout=60)
+        assert busy.value.code == 503
+
+        presenter = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        next_path = urllib.parse.quote("/voila/render/00_index.ipynb")
+        page = presenter.open(f"{url}/delaylab/presenter?key=s3cret-key&next={next_path}", timeout=300).read().decode()
+        assert re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page) and "busy" not in page
+        st = _status(url)
+        assert (st["visitors"], st["presenters"]) == (2, 1), st
+        with pytest.raises(urllib.error.HTTPError) as still_busy:  # the presenter's kernel is not a visitor's
+            urllib.request.urlopen(page_url, timeout=60)
+        assert still_busy.value.code == 503
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+
+
+def test_the_presenters_open_page_keeps_its_kernel_when_idle_others_are_culled():
+    """The culler: an idle kernel with a page connected is culled (``cull_connected``, the
+    public setting), unless it is the presenter's."""
+    import asyncio
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    km = app.DashboardKernelManager(cull_idle_timeout=60, cull_connected=True)
+    culled = []
+
+    async def shutdown_kernel(kernel_id, *args, **kwargs):
+        culled.append(kernel_id)
+
+    km.shutdown_kernel = shutdown_kernel
+    for kid in ("visitor", "presenter"):
+        km._kernels[kid] = SimpleNamespace(execution_state="idle", kernel_name="python3",
+                                           kernel_spec=SimpleNamespace(metadata={}),
+                                           last_activity=app._now() - timedelta(seconds=3600))
+        km._kernel_connections[kid] = 1
+    km.presenter_kernels.add("presenter")
+    for kid in ("visitor", "presenter"):
+        asyncio.run(km.cull_kernel_if_idle(kid))
+    assert culled == ["visitor"]

@@ -24,11 +24,19 @@ apply) with four additions:
   instead of fighting over them.
 * **A status endpoint**, ``GET /delaylab/status``: kernels running, in the pool, visitors'
   kernels, the cap (for a health check and for the tests).
+* **The presenter's pass** (``--DashboardServer.presenter_key=KEY``): a lecturer opens
+  ``/delaylab/presenter?key=KEY`` once; that browser (a signed cookie, 12 hours) then gets a
+  kernel whatever the cap (a full room must not lock the projected dashboard out), its kernels
+  do not count towards the cap, and they are not culled for idleness while their page is open
+  (a lecture can go 15 minutes without a slider move). The key is never in the dashboards'
+  addresses, so projecting the address bar does not give it away.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -41,6 +49,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_core.utils import ensure_async
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from jupyter_server.utils import url_path_join
 from traitlets import Float, Int, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
@@ -142,6 +151,7 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         self.refilling_notebooks: dict = {}  # the same, per notebook
         self.claimed: set = set()  # pool tasks a visitor is waiting for: they skip the queue
         self.last_page = float("-inf")  # (monotonic) when a page last got a kernel or connected
+        self.presenter_kernels: set = set()  # kernels of the presenter's pages (DashboardServer.presenter_key)
         super().__init__(**kwargs)
 
     def notify_connect(self, kernel_id):
@@ -153,9 +163,9 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         self.last_page = asyncio.get_event_loop().time()
 
     def refill_limit(self) -> int:
-        """Refills at once: ``refill_concurrency`` while visitors have kernels, else every core."""
-        visitors = getattr(self.parent, "visitor_kernels", None)
-        if visitors is not None and visitors():
+        """Refills at once: ``refill_concurrency`` while a page is open or loading (a page
+        connected to its kernel, or given one), else one per core (at the server's start)."""
+        if self.awaiting_page or any(self._kernel_connections.values()):
             return max(1, self.refill_concurrency)
         return max(1, self.refill_concurrency, os.cpu_count() or 1)
 
@@ -177,6 +187,8 @@ class DashboardKernelManager(AsyncMappingKernelManager):
             await asyncio.sleep(0.2)
 
     async def cull_kernel_if_idle(self, kernel_id):
+        if kernel_id in self.presenter_kernels and self._kernel_connections.get(kernel_id):
+            return  # the presenter's page is open: idle is normal during a lecture
         handed = self.awaiting_page.get(kernel_id)
         if handed is not None:
             if (_now() - handed).total_seconds() < self.page_load_grace:
@@ -248,7 +260,8 @@ class DashboardPageHandler(TornadoVoilaHandler):
     async def get(self, path=None):
         self.xsrf_token  # sets the _xsrf cookie that the page's shutdown request sends back
         app = self.settings["voila"]
-        if app.max_kernels and app.load() >= app.max_kernels:
+        presenter = app.is_presenter(self)
+        if app.max_kernels and not presenter and app.load() >= app.max_kernels:
             self.set_status(503)
             self.set_header("Retry-After", str(app.busy_retry_seconds))
             self.set_header("Content-Type", "text/html; charset=utf-8")
@@ -256,7 +269,8 @@ class DashboardPageHandler(TornadoVoilaHandler):
             app.log.warning("busy: %d visitors' kernels, cap %d: refused %s", app.load(), app.max_kernels, path)
             self.finish(BUSY_PAGE.format(visitors=app.load(), retry=app.busy_retry_seconds))
             return
-        app.admitting += 1
+        counted = 0 if presenter else 1  # the presenter's page is not a visitor's
+        app.admitting += counted
         admitted, head = True, ""
         try:
             async for html in self.get_generator(path=path):
@@ -264,8 +278,8 @@ class DashboardPageHandler(TornadoVoilaHandler):
                     head += html
                     found = _KERNEL_ID.search(head)
                     if found:  # this page's kernel: counted as a visitor's from now on
-                        app.handed_out(found.group(1))
-                        app.admitting -= 1
+                        app.handed_out(found.group(1), presenter=presenter)
+                        app.admitting -= counted
                         admitted, head = False, ""
                 if "cdn.jsdelivr.net" in html:
                     html = _CDN_LINK.sub("", html)
@@ -273,7 +287,7 @@ class DashboardPageHandler(TornadoVoilaHandler):
                 self.flush()
         finally:
             if admitted:
-                app.admitting -= 1
+                app.admitting -= counted
 
 
 class StatusHandler(JupyterHandler):
@@ -288,11 +302,49 @@ class StatusHandler(JupyterHandler):
         return
 
 
+class PresenterHandler(JupyterHandler):
+    """``GET /delaylab/presenter?key=KEY[&next=PATH]``: with the right key, this browser becomes
+    the presenter's (:data:`PRESENTER_COOKIE`, signed, 12 hours), then goes on to ``next`` (a
+    path on this server; default: the dashboards' list). A wrong key, or no key configured: 403."""
+
+    def get(self):
+        app = self.settings["voila"]
+        key = self.get_argument("key", "")
+        if not app.presenter_key or not hmac.compare_digest(key.encode(), app.presenter_key.encode()):
+            raise tornado.web.HTTPError(403, "not the presenter's key")
+        self.set_signed_cookie(PRESENTER_COOKIE, app.presenter_token(), expires_days=0.5, httponly=True,
+                               samesite="Lax")
+        target = self.get_argument("next", "")
+        if not target.startswith("/") or target.startswith("//"):
+            target = url_path_join(app.server_url, "voila/")
+        self.redirect(target)
+
+    def check_xsrf_cookie(self):  # a GET: nothing to protect
+        return
+
+
+#: the cookie that marks the presenter's browser (see :class:`PresenterHandler`)
+PRESENTER_COOKIE = "delaylab-presenter"
+
+
 class DashboardServer(Voila):
     """Voila serving delaylab's notebooks (see the module's docstring)."""
 
     max_kernels = Int(0, config=True, help="Visitors' kernels at once (0: no cap); beyond it a 503 'busy' page.")
     busy_retry_seconds = Int(30, config=True, help="Retry-After of the busy page, in seconds.")
+    presenter_key = Unicode("", config=True,
+                            help="Key of /delaylab/presenter?key=...: the browser that opens it gets kernels beyond the "
+                                 "cap, not culled while their page is open (empty: no presenter).")
+
+    def presenter_token(self) -> str:
+        """The presenter cookie's value: changes with the key (a new key revokes old cookies)."""
+        return hashlib.sha256(b"delaylab-presenter\0" + self.presenter_key.encode()).hexdigest()[:32]
+
+    def is_presenter(self, handler) -> bool:
+        if not self.presenter_key:
+            return False
+        value = handler.get_signed_cookie(PRESENTER_COOKIE, max_age_days=0.5)
+        return value is not None and hmac.compare_digest(value, self.presenter_token().encode())
 
     def initialize(self, argv=None):
         super().initialize(argv)
@@ -343,18 +395,26 @@ class DashboardServer(Voila):
         return sum(not t.done() for pool in getattr(self.kernel_manager, "_pools", {}).values() for t in pool)
 
     def visitor_kernels(self) -> set:
+        """Kernels handed to pages (running, not waiting in the pool), the presenter's included."""
         return set(self.kernel_manager.list_kernel_ids()) - self.pooled_kernels()
 
-    def load(self) -> int:
-        """Visitors' kernels running, plus pages admitted whose kernel is starting."""
-        return len(self.visitor_kernels()) + self.admitting
+    def presenter_kernels(self) -> set:
+        return self.visitor_kernels() & getattr(self.kernel_manager, "presenter_kernels", set())
 
-    def handed_out(self, kernel_id: str) -> None:
+    def load(self) -> int:
+        """Visitors' kernels running (not the presenter's), plus pages admitted whose kernel is starting."""
+        return len(self.visitor_kernels() - self.presenter_kernels()) + self.admitting
+
+    def handed_out(self, kernel_id: str, presenter: bool = False) -> None:
         """A kernel was given to a page: it counts as active now (a preheated kernel may have
         waited in the pool for long: the culler must not take it while its page loads)."""
         if hasattr(self.kernel_manager, "awaiting_page"):
             self.kernel_manager.awaiting_page[kernel_id] = _now()
             self.kernel_manager.page_activity()
+            running = set(self.kernel_manager.list_kernel_ids())
+            self.kernel_manager.presenter_kernels &= running  # forget stopped ones
+            if presenter:
+                self.kernel_manager.presenter_kernels.add(kernel_id)
         try:
             kernel = self.kernel_manager.get_kernel(kernel_id)
         except KeyError:
@@ -365,6 +425,7 @@ class DashboardServer(Voila):
         return {"kernels": len(self.kernel_manager.list_kernel_ids()), "pooled": len(self.pooled_kernels()),
                 "pool_ready": self.ready_pool_kernels(),
                 "pool_starting": self.starting_pool_kernels(), "visitors": len(self.visitor_kernels()),
+                "presenters": len(self.presenter_kernels()),
                 "admitting": self.admitting, "max_kernels": self.max_kernels,
                 "refilling": getattr(self.kernel_manager, "refilling", 0)}
 
@@ -376,6 +437,7 @@ class DashboardServer(Voila):
                 spec = (spec[0], DashboardPageHandler, *spec[2:])
             handlers.append(spec)
         handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/status", StatusHandler))
+        handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/presenter", PresenterHandler))
         return handlers
 
 
