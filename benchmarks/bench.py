@@ -215,6 +215,7 @@ SECTIONS = {
     "bigsweep": lambda: papers("bigsweep"),  # 10⁴ runs × 10⁵ steps in ≤ 1 GiB: long (see its docstring)
     "scaling": scaling,
     "panels": panel_moves,
+    "serve": lambda: papers("serve"),  # a dashboard kernel: start, notebook, CPU, memory
     "visitors": visitors,
 }
 
