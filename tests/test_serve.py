@@ -250,3 +250,34 @@ def test_the_presenters_open_page_keeps_its_kernel_when_idle_others_are_culled()
     for kid in ("visitor", "presenter"):
         asyncio.run(km.cull_kernel_if_idle(kid))
     assert culled == ["visitor"]
+
+
+def test_refills_wait_while_a_pages_kernel_is_talking():
+    """A page drawing its figures (or a slider moved) keeps its kernel sending messages: pool
+    refills are not quiet until that has stopped for ``refill_quiet_seconds``."""
+    import asyncio
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    km = app.DashboardKernelManager(refill_quiet_seconds=10)
+    km._kernels["page"] = SimpleNamespace(last_activity=app._now() - timedelta(seconds=3))
+    km._kernel_connections["page"] = 1
+
+    async def quiet():
+        return km.pages_quiet()
+
+    assert not asyncio.run(quiet())
+    km._kernels["page"].last_activity = app._now() - timedelta(seconds=30)
+    assert asyncio.run(quiet())
+    km._kernels["pool"] = SimpleNamespace(last_activity=app._now())  # no page connected: not a page's
+    assert asyncio.run(quiet())
+
+
+def test_kernels_import_plotly_and_jsonschema_without_rfc3987_syntax():
+    """The launcher's skipped import (1.6 CPU s per kernel start): what imports it still works."""
+    code = ("import sys\nfrom delaylab.serve.kernel import skip_costly_imports\nskip_costly_imports()\n"
+            "import plotly.graph_objects, nbformat, jsonschema\n"
+            "nbformat.validate(nbformat.v4.new_notebook())\n"
+            "print(sys.modules['rfc3987_syntax'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["None"], out.stderr[-2000:]

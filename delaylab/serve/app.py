@@ -180,11 +180,25 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         loop = asyncio.get_event_loop()
         waited = loop.time()
         while task not in self.claimed and loop.time() - waited < self.refill_max_wait:
-            quiet = (loop.time() - self.last_page >= self.refill_quiet_seconds
-                     and not getattr(self.parent, "admitting", 0))
-            if quiet and self.refilling < self.refill_limit() and not self.refilling_notebooks.get(notebook):
+            if self.pages_quiet() and self.refilling < self.refill_limit() and not self.refilling_notebooks.get(notebook):
                 return
             await asyncio.sleep(0.2)
+
+    def pages_quiet(self) -> bool:
+        """No page has been given a kernel or connected to it, and no page's kernel has sent a
+        message (a page setting up its widgets, a figure reporting it was drawn, a slider's
+        redraw), for ``refill_quiet_seconds``; no page is being admitted. A page drawing its
+        figures keeps talking to its kernel, so this lasts until the pages are drawn."""
+        quiet = self.refill_quiet_seconds
+        if asyncio.get_event_loop().time() - self.last_page < quiet or getattr(self.parent, "admitting", 0):
+            return False
+        now = _now()
+        for kernel_id, connections in list(self._kernel_connections.items()):
+            kernel = self._kernels.get(kernel_id)
+            if connections and kernel is not None and hasattr(kernel, "last_activity") \
+                    and (now - kernel.last_activity).total_seconds() < quiet:
+                return False
+        return True
 
     async def cull_kernel_if_idle(self, kernel_id):
         if kernel_id in self.presenter_kernels and self._kernel_connections.get(kernel_id):
@@ -213,7 +227,8 @@ class PreheatedPools:
     Voila refills a pool one second after it hands a kernel to a page: ten visitors at once start
     ten kernels that execute their notebooks at once, on the cores the ten pages need to draw and
     answer. Here a refill waits for its turn (:meth:`DashboardKernelManager.refill_turn`): until
-    no page has been given a kernel or connected to it for ``refill_quiet_seconds``, then one at a
+    the pages are quiet for ``refill_quiet_seconds`` (none given a kernel, none connecting, no
+    page's kernel sending a message: :meth:`~DashboardKernelManager.pages_quiet`), then one at a
     time while visitors have kernels (every core while nobody is visiting: at the server's start).
     A visitor who arrives when the pool holds only a waiting refill takes it, and it starts at
     once. The kernel counts as refilling until its notebook has executed.

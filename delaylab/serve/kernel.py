@@ -13,7 +13,8 @@
    from numba's on-disk cache) every compiled kernel, in a thread beside the starting kernel,
    before a visitor arrives, not on the visitor's first slider move (``DELAYLAB_WARMUP=0``: not).
 
-Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
+It also leaves out an import that costs every kernel start much and serves no dashboard
+(:data:`SKIPPED_IMPORTS`). Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
 """
 
 from __future__ import annotations
