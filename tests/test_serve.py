@@ -147,7 +147,8 @@ def test_pool_refills_wait_for_quiet_pages_but_a_visitor_gets_a_waiting_refill_a
                              "--VoilaConfiguration.default_pool_size=2",
                              "--DashboardKernelManager.refill_quiet_seconds=600",
                              "--DashboardKernelManager.refill_max_wait=600"],
-                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, "DELAYLAB_WARMUP": "0"})
     url = f"http://127.0.0.1:{port}"
 
     def wait(predicate, what, timeout=180):
@@ -172,7 +173,8 @@ def test_pool_refills_wait_for_quiet_pages_but_a_visitor_gets_a_waiting_refill_a
         first = visit()
         time.sleep(5)
         st = _status(url)  # the refill waits: one visitor, one kernel in the pool, none started
-        assert (st["visitors"], st["pooled"], st["kernels"], st["pool_starting"], st["refilling"]) == (1, 1, 2, 1, 0), st
+        seen = (st["visitors"], st["pooled"], st["kernels"], st["pool_starting"], st["refilling"])
+        assert seen == (1, 1, 2, 1, 0), st
         second = visit()
         third = visit()  # the waiting refill, started for this visitor
         assert len({first, second, third}) == 3

@@ -180,7 +180,8 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         loop = asyncio.get_event_loop()
         waited = loop.time()
         while task not in self.claimed and loop.time() - waited < self.refill_max_wait:
-            if self.pages_quiet() and self.refilling < self.refill_limit() and not self.refilling_notebooks.get(notebook):
+            if (self.pages_quiet() and self.refilling < self.refill_limit()
+                    and not self.refilling_notebooks.get(notebook)):
                 return
             await asyncio.sleep(0.2)
 
@@ -348,8 +349,8 @@ class DashboardServer(Voila):
     max_kernels = Int(0, config=True, help="Visitors' kernels at once (0: no cap); beyond it a 503 'busy' page.")
     busy_retry_seconds = Int(30, config=True, help="Retry-After of the busy page, in seconds.")
     presenter_key = Unicode("", config=True,
-                            help="Key of /delaylab/presenter?key=...: the browser that opens it gets kernels beyond the "
-                                 "cap, not culled while their page is open (empty: no presenter).")
+                            help="Key of /delaylab/presenter?key=...: the browser that opens it gets kernels "
+                                 "beyond the cap, not culled while their page is open (empty: no presenter).")
 
     def presenter_token(self) -> str:
         """The presenter cookie's value: changes with the key (a new key revokes old cookies)."""
