@@ -49,7 +49,6 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_core.utils import ensure_async
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from jupyter_server.utils import url_path_join
 from traitlets import Float, Int, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
@@ -136,8 +135,9 @@ class DashboardKernelManager(AsyncMappingKernelManager):
                                "yet (a page loading on a slow or busy machine).")
 
     refill_quiet_seconds = Float(10.0, config=True,
-                                 help="A preheated kernel refilling a pool starts only when no page has been given a "
-                                      "kernel or connected to it for this many seconds (see PreheatedPools).")
+                                 help="A preheated kernel refilling a pool starts only when the pages have been "
+                                      "quiet (none given a kernel or connecting, no page's kernel sending a message) "
+                                      "for this many seconds (see PreheatedPools).")
     refill_concurrency = Int(1, config=True,
                              help="Preheated kernels refilling the pools at once while visitors have kernels "
                                   "(while nobody is visiting: one per core, at least this many).")
@@ -171,12 +171,11 @@ class DashboardKernelManager(AsyncMappingKernelManager):
 
     async def refill_turn(self, task=None, notebook=None) -> None:
         """Wait until a pool refill (of ``notebook``) may start: at once for a task a visitor
-        waits for (``claimed``); else once no page has been given a kernel or connected for
-        ``refill_quiet_seconds``, no page is being admitted, fewer than :meth:`refill_limit`
-        refills are executing and none of the same notebook (the second one then reads the
-        figures the first one put in the sweep cache: at the server's first start, with an empty
-        cache, each notebook's figures are computed once, not once per kernel); at the latest
-        after ``refill_max_wait`` s."""
+        waits for (``claimed``); else once the pages are quiet (:meth:`pages_quiet`), fewer than
+        :meth:`refill_limit` refills are executing and none of the same notebook (the second one
+        then reads the figures the first one put in the sweep cache: at the server's first start,
+        with an empty cache, each notebook's figures are computed once, not once per kernel); at
+        the latest after ``refill_max_wait`` s."""
         loop = asyncio.get_event_loop()
         waited = loop.time()
         while task not in self.claimed and loop.time() - waited < self.refill_max_wait:
@@ -321,7 +320,7 @@ class StatusHandler(JupyterHandler):
 class PresenterHandler(JupyterHandler):
     """``GET /delaylab/presenter?key=KEY[&next=PATH]``: with the right key, this browser becomes
     the presenter's (:data:`PRESENTER_COOKIE`, signed, 12 hours), then goes on to ``next`` (a
-    path on this server; default: the dashboards' list). A wrong key, or no key configured: 403."""
+    path on this server; default: the server's root, the list of dashboards). A wrong key, or no key configured: 403."""
 
     def get(self):
         app = self.settings["voila"]
@@ -331,8 +330,8 @@ class PresenterHandler(JupyterHandler):
         self.set_signed_cookie(PRESENTER_COOKIE, app.presenter_token(), expires_days=0.5, httponly=True,
                                samesite="Lax")
         target = self.get_argument("next", "")
-        if not target.startswith("/") or target.startswith("//"):
-            target = url_path_join(app.server_url, "voila/")
+        if not target.startswith("/") or target.startswith(("//", "/\\")):  # this server's paths only
+            target = app.server_url
         self.redirect(target)
 
     def check_xsrf_cookie(self):  # a GET: nothing to protect
