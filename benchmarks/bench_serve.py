@@ -2,9 +2,10 @@
 a fresh dashboard kernel (``python -m delaylab.serve.kernel``, reading the sweep cache of
 $DELAYLAB_CACHE or ~/.cache/delaylab: fill it first with ``python -m delaylab.serve.precompute
 notebooks``, with the same code, or the kernels compute the figures and that is what is timed)
-from start to its notebook executed, as a pool refill does it: the wall seconds until it answers, until the notebook has executed, the CPU
-seconds the kernel process used (the cores a refill takes from the visitors' pages) and its
-resident memory afterwards (what one kernel in the pool or with a visitor costs). Then the same
+from start to its notebook executed, as a pool refill does it: the wall seconds until it
+answers, until the notebook has executed, the CPU seconds the kernel process used (the cores a
+refill takes from the visitors' pages) and its resident memory afterwards (what one kernel in
+the pool or with a visitor costs). Then the same
 for every panel notebook started at once (a burst of refills). Wall times depend on the machine's
 load; CPU seconds and memory do not, much."""
 
