@@ -5,7 +5,8 @@ Sections: each notebook top to bottom at its defaults; paper 1 (interactive upda
 the paper's scale, cost per run-step and speed-up over plain loops); papers 2–5 (their own
 benchmark modules, bench_<paper>.py); sweeps and the cache (bench_sweep.py); how the cost grows
 with T, the number of runs, K and the window m (log–log slopes); the worst control move of each
-live panel (`panels`, issue 15: within 1 s at every value). Targets are those of the issues
+live panel (`panels`, issue 15: within 1 s at every value); what one dashboard kernel costs to start
+and hold (`serve`). Targets are those of the issues
 for a 2-core machine. Nothing here is a test: timings vary with the load of the machine.
 `python3 tasks.py bench paper3 scaling` runs only the named sections.
 """
@@ -215,6 +216,7 @@ SECTIONS = {
     "bigsweep": lambda: papers("bigsweep"),  # 10⁴ runs × 10⁵ steps in ≤ 1 GiB: long (see its docstring)
     "scaling": scaling,
     "panels": panel_moves,
+    "serve": lambda: papers("serve"),  # a dashboard kernel: start, notebook, CPU, memory
     "visitors": visitors,
 }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
+import os
 import re
 import socket
 import subprocess
@@ -127,3 +128,158 @@ def test_without_the_cookie_the_shutdown_request_is_still_refused(server):
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=60)
     assert refused.value.code == 403 and _status(url)["kernels"] == 1
+
+
+def test_pool_refills_wait_for_quiet_pages_but_a_visitor_gets_a_waiting_refill_at_once(tmp_path):
+    """Two preheated kernels per notebook. A visitor takes one; its refill does not start while
+    pages are being served (here: a quiet period longer than the test), so no kernel starts. A
+    second visitor takes the other; a third gets the waiting refill, which then starts at once
+    (without that, the page would wait for the quiet period: ten minutes here)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 6 * 7\nprint(x)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "tiny.ipynb")
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(tmp_path), "--no-browser", f"--port={port}",
+                             "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=True",
+                             "--VoilaConfiguration.default_pool_size=2",
+                             "--DashboardKernelManager.refill_quiet_seconds=600",
+                             "--DashboardKernelManager.refill_max_wait=600"],
+                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, "DELAYLAB_WARMUP": "0"})
+    url = f"http://127.0.0.1:{port}"
+
+    def wait(predicate, what, timeout=180):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                st = _status(url)
+                if predicate(st):
+                    return st
+            except (urllib.error.URLError, ConnectionError):
+                assert proc.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
+            time.sleep(0.3)
+        raise AssertionError(f"{what} not within {timeout} s: {_status(url)}")
+
+    def visit():
+        page = urllib.request.urlopen(url + "/voila/render/tiny.ipynb", timeout=120).read().decode()
+        assert "42" in page and "Traceback" not in page
+        return re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page).group(1)
+
+    try:
+        wait(lambda st: st["pooled"] == 2 and st["pool_ready"] == 2 and st["pool_starting"] == 0, "the pool filled")
+        first = visit()
+        time.sleep(5)
+        st = _status(url)  # the refill waits: one visitor, one kernel in the pool, none started
+        seen = (st["visitors"], st["pooled"], st["kernels"], st["pool_starting"], st["refilling"])
+        assert seen == (1, 1, 2, 1, 0), st
+        second = visit()
+        third = visit()  # the waiting refill, started for this visitor
+        assert len({first, second, third}) == 3
+        st = wait(lambda st: st["visitors"] == 3, "three visitors' kernels")
+        assert st["kernels"] == 3 + st["pooled"] and st["refilling"] == 0, st
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+
+
+def test_the_presenter_gets_a_kernel_beyond_the_cap_and_only_with_the_key(tmp_path):
+    """``presenter_key``: a wrong key is refused; with the right one the browser (its cookie) is
+    served when the cap is full, and its kernel does not count towards the cap."""
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(ROOT / "notebooks"), "--no-browser",
+                             f"--port={port}", "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=False",
+                             "--DashboardServer.max_kernels=1", "--DashboardServer.presenter_key=s3cret-key"],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+    url = f"http://127.0.0.1:{port}"
+    page_url = url + "/voila/render/00_index.ipynb"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                _status(url)
+                break
+            except Exception:
+                assert proc.poll() is None and time.time() < deadline, (tmp_path / "server.log").read_text()
+                time.sleep(0.3)
+        with pytest.raises(urllib.error.HTTPError) as wrong:
+            urllib.request.urlopen(url + "/delaylab/presenter?key=s3cret-kez", timeout=30)
+        assert wrong.value.code == 403
+        assert urllib.request.urlopen(page_url, timeout=300).status == 200  # a visitor: the cap is full
+        with pytest.raises(urllib.error.HTTPError) as busy:
+            urllib.request.urlopen(page_url, timeout=60)
+        assert busy.value.code == 503
+
+        presenter = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        next_path = urllib.parse.quote("/voila/render/00_index.ipynb")
+        page = presenter.open(f"{url}/delaylab/presenter?key=s3cret-key&next={next_path}", timeout=300).read().decode()
+        assert re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page) and "busy" not in page
+        st = _status(url)
+        assert (st["visitors"], st["presenters"]) == (2, 1), st
+        with pytest.raises(urllib.error.HTTPError) as still_busy:  # the presenter's kernel is not a visitor's
+            urllib.request.urlopen(page_url, timeout=60)
+        assert still_busy.value.code == 503
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+
+
+def test_the_presenters_open_page_keeps_its_kernel_when_idle_others_are_culled():
+    """The culler: an idle kernel with a page connected is culled (``cull_connected``, the
+    public setting), unless it is the presenter's."""
+    import asyncio
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    km = app.DashboardKernelManager(cull_idle_timeout=60, cull_connected=True)
+    culled = []
+
+    async def shutdown_kernel(kernel_id, *args, **kwargs):
+        culled.append(kernel_id)
+
+    km.shutdown_kernel = shutdown_kernel
+    for kid in ("visitor", "presenter"):
+        km._kernels[kid] = SimpleNamespace(execution_state="idle", kernel_name="python3",
+                                           kernel_spec=SimpleNamespace(metadata={}),
+                                           last_activity=app._now() - timedelta(seconds=3600))
+        km._kernel_connections[kid] = 1
+    km.presenter_kernels.add("presenter")
+    for kid in ("visitor", "presenter"):
+        asyncio.run(km.cull_kernel_if_idle(kid))
+    assert culled == ["visitor"]
+
+
+def test_refills_wait_while_a_pages_kernel_is_talking():
+    """A page drawing its figures (or a slider moved) keeps its kernel sending messages: pool
+    refills are not quiet until that has stopped for ``refill_quiet_seconds``."""
+    import asyncio
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    km = app.DashboardKernelManager(refill_quiet_seconds=10)
+    km._kernels["page"] = SimpleNamespace(last_activity=app._now() - timedelta(seconds=3))
+    km._kernel_connections["page"] = 1
+
+    async def quiet():
+        return km.pages_quiet()
+
+    assert not asyncio.run(quiet())
+    km._kernels["page"].last_activity = app._now() - timedelta(seconds=30)
+    assert asyncio.run(quiet())
+    km._kernels["pool"] = SimpleNamespace(last_activity=app._now())  # no page connected: not a page's
+    assert asyncio.run(quiet())
+
+
+def test_kernels_import_plotly_and_jsonschema_without_rfc3987_syntax():
+    """The launcher's skipped import (1.6 CPU s per kernel start): what imports it still works."""
+    code = ("import sys\nfrom delaylab.serve.kernel import skip_costly_imports\nskip_costly_imports()\n"
+            "import plotly.graph_objects, nbformat, jsonschema\n"
+            "nbformat.validate(nbformat.v4.new_notebook())\n"
+            "print(sys.modules['rfc3987_syntax'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["None"], out.stderr[-2000:]

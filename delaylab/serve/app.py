@@ -24,10 +24,19 @@ apply) with four additions:
   instead of fighting over them.
 * **A status endpoint**, ``GET /delaylab/status``: kernels running, in the pool, visitors'
   kernels, the cap (for a health check and for the tests).
+* **The presenter's pass** (``--DashboardServer.presenter_key=KEY``): a lecturer opens
+  ``/delaylab/presenter?key=KEY`` once; that browser (a signed cookie, 12 hours) then gets a
+  kernel whatever the cap (a full room must not lock the projected dashboard out), its kernels
+  do not count towards the cap, and they are not culled for idleness while their page is open
+  (a lecture can go 15 minutes without a slider move). The key is never in the dashboards'
+  addresses, so projecting the address bar does not give it away.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -40,7 +49,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_core.utils import ensure_async
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Int, Unicode, default
+from traitlets import Float, Int, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
@@ -125,15 +134,75 @@ class DashboardKernelManager(AsyncMappingKernelManager):
                           help="Seconds a kernel handed to a page is never culled while that page has not connected "
                                "yet (a page loading on a slow or busy machine).")
 
+    refill_quiet_seconds = Float(10.0, config=True,
+                                 help="A preheated kernel refilling a pool starts only when the pages have been "
+                                      "quiet (none given a kernel or connecting, no page's kernel sending a message) "
+                                      "for this many seconds (see PreheatedPools).")
+    refill_concurrency = Int(1, config=True,
+                             help="Preheated kernels refilling the pools at once while visitors have kernels "
+                                  "(while nobody is visiting: one per core, at least this many).")
+    refill_max_wait = Float(120.0, config=True,
+                            help="Seconds after which a refill starts whatever the pages are doing.")
+
     def __init__(self, **kwargs):
-        super().__init__(**kwargs)
+        # before Voila's pool (a subclass, see PreheatedPools) starts filling in super().__init__
         self.awaiting_page: dict = {}  # kernel id -> when it was handed to a page that has not connected yet
+        self.refilling = 0  # preheated kernels started and executing their notebook
+        self.refilling_notebooks: dict = {}  # the same, per notebook
+        self.claimed: set = set()  # pool tasks a visitor is waiting for: they skip the queue
+        self.last_page = float("-inf")  # (monotonic) when a page last got a kernel or connected
+        self.presenter_kernels: set = set()  # kernels of the presenter's pages (DashboardServer.presenter_key)
+        super().__init__(**kwargs)
 
     def notify_connect(self, kernel_id):
         self.awaiting_page.pop(kernel_id, None)
+        self.page_activity()
         super().notify_connect(kernel_id)
 
+    def page_activity(self) -> None:
+        self.last_page = asyncio.get_event_loop().time()
+
+    def refill_limit(self) -> int:
+        """Refills at once: ``refill_concurrency`` while a page is open or loading (a page
+        connected to its kernel, or given one), else one per core (at the server's start)."""
+        if self.awaiting_page or any(self._kernel_connections.values()):
+            return max(1, self.refill_concurrency)
+        return max(1, self.refill_concurrency, os.cpu_count() or 1)
+
+    async def refill_turn(self, task=None, notebook=None) -> None:
+        """Wait until a pool refill (of ``notebook``) may start: at once for a task a visitor
+        waits for (``claimed``); else once the pages are quiet (:meth:`pages_quiet`), fewer than
+        :meth:`refill_limit` refills are executing and none of the same notebook (the second one
+        then reads the figures the first one put in the sweep cache: at the server's first start,
+        with an empty cache, each notebook's figures are computed once, not once per kernel); at
+        the latest after ``refill_max_wait`` s."""
+        loop = asyncio.get_event_loop()
+        waited = loop.time()
+        while task not in self.claimed and loop.time() - waited < self.refill_max_wait:
+            if (self.pages_quiet() and self.refilling < self.refill_limit()
+                    and not self.refilling_notebooks.get(notebook)):
+                return
+            await asyncio.sleep(0.2)
+
+    def pages_quiet(self) -> bool:
+        """No page has been given a kernel or connected to it, and no page's kernel has sent a
+        message (a page setting up its widgets, a figure reporting it was drawn, a slider's
+        redraw), for ``refill_quiet_seconds``; no page is being admitted. A page drawing its
+        figures keeps talking to its kernel, so this lasts until the pages are drawn."""
+        quiet = self.refill_quiet_seconds
+        if asyncio.get_event_loop().time() - self.last_page < quiet or getattr(self.parent, "admitting", 0):
+            return False
+        now = _now()
+        for kernel_id, connections in list(self._kernel_connections.items()):
+            kernel = self._kernels.get(kernel_id)
+            if connections and kernel is not None and hasattr(kernel, "last_activity") \
+                    and (now - kernel.last_activity).total_seconds() < quiet:
+                return False
+        return True
+
     async def cull_kernel_if_idle(self, kernel_id):
+        if kernel_id in self.presenter_kernels and self._kernel_connections.get(kernel_id):
+            return  # the presenter's page is open: idle is normal during a lecture
         handed = self.awaiting_page.get(kernel_id)
         if handed is not None:
             if (_now() - handed).total_seconds() < self.page_load_grace:
@@ -150,6 +219,54 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         return await super().cull_kernel_if_idle(kernel_id)
 
 
+class PreheatedPools:
+    """Voila's pools of preheated kernels (one per notebook, ``default_pool_size`` kernels each,
+    or per notebook in ``VoilaKernelManager.kernel_pools_config``), refilled without taking the
+    cores from the visitors' pages.
+
+    Voila refills a pool one second after it hands a kernel to a page: ten visitors at once start
+    ten kernels that execute their notebooks at once, on the cores the ten pages need to draw and
+    answer. Here a refill waits for its turn (:meth:`DashboardKernelManager.refill_turn`): until
+    the pages are quiet for ``refill_quiet_seconds`` (none given a kernel, none connecting, no
+    page's kernel sending a message: :meth:`~DashboardKernelManager.pages_quiet`), then one at a
+    time while visitors have kernels (every core while nobody is visiting: at the server's start).
+    A visitor who arrives when the pool holds only a waiting refill takes it, and it starts at
+    once. The kernel counts as refilling until its notebook has executed.
+
+    Mixed into the kernel manager class that Voila builds around :class:`DashboardKernelManager`
+    (see :meth:`DashboardServer.init_settings`)."""
+
+    async def _initialize(self, notebook_path, kernel_id=None, **kwargs):
+        if kernel_id is not None:  # a kernel restarted in place: Voila's own
+            return await super()._initialize(notebook_path, kernel_id, **kwargs)
+        task = asyncio.current_task()
+        await self.refill_turn(task, notebook_path)
+        self.refilling += 1
+        self.refilling_notebooks[notebook_path] = self.refilling_notebooks.get(notebook_path, 0) + 1
+
+        def executed(_=None):
+            self.refilling -= 1
+            self.refilling_notebooks[notebook_path] -= 1
+
+        try:
+            content = await super()._initialize(notebook_path, kernel_id, **kwargs)
+        except BaseException:
+            executed()
+            raise
+        finally:
+            self.claimed.discard(task)
+
+        content["task"].add_done_callback(executed)
+        return content
+
+    async def get_rendered_notebook(self, notebook_name, *args, **kwargs):
+        pool = self._pools.get(notebook_name) or []
+        if pool and not pool[0].done():  # a refill still waiting or starting: this visitor's, now
+            self.claimed.add(pool[0])
+        self.page_activity()
+        return await super().get_rendered_notebook(notebook_name, *args, **kwargs)
+
+
 class DashboardPageHandler(TornadoVoilaHandler):
     """Voila's page handler, plus the xsrf cookie, the cap on visitors' kernels, and a record of
     the kernel handed to each page."""
@@ -158,7 +275,8 @@ class DashboardPageHandler(TornadoVoilaHandler):
     async def get(self, path=None):
         self.xsrf_token  # sets the _xsrf cookie that the page's shutdown request sends back
         app = self.settings["voila"]
-        if app.max_kernels and app.load() >= app.max_kernels:
+        presenter = app.is_presenter(self)
+        if app.max_kernels and not presenter and app.load() >= app.max_kernels:
             self.set_status(503)
             self.set_header("Retry-After", str(app.busy_retry_seconds))
             self.set_header("Content-Type", "text/html; charset=utf-8")
@@ -166,7 +284,8 @@ class DashboardPageHandler(TornadoVoilaHandler):
             app.log.warning("busy: %d visitors' kernels, cap %d: refused %s", app.load(), app.max_kernels, path)
             self.finish(BUSY_PAGE.format(visitors=app.load(), retry=app.busy_retry_seconds))
             return
-        app.admitting += 1
+        counted = 0 if presenter else 1  # the presenter's page is not a visitor's
+        app.admitting += counted
         admitted, head = True, ""
         try:
             async for html in self.get_generator(path=path):
@@ -174,8 +293,8 @@ class DashboardPageHandler(TornadoVoilaHandler):
                     head += html
                     found = _KERNEL_ID.search(head)
                     if found:  # this page's kernel: counted as a visitor's from now on
-                        app.handed_out(found.group(1))
-                        app.admitting -= 1
+                        app.handed_out(found.group(1), presenter=presenter)
+                        app.admitting -= counted
                         admitted, head = False, ""
                 if "cdn.jsdelivr.net" in html:
                     html = _CDN_LINK.sub("", html)
@@ -183,7 +302,7 @@ class DashboardPageHandler(TornadoVoilaHandler):
                 self.flush()
         finally:
             if admitted:
-                app.admitting -= 1
+                app.admitting -= counted
 
 
 class StatusHandler(JupyterHandler):
@@ -198,11 +317,49 @@ class StatusHandler(JupyterHandler):
         return
 
 
+class PresenterHandler(JupyterHandler):
+    """``GET /delaylab/presenter?key=KEY[&next=PATH]``: with the right key, this browser becomes
+    the presenter's (:data:`PRESENTER_COOKIE`, signed, 12 hours), then goes on to ``next`` (a
+    path on this server; default: the server's root, the list of dashboards). A wrong key, or no key configured: 403."""
+
+    def get(self):
+        app = self.settings["voila"]
+        key = self.get_argument("key", "")
+        if not app.presenter_key or not hmac.compare_digest(key.encode(), app.presenter_key.encode()):
+            raise tornado.web.HTTPError(403, "not the presenter's key")
+        self.set_signed_cookie(PRESENTER_COOKIE, app.presenter_token(), expires_days=0.5, httponly=True,
+                               samesite="Lax")
+        target = self.get_argument("next", "")
+        if not target.startswith("/") or target.startswith(("//", "/\\")):  # this server's paths only
+            target = app.server_url
+        self.redirect(target)
+
+    def check_xsrf_cookie(self):  # a GET: nothing to protect
+        return
+
+
+#: the cookie that marks the presenter's browser (see :class:`PresenterHandler`)
+PRESENTER_COOKIE = "delaylab-presenter"
+
+
 class DashboardServer(Voila):
     """Voila serving delaylab's notebooks (see the module's docstring)."""
 
     max_kernels = Int(0, config=True, help="Visitors' kernels at once (0: no cap); beyond it a 503 'busy' page.")
     busy_retry_seconds = Int(30, config=True, help="Retry-After of the busy page, in seconds.")
+    presenter_key = Unicode("", config=True,
+                            help="Key of /delaylab/presenter?key=...: the browser that opens it gets kernels "
+                                 "beyond the cap, not culled while their page is open (empty: no presenter).")
+
+    def presenter_token(self) -> str:
+        """The presenter cookie's value: changes with the key (a new key revokes old cookies)."""
+        return hashlib.sha256(b"delaylab-presenter\0" + self.presenter_key.encode()).hexdigest()[:32]
+
+    def is_presenter(self, handler) -> bool:
+        if not self.presenter_key:
+            return False
+        value = handler.get_signed_cookie(PRESENTER_COOKIE, max_age_days=0.5)
+        return value is not None and hmac.compare_digest(value, self.presenter_token().encode())
 
     def initialize(self, argv=None):
         super().initialize(argv)
@@ -210,6 +367,25 @@ class DashboardServer(Voila):
         if self.voila_configuration.multi_kernel_manager_class is AsyncMappingKernelManager:
             self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager
         self.admitting = 0  # pages admitted whose kernel is not known yet
+
+    def init_settings(self):
+        """Voila's settings; the kernel manager class Voila builds here for its pools of
+        preheated kernels gets :class:`PreheatedPools` (refills that wait for their turn)."""
+        import voila.app as voila_app
+
+        factory = voila_app.voila_kernel_manager_factory
+
+        def with_preheated_pools(base_class, preheat_kernel, *args, **kwargs):
+            cls = factory(base_class, preheat_kernel, *args, **kwargs)
+            if not preheat_kernel or not issubclass(base_class, DashboardKernelManager):
+                return cls
+            return type(cls)(f"Dashboard{cls.__name__}", (PreheatedPools, cls), {})
+
+        voila_app.voila_kernel_manager_factory = with_preheated_pools
+        try:
+            return super().init_settings()
+        finally:
+            voila_app.voila_kernel_manager_factory = factory
 
     # ------------------------------------------------------------------ kernels
     def pooled_kernels(self) -> set:
@@ -234,17 +410,26 @@ class DashboardServer(Voila):
         return sum(not t.done() for pool in getattr(self.kernel_manager, "_pools", {}).values() for t in pool)
 
     def visitor_kernels(self) -> set:
+        """Kernels handed to pages (running, not waiting in the pool), the presenter's included."""
         return set(self.kernel_manager.list_kernel_ids()) - self.pooled_kernels()
 
-    def load(self) -> int:
-        """Visitors' kernels running, plus pages admitted whose kernel is starting."""
-        return len(self.visitor_kernels()) + self.admitting
+    def presenter_kernels(self) -> set:
+        return self.visitor_kernels() & getattr(self.kernel_manager, "presenter_kernels", set())
 
-    def handed_out(self, kernel_id: str) -> None:
+    def load(self) -> int:
+        """Visitors' kernels running (not the presenter's), plus pages admitted whose kernel is starting."""
+        return len(self.visitor_kernels() - self.presenter_kernels()) + self.admitting
+
+    def handed_out(self, kernel_id: str, presenter: bool = False) -> None:
         """A kernel was given to a page: it counts as active now (a preheated kernel may have
         waited in the pool for long: the culler must not take it while its page loads)."""
         if hasattr(self.kernel_manager, "awaiting_page"):
             self.kernel_manager.awaiting_page[kernel_id] = _now()
+            self.kernel_manager.page_activity()
+            running = set(self.kernel_manager.list_kernel_ids())
+            self.kernel_manager.presenter_kernels &= running  # forget stopped ones
+            if presenter:
+                self.kernel_manager.presenter_kernels.add(kernel_id)
         try:
             kernel = self.kernel_manager.get_kernel(kernel_id)
         except KeyError:
@@ -255,7 +440,9 @@ class DashboardServer(Voila):
         return {"kernels": len(self.kernel_manager.list_kernel_ids()), "pooled": len(self.pooled_kernels()),
                 "pool_ready": self.ready_pool_kernels(),
                 "pool_starting": self.starting_pool_kernels(), "visitors": len(self.visitor_kernels()),
-                "admitting": self.admitting, "max_kernels": self.max_kernels}
+                "presenters": len(self.presenter_kernels()),
+                "admitting": self.admitting, "max_kernels": self.max_kernels,
+                "refilling": getattr(self.kernel_manager, "refilling", 0)}
 
     # ------------------------------------------------------------------ handlers
     def init_handlers(self):
@@ -265,6 +452,7 @@ class DashboardServer(Voila):
                 spec = (spec[0], DashboardPageHandler, *spec[2:])
             handlers.append(spec)
         handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/status", StatusHandler))
+        handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/presenter", PresenterHandler))
         return handlers
 
 
@@ -273,6 +461,9 @@ class DashboardServer(Voila):
 PUBLIC = {
     "Voila.ip": "0.0.0.0",
     "DashboardServer.max_kernels": 10,  # 10 visitors' kernels at once; the 11th: a "busy" page
+    # two preheated kernels per notebook (voila.json: one): a class opening the five panels at
+    # once is served by kernels that executed their notebook beforehand (memory: README)
+    "VoilaConfiguration.default_pool_size": 2,
     "DashboardKernelSpecManager.memory_mb": 3072,  # address space per kernel (RLIMIT_AS)
     "MappingKernelManager.cull_connected": True,  # an open but idle tab loses its kernel...
     "MappingKernelManager.cull_idle_timeout": 900,  # ...after 15 minutes without a slider move

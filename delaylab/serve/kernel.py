@@ -13,7 +13,8 @@
    from numba's on-disk cache) every compiled kernel, in a thread beside the starting kernel,
    before a visitor arrives, not on the visitor's first slider move (``DELAYLAB_WARMUP=0``: not).
 
-Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
+It also leaves out an import that costs every kernel start much and serves no dashboard
+(:data:`SKIPPED_IMPORTS`). Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
 """
 
 from __future__ import annotations
@@ -49,10 +50,27 @@ def warm_up() -> None:
             print(f"delaylab: kernel warm-up skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
 
 
+#: modules a dashboard kernel never needs whose import is costly: jsonschema (imported by plotly
+#: through nbformat) checks the "iri" string format with rfc3987_syntax when it is installed, and
+#: importing rfc3987_syntax builds its grammar's parser: about 1.5 CPU s, two thirds of what a
+#: kernel's imports cost (2.2-2.9 CPU s with it, 0.7 without), spent again by every kernel. No
+#: kernel validates IRIs against a schema: jsonschema then simply has no "iri" check (it is
+#: written to do without rfc3987_syntax).
+SKIPPED_IMPORTS = ("rfc3987_syntax",)
+
+
+def skip_costly_imports() -> None:
+    """Make :data:`SKIPPED_IMPORTS` unimportable in this process (``import`` raises ImportError,
+    which their importers expect when they are not installed)."""
+    for name in SKIPPED_IMPORTS:
+        sys.modules.setdefault(name, None)
+
+
 def main() -> None:
     memory = os.environ.get("DELAYLAB_KERNEL_MEMORY_MB")
     if memory:
         set_memory_cap(int(memory))
+    skip_costly_imports()
     if os.environ.get("DELAYLAB_WARMUP", "1") != "0":
         # beside the kernel, not before it: a first compilation (numba's cache empty) may take
         # longer than a client waits for a new kernel to answer; numba's lock keeps it correct
