@@ -80,11 +80,16 @@ def code_version() -> str:
     return f"{__version__}+{_FILES_HASH};numpy {np.__version__}"
 
 
-def _hash_package() -> str:
-    root = Path(__file__).resolve().parent
+#: sub-packages that cannot change what a simulation computes (the dashboards' server, the
+#: figures' drawing): left out of the hash, so that editing them keeps the cached sweeps
+NOT_HASHED = ("serve", "viz")
+
+
+def _hash_package(root: Path | None = None) -> str:
+    root = Path(__file__).resolve().parent if root is None else Path(root)
     h = hashlib.sha256()
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".csv")
-                   and "__pycache__" not in p.parts)
+                   and "__pycache__" not in p.parts and p.relative_to(root).parts[0] not in NOT_HASHED)
     for p in files:
         h.update(p.relative_to(root).as_posix().encode() + b"\0")
         h.update(hashlib.sha256(p.read_bytes()).digest())

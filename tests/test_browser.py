@@ -534,7 +534,9 @@ def test_first_figure_cold_and_warm_slider_latency_and_no_kernel_left(browser):
         report["first_start_pool_ready_s"] = round(pools_ready(first), 1)
     finally:
         first.close()
-    server = dashboard_server("serving-server.log")
+    # refills may start 2 s after the pages go quiet (10 s by default): the warm visits below
+    # each wait for a refilled pool, and what they measure does not depend on when it started
+    server = dashboard_server("serving-server.log", "--DashboardKernelManager.refill_quiet_seconds=2")
     rows = []
     try:
         # one window each: a background tab would not draw its figures

@@ -116,3 +116,20 @@ def test_tasks_clean_cache(tmp_path):
     assert "removed 2 cache entries" in out.stdout
     assert dl.cache_info(tmp_path)["entries"] == 0
     assert (ROOT / ".venv").is_dir()  # the cache only
+
+
+def test_package_hash_ignores_the_server_and_drawing_code_but_not_the_simulation(tmp_path):
+    """Editing delaylab/serve or delaylab/viz keeps the cached sweeps; editing a policy does not."""
+    import shutil
+
+    from delaylab import cache
+
+    root = tmp_path / "delaylab"
+    shutil.copytree(Path(cache.__file__).parent, root, ignore=shutil.ignore_patterns("__pycache__"))
+    before = cache._hash_package(root)
+    assert before == cache._hash_package(Path(cache.__file__).parent)
+    for folder in cache.NOT_HASHED:
+        (root / folder / "app.py").write_text("# edited\n")
+    assert cache._hash_package(root) == before
+    (root / "policies" / "__init__.py").write_text((root / "policies" / "__init__.py").read_text() + "\n# edited\n")
+    assert cache._hash_package(root) != before
