@@ -203,6 +203,15 @@ def visitors():
         row("ten visitors: the load check's gross bounds failed (see its output above)", float(code), "exit")
 
 
+def pages():
+    """Each dashboard's warm visit, twice in one window (benchmarks/bench_pages.py: where a page's
+    time goes, printed as a timeline; issue 15's target: the first figure within 3 s)."""
+    import bench_pages
+
+    for stem, visit, r in bench_pages.main([]):
+        row(f"page {stem[:26]} ({visit} visit): first figure", r["figure"], "s", "≤ 3 s", r["figure"] <= 3)
+
+
 SECTIONS = {
     "notebooks": notebooks,
     "paper1": paper1,
@@ -216,6 +225,7 @@ SECTIONS = {
     "scaling": scaling,
     "panels": panel_moves,
     "visitors": visitors,
+    "pages": pages,
 }
 
 
