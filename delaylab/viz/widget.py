@@ -42,7 +42,7 @@ import plotly.graph_objects as go
 import traitlets
 
 _LOADER = r"""
-// plotly's widget module, imported once per page for all figures (keyed by the shared model).
+// plotly's widget module, imported once per page for all figures (keyed by its URL or its shared model).
 const MODULES = (globalThis[Symbol.for("delaylab.plotly-widget")] ??= new Map());
 
 // Either a static URL served by the dashboards' server (cached by the browser), or the shared model.
