@@ -204,6 +204,15 @@ def visitors():
         row("ten visitors: the load check's gross bounds failed (see its output above)", float(code), "exit")
 
 
+def pages():
+    """Each dashboard's warm visit, twice in one window (benchmarks/bench_pages.py: where a page's
+    time goes, printed as a timeline; issue 15's target: the first figure within 3 s)."""
+    import bench_pages
+
+    for stem, visit, r in bench_pages.main([]):
+        row(f"page {stem[:26]} ({visit} visit): first figure", r["figure"], "s", "≤ 3 s", r["figure"] <= 3)
+
+
 SECTIONS = {
     "notebooks": notebooks,
     "paper1": paper1,
@@ -218,6 +227,7 @@ SECTIONS = {
     "panels": panel_moves,
     "serve": lambda: papers("serve"),  # a dashboard kernel: start, notebook, CPU, memory
     "visitors": visitors,
+    "pages": pages,
 }
 
 

@@ -32,6 +32,9 @@ def test_python_kernels_start_through_the_launcher_with_the_caps_in_their_enviro
     assert spec.argv[1:3] == ["-m", "delaylab.serve.kernel"] and "{connection_file}" in spec.argv
     assert spec.env["DELAYLAB_KERNEL_MEMORY_MB"] == "1234" and spec.env["OPENBLAS_NUM_THREADS"] == "1"
     assert spec.env["DELAYLAB_DEFAULT_CACHE"] == str(tmp_path)
+    assert "DELAYLAB_PLOTLY_MODULE_URL" not in spec.env  # set by the server (tested below)
+    ksm.plotly_module_url = "/delaylab/static/plotly-widget.abc.js"
+    assert ksm.get_kernel_spec("python3").env["DELAYLAB_PLOTLY_MODULE_URL"] == ksm.plotly_module_url
     plain = app.DashboardKernelSpecManager(memory_mb=0, threads=0, cache_folder="").get_kernel_spec("python3")
     assert not any(k.startswith("DELAYLAB_") for k in (plain.env or {}))
 
@@ -65,9 +68,13 @@ def _free_port():
 @pytest.fixture
 def server(tmp_path):
     """A dashboard server without a pool, at most one visitor's kernel."""
+    yield from _serve(ROOT / "notebooks", tmp_path)
+
+
+def _serve(folder, tmp_path):
     port = _free_port()
     log = open(tmp_path / "server.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(ROOT / "notebooks"), "--no-browser",
+    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(folder), "--no-browser",
                              f"--port={port}", "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=False",
                              "--DashboardServer.max_kernels=1"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -79,10 +86,12 @@ def server(tmp_path):
         except Exception:
             assert proc.poll() is None and time.time() < deadline, (tmp_path / "server.log").read_text()
             time.sleep(0.3)
-    yield url, tmp_path / "server.log"
-    proc.terminate()
-    proc.wait(30)
-    log.close()
+    try:
+        yield url, tmp_path / "server.log"
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
 
 
 def _status(url):
@@ -283,3 +292,44 @@ def test_kernels_import_plotly_and_jsonschema_without_rfc3987_syntax():
             "print(sys.modules['rfc3987_syntax'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["None"], out.stderr[-2000:]
+
+
+def test_kernels_under_the_server_load_plotlys_module_from_its_static_hashed_url(tmp_path):
+    """The server serves plotly's widget module at a URL named by its content's hash, cached for
+    good and gzipped; its kernels' figures carry that URL (and no 5 MB shared model)."""
+    import gzip
+
+    import nbformat
+
+    from delaylab.viz.widget import plotly_module, plotly_module_name
+
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os\nfrom delaylab.viz import widget\nfig = widget.FigureWidget()\n"
+        "print('url=' + fig._plotly_url, 'code=' + fig._plotly_code, 'shared=' + str(widget._CODE),\n"
+        "      'env=' + os.environ.get('DELAYLAB_PLOTLY_MODULE_URL', ''))")])
+    nbformat.write(nb, folder / "probe.ipynb")
+    url, _ = next(served := _serve(folder, tmp_path))
+    try:
+        path = "/delaylab/static/" + plotly_module_name()
+        page = urllib.request.urlopen(url + "/voila/render/probe.ipynb", timeout=300).read().decode()
+        assert f"url={path} code= shared=None env={path}" in page, page[-3000:]
+        head = page[:page.index("</head>")]  # fetched and compiled while the page's own scripts load
+        assert f'<link rel="modulepreload" href="{path}">' in head
+
+        zipped = urllib.request.urlopen(urllib.request.Request(url + path, headers={"Accept-Encoding": "gzip"}),
+                                        timeout=60)
+        assert zipped.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert zipped.headers["Content-Type"].startswith("text/javascript")
+        assert zipped.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in zipped.headers["Vary"]
+        body = zipped.read()
+        assert len(body) < len(plotly_module()) / 2 and gzip.decompress(body) == plotly_module()
+        plain = urllib.request.urlopen(url + path, timeout=60)  # a client that takes no gzip
+        assert plain.headers.get("Content-Encoding") is None and plain.read() == plotly_module()
+        for other in ("plotly-widget.0123456789abcdef0123.js", "plotly-widget.js"):  # another plotly's, or none
+            with pytest.raises(urllib.error.HTTPError) as missing:
+                urllib.request.urlopen(f"{url}/delaylab/static/{other}", timeout=60)
+            assert missing.value.code == 404
+    finally:
+        served.close()  # the generator's `finally`: the server stops

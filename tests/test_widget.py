@@ -51,3 +51,39 @@ def test_updates_behave_as_in_plotly():
         fig.data[0].y = [3, 2, 1]
     assert fig.data[0].y == (3, 2, 1)
     assert FigureWidget(fig).data[0].y == (3, 2, 1)
+
+
+def test_under_the_dashboards_server_figures_load_the_module_by_its_url_and_no_shared_model(monkeypatch):
+    from delaylab.viz import widget
+
+    url = "/base/delaylab/static/" + widget.plotly_module_name()
+    monkeypatch.setenv("DELAYLAB_PLOTLY_MODULE_URL", url)
+    monkeypatch.setattr(widget, "_CODE", None)
+    fig = FigureWidget(go.Scatter(y=[1, 2]))
+    state = fig.get_state()
+    assert state["_plotly_url"] == url and state["_plotly_code"] == ""
+    assert widget._CODE is None  # plotly's 5 MB never leave the kernel
+
+
+def test_module_url_is_used_only_for_this_plotlys_module_and_otherwise_the_shared_model(monkeypatch):
+    from delaylab.viz import widget
+
+    name = widget.plotly_module_name()
+    assert name.startswith("plotly-widget.") and name.endswith(".js")
+    other = name.replace(name[14:18], "ffff" if name[14:18] != "ffff" else "0000")  # another content's hash
+    for env in ("/delaylab/static/" + other, "", None):
+        if env is None:
+            monkeypatch.delenv("DELAYLAB_PLOTLY_MODULE_URL", raising=False)  # JupyterLab, plain Voila
+        else:
+            monkeypatch.setenv("DELAYLAB_PLOTLY_MODULE_URL", env)
+        fig = FigureWidget()
+        assert fig._plotly_url == "" and fig._plotly_code == f"IPY_MODEL_{_shared_code().model_id}", env
+
+
+def test_module_name_is_the_hash_of_the_modules_content():
+    import hashlib
+
+    from delaylab.viz import widget
+
+    assert widget.plotly_module() == str(go.FigureWidget._esm).encode()
+    assert hashlib.sha256(widget.plotly_module()).hexdigest().startswith(widget.plotly_module_name()[14:-3])

@@ -1,7 +1,7 @@
 """The dashboards' server: Voila 0.5, with what serving many visitors needs.
 
 :class:`DashboardServer` is Voila's application (every Voila option and voila.json still
-apply) with four additions:
+apply) with these additions:
 
 * **Pages close their kernels.** A Voila page asks the server to shut its kernel down when it
   closes (a ``navigator.sendBeacon`` POST to ``/voila/api/shutdown/<id>`` carrying the
@@ -30,11 +30,15 @@ apply) with four additions:
   do not count towards the cap, and they are not culled for idleness while their page is open
   (a lecture can go 15 minutes without a slider move). The key is never in the dashboards'
   addresses, so projecting the address bar does not give it away.
+* **plotly's widget module as a static file** (:class:`PlotlyModuleHandler`), at
+  ``<base_url>delaylab/static/plotly-widget.<hash>.js``, cached by browsers for good (the name
+  changes with the content), its URL given to the kernels: see :mod:`delaylab.viz.widget`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import hashlib
 import hmac
 import json
@@ -49,6 +53,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_core.utils import ensure_async
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from jupyter_server.utils import url_path_join
 from traitlets import Float, Int, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
@@ -109,8 +114,14 @@ class DashboardKernelSpecManager(KernelSpecManager):
             spec.env = env
         return spec
 
+    plotly_module_url = Unicode("", config=True,
+                                help="URL (path) of plotly's widget module served by the dashboards' server; "
+                                     "empty: the kernels send it to each page themselves.")
+
     def kernel_env(self) -> dict:
         env = {}
+        if self.plotly_module_url:
+            env["DELAYLAB_PLOTLY_MODULE_URL"] = self.plotly_module_url
         if self.memory_mb:
             env["DELAYLAB_KERNEL_MEMORY_MB"] = str(self.memory_mb)
         if self.threads:
@@ -298,11 +309,22 @@ class DashboardPageHandler(TornadoVoilaHandler):
                         admitted, head = False, ""
                 if "cdn.jsdelivr.net" in html:
                     html = _CDN_LINK.sub("", html)
+                html = self.preload_plotly_module(html)
                 self.write(html)
                 self.flush()
         finally:
             if admitted:
                 app.admitting -= counted
+
+
+    def preload_plotly_module(self, html: str) -> str:
+        """The page's head with a ``modulepreload`` link to plotly's widget module: the browser
+        fetches and compiles it (from its cache after the first visit) while Voila's own scripts
+        load and the kernel connects, instead of after the widgets' state has arrived."""
+        if "</head>" not in html:
+            return html
+        url = self.settings["voila"].plotly_module_url()
+        return html.replace("</head>", f'<link rel="modulepreload" href="{url}">\n</head>', 1)
 
 
 class StatusHandler(JupyterHandler):
@@ -342,6 +364,47 @@ class PresenterHandler(JupyterHandler):
 PRESENTER_COOKIE = "delaylab-presenter"
 
 
+class PlotlyModuleHandler(tornado.web.RequestHandler):
+    """``GET <base_url>delaylab/static/plotly-widget.<hash>.js``: plotly's widget module
+    (:func:`delaylab.viz.widget.plotly_module`), what every figure on a page needs first.
+
+    Through the kernel, the module reached each page as a 5 MB websocket message and was
+    evaluated from a blob URL, on every visit. As a file with a content-hashed name it is sent
+    gzipped (about a quarter of the size) and kept by the browser for a year without asking again
+    (``immutable``): a visitor's next pages take it from the cache, and chromium can keep the
+    compiled code too. A plotly upgrade changes the content, hence the name: a browser never runs
+    a cached module that is not the kernel's. Any other name: 404. No login needed: it is
+    plotly's public code, like Voila's own static files.
+    """
+
+    def initialize(self, module: "StaticModule"):
+        self.module = module
+
+    def get(self, name):
+        if name != self.module.name:
+            raise tornado.web.HTTPError(404)
+        self.set_header("Content-Type", "text/javascript; charset=utf-8")
+        self.set_header("Cache-Control", "public, max-age=31536000, immutable")
+        self.set_header("Vary", "Accept-Encoding")
+        if "gzip" in self.request.headers.get("Accept-Encoding", ""):
+            self.set_header("Content-Encoding", "gzip")
+            self.finish(self.module.gzipped)
+        else:
+            self.finish(self.module.content)
+
+    def compute_etag(self):  # the name is the version: no need to hash 5 MB per request
+        return None
+
+
+class StaticModule:
+    """A file's name, its content and the content gzipped (about 0.2 s of CPU for plotly's 5 MB:
+    done once, when the server starts, not while a visitor waits)."""
+
+    def __init__(self, name: str, content: bytes):
+        self.name, self.content = name, content
+        self.gzipped = gzip.compress(content, compresslevel=6, mtime=0)
+
+
 class DashboardServer(Voila):
     """Voila serving delaylab's notebooks (see the module's docstring)."""
 
@@ -370,7 +433,8 @@ class DashboardServer(Voila):
 
     def init_settings(self):
         """Voila's settings; the kernel manager class Voila builds here for its pools of
-        preheated kernels gets :class:`PreheatedPools` (refills that wait for their turn)."""
+        preheated kernels gets :class:`PreheatedPools` (refills that wait for their turn), and
+        the kernel spec manager created here gives the kernels the URL of plotly's module."""
         import voila.app as voila_app
 
         factory = voila_app.voila_kernel_manager_factory
@@ -383,9 +447,12 @@ class DashboardServer(Voila):
 
         voila_app.voila_kernel_manager_factory = with_preheated_pools
         try:
-            return super().init_settings()
+            settings = super().init_settings()
         finally:
             voila_app.voila_kernel_manager_factory = factory
+        if isinstance(self.kernel_spec_manager, DashboardKernelSpecManager):
+            self.kernel_spec_manager.plotly_module_url = self.plotly_module_url()
+        return settings
 
     # ------------------------------------------------------------------ kernels
     def pooled_kernels(self) -> set:
@@ -453,7 +520,21 @@ class DashboardServer(Voila):
             handlers.append(spec)
         handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/status", StatusHandler))
         handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/presenter", PresenterHandler))
+        handlers.insert(0, self.plotly_module_handler())
         return handlers
+
+    # ------------------------------------------------------------------ plotly's module, static
+    def plotly_module_url(self) -> str:
+        """Where a page finds plotly's widget module (under the client's ``base_url``)."""
+        from delaylab.viz.widget import plotly_module_name
+
+        return url_path_join(self.base_url, "delaylab/static", plotly_module_name())
+
+    def plotly_module_handler(self) -> tuple:
+        from delaylab.viz.widget import plotly_module, plotly_module_name
+
+        return (url_path_join(self.server_url, r"/delaylab/static/(plotly-widget\.[0-9a-f]+\.js)"),
+                PlotlyModuleHandler, {"module": StaticModule(plotly_module_name(), plotly_module())})
 
 
 #: ``--public``: what a server open to anyone adds to voila.json's settings (an option given on

@@ -19,25 +19,40 @@ lost, the figure's full state (``_widget_data``, ``_widget_layout``) is synced a
 message (plotly itself refreshes it only when the figure is displayed): a figure set up late is
 drawn from its current state. The page still evaluates 5 MB once, so a very busy page can delay
 the small loaders too; the browser tests fail on any such error.
+
+**Under the dashboards' server** (:mod:`delaylab.serve.app`) the module does not travel through
+the kernel at all: the server serves it as a static file whose name carries a hash of its
+content (:func:`plotly_module_name`), cached by the browser for good, and passes its URL to the
+kernels in ``DELAYLAB_PLOTLY_MODULE_URL``. A figure then syncs that URL (``_plotly_url``) and
+the loader imports it: no 5 MB websocket message per page (nor per preheated kernel through the
+server), and a visitor's second page takes the module from the browser's cache. The kernel
+uses the URL only if it names the very module this kernel's plotly has (same hash); otherwise,
+and in JupyterLab or plain Voila (no such variable), the shared model above carries it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from copy import deepcopy
+from functools import lru_cache
 
 import ipywidgets
 import plotly.graph_objects as go
 import traitlets
 
 _LOADER = r"""
-// plotly's widget module, imported once per page for all figures (keyed by the shared model).
+// plotly's widget module, imported once per page for all figures (keyed by its URL or its shared model).
 const MODULES = (globalThis[Symbol.for("delaylab.plotly-widget")] ??= new Map());
 
+// Either a static URL served by the dashboards' server (cached by the browser), or the shared model.
 function plotlyModule(model) {
-  const ref = model.get("_plotly_code");
+  const path = model.get("_plotly_url");
+  // absolute: this loader itself runs from a blob: URL, against which a path cannot resolve
+  const ref = path ? new URL(path, document.baseURI).href : model.get("_plotly_code");
   let module = MODULES.get(ref);
   if (!module) {
-    module = model.widget_manager.get_model(ref.replace(/^IPY_MODEL_/, "")).then(async (holder) => {
+    module = path ? import(/* webpackIgnore: true */ ref) : model.widget_manager.get_model(ref.replace(/^IPY_MODEL_/, "")).then(async (holder) => {
       const url = URL.createObjectURL(new Blob([holder.get("esm")], { type: "text/javascript" }));
       try {
         return await import(/* webpackIgnore: true */ url);
@@ -80,6 +95,27 @@ class _PlotlyCode(ipywidgets.Widget):
 _CODE: _PlotlyCode | None = None
 
 
+@lru_cache(maxsize=1)
+def plotly_module() -> bytes:
+    """plotly's widget module (the ``_esm`` of ``go.FigureWidget``), as UTF-8 bytes."""
+    return str(go.FigureWidget._esm).encode("utf-8")
+
+
+@lru_cache(maxsize=1)
+def plotly_module_name() -> str:
+    """File name of :func:`plotly_module` for a static URL: ``plotly-widget.<hash>.js``, the hash
+    from the content, so that another plotly (another module) is another URL and a browser never
+    runs a cached module that does not match the kernel's plotly."""
+    return f"plotly-widget.{hashlib.sha256(plotly_module()).hexdigest()[:20]}.js"
+
+
+def plotly_module_url() -> str:
+    """The URL (path) the dashboards' server serves this plotly's module at, or ``""``: not under
+    that server (``DELAYLAB_PLOTLY_MODULE_URL`` unset), or the server's module is another one."""
+    url = os.environ.get("DELAYLAB_PLOTLY_MODULE_URL", "")
+    return url if url.rsplit("/", 1)[-1] == plotly_module_name() else ""
+
+
 def _shared_code() -> _PlotlyCode:
     global _CODE
     if _CODE is None or _CODE.comm is None:  # first figure, or the widgets were closed
@@ -91,16 +127,23 @@ class FigureWidget(go.FigureWidget):
     """``go.FigureWidget`` that shares plotly's JavaScript with the other figures on the page.
 
     Use it exactly like ``go.FigureWidget`` (``FigureWidget(fig)``, ``batch_update()``, direct
-    assignments, …). It adds one synced trait, ``_plotly_code`` (the shared model), replaces
+    assignments, …). It adds two synced traits, ``_plotly_url`` (the static module's URL under
+    the dashboards' server) or else ``_plotly_code`` (the shared model), replaces
     ``_esm`` by the loader, and syncs the full state after every update (see the module's doc).
     """
 
     _esm = _LOADER
-    _plotly_code = traitlets.Unicode().tag(sync=True)  # "IPY_MODEL_<id>" of the shared code
+    _plotly_url = traitlets.Unicode().tag(sync=True)  # the static module's URL, or ""
+    _plotly_code = traitlets.Unicode().tag(sync=True)  # else "IPY_MODEL_<id>" of the shared code
+
+    @traitlets.default("_plotly_url")
+    def _default_plotly_url(self):
+        return plotly_module_url()
 
     @traitlets.default("_plotly_code")
     def _default_plotly_code(self):
-        return f"IPY_MODEL_{_shared_code().model_id}"
+        # no shared model (5 MB to every page) when the module has a URL
+        return "" if self._plotly_url else f"IPY_MODEL_{_shared_code().model_id}"
 
     def _sync_state(self):
         """The full figure, as plotly sends it when a figure is displayed."""
