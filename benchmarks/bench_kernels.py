@@ -224,8 +224,13 @@ def main():
                 ratios = " ".join(f"{v / fastest:6.1f}×" if np.isfinite(v) else "      –" for v in (p, nump, kern))
                 shown = "      –" if not np.isfinite(p) else f"{p:8.3f}"
                 print(f"{name:40s} {R:5d} {shown:>8s} {nump:8.3f} {kern:8.3f}   {ratios}", flush=True)
-                if kern > 1.1 * nump:
-                    slower.append(f"{name} at {R} runs")
+                if kern > 1.1 * nump:  # noise or real? both paths again, interleaved, best of three each
+                    again = [(cpu_per_run_step(setting, policy, R, "numpy", repeat=1),
+                              cpu_per_run_step(setting, policy, R, "numba", repeat=1)) for _ in range(3)]
+                    nump, kern = min(a for a, _ in again), min(b for _, b in again)
+                    print(f"{'':40s} {'':5s} {'again:':>8s} {nump:8.3f} {kern:8.3f}   (interleaved, best of 3)")
+                    if kern > 1.1 * nump:
+                        slower.append(f"{name} at {R} runs")
         d30 = cpu_per_run_step(CONV, dl.DelayedKLUCB(LAW, M), 30, "numba", repeat=3)
         row("kernels: D-KLUCB at 30 runs, per run-step (CPU)", d30, "µs", "≤ 0.3 µs", d30 <= 0.3)
         q20 = cpu_per_run_step(LAB, dl.QPMD(), 20, "numba", repeat=3)
