@@ -88,27 +88,37 @@ def assert_same(a, b):
             np.testing.assert_allclose(b.traces[name][f], v, rtol=tol, atol=1e-12, err_msg=f"{name}.{f}")
 
 
-def test_every_case_runs_a_kernel():
-    for _, setting, policy in CASES:
-        problem = dl.Problem(setting.n_arms, T, setting.feedback, getattr(setting, "window", None), None,
-                             engine.Batch(np.arange(2)), 0)
-        cal = engine.Calendar(2, 10, with_values=setting.feedback != "conversions")
-        assert kernels.kernel_for(policy.clone().start(problem), setting, problem, cal) is not None, policy
+def equality_tests(cases, trace_horizon):
+    """The three tests every case list gets (here and in tests/test_kernels_more.py): each case
+    runs a kernel; both paths give the same runs at 1, 7 and 30 runs; and the same traced state
+    at every step. Assign the returned functions to test_* names in the test module."""
+    ids = [c[0] for c in cases]
+
+    def test_every_case_runs_a_kernel():
+        for _, setting, policy in cases:
+            problem = dl.Problem(setting.n_arms, T, setting.feedback, getattr(setting, "window", None), None,
+                                 engine.Batch(np.arange(2)), 0)
+            cal = engine.Calendar(2, 10, with_values=setting.feedback != "conversions")
+            assert kernels.kernel_for(policy.clone().start(problem), setting, problem, cal) is not None, policy
+
+    @pytest.mark.parametrize("runs", [1, 7, 30])
+    @pytest.mark.parametrize("name, setting, policy", cases, ids=ids)
+    def test_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
+        a, b = both(monkeypatch, setting, policy, runs, checkpoints=50)
+        assert_same(a, b)
+        assert a.regret[policy.label].shape == (runs, 50)
+
+    @pytest.mark.parametrize("name, setting, policy", cases, ids=ids)
+    def test_kernel_equals_numpy_with_traces_at_every_step(monkeypatch, name, setting, policy):
+        a, b = both(monkeypatch, setting, policy, 5, horizon=trace_horizon, trace=True)
+        assert_same(a, b)
+        assert a.traces[policy.label]
+
+    return test_every_case_runs_a_kernel, test_kernel_equals_numpy, test_kernel_equals_numpy_with_traces_at_every_step
 
 
-@pytest.mark.parametrize("runs", [1, 7, 30])
-@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
-def test_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
-    a, b = both(monkeypatch, setting, policy, runs, checkpoints=50)
-    assert_same(a, b)
-    assert a.regret[policy.label].shape == (runs, 50)
-
-
-@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
-def test_kernel_equals_numpy_with_traces_at_every_step(monkeypatch, name, setting, policy):
-    a, b = both(monkeypatch, setting, policy, 5, horizon=200, trace=True)
-    assert_same(a, b)
-    assert a.traces[policy.label]
+(test_every_case_runs_a_kernel, test_kernel_equals_numpy,
+ test_kernel_equals_numpy_with_traces_at_every_step) = equality_tests(CASES, trace_horizon=200)
 
 
 @pytest.mark.parametrize("name, setting, policy", CASES[::3], ids=IDS[::3])

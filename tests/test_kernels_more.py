@@ -14,7 +14,7 @@ import pytest
 import delaylab as dl
 import delaylab.engine as engine
 from delaylab import kernels
-from test_kernels import assert_same, both
+from test_kernels import assert_same, both, equality_tests
 
 pytestmark = pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
 
@@ -34,27 +34,8 @@ CASES = [
 IDS = [c[0] for c in CASES]
 
 
-def test_every_case_runs_a_kernel():
-    for _, setting, policy in CASES:
-        problem = dl.Problem(setting.n_arms, T, setting.feedback, getattr(setting, "window", None), None,
-                             engine.Batch(np.arange(2)), 0)
-        cal = engine.Calendar(2, 10, with_values=setting.feedback != "conversions")
-        assert kernels.kernel_for(policy.clone().start(problem), setting, problem, cal) is not None, policy
-
-
-@pytest.mark.parametrize("runs", [1, 7, 30])
-@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
-def test_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
-    a, b = both(monkeypatch, setting, policy, runs, checkpoints=50)
-    assert_same(a, b)
-    assert a.regret[policy.label].shape == (runs, 50)
-
-
-@pytest.mark.parametrize("name, setting, policy", CASES, ids=IDS)
-def test_kernel_equals_numpy_with_traces_at_every_step(monkeypatch, name, setting, policy):
-    a, b = both(monkeypatch, setting, policy, 5, horizon=300, trace=True)
-    assert_same(a, b)
-    assert a.traces[policy.label]
+(test_every_case_runs_a_kernel, test_kernel_equals_numpy,
+ test_kernel_equals_numpy_with_traces_at_every_step) = equality_tests(CASES, trace_horizon=300)
 
 
 def test_adapt_patient_traces_move(monkeypatch):
