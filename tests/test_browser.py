@@ -165,9 +165,11 @@ def open_dashboard(browser, url):
 
 
 def collect_errors(page):
-    """Keep the page's uncaught JavaScript errors in ``page.errors``."""
-    page.errors = []
+    """Keep the page's uncaught JavaScript errors in ``page.errors``, and its console errors and
+    warnings in ``page.console`` (shown when a figure does not appear: see :func:`wait_drawn`)."""
+    page.errors, page.console = [], []
     page.on("pageerror", lambda e: page.errors.append(str(e)[:300]))
+    page.on("console", lambda m: m.type in ("error", "warning") and page.console.append(f"{m.type}: {m.text[:300]}"))
 
 
 def wait_drawn(page, settle=5.0):
@@ -175,7 +177,12 @@ def wait_drawn(page, settle=5.0):
     stable for ``settle`` s after the first one appears) and each figure has its SVG."""
     page.wait_for_function("() => document.readyState === 'complete' && !document.querySelector('#loading')",
                            timeout=LOAD_TIMEOUT)
-    page.wait_for_selector(".js-plotly-plot", state="attached", timeout=LOAD_TIMEOUT)
+    try:
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=LOAD_TIMEOUT)
+    except Exception as exc:  # what the page said: the widget manager's or the figure loader's errors
+        said = getattr(page, "errors", []) + getattr(page, "console", [])
+        widgets = page.evaluate("() => document.querySelectorAll('.jupyter-widgets').length")
+        raise AssertionError(f"no figure drawn on {page.url} ({widgets} widget views); the page said: {said[-20:]}") from exc
     t0, n, since = time.time(), -1, time.time()
     while time.time() - since < settle and time.time() - t0 < 180:
         k = page.locator(".js-plotly-plot").count()
