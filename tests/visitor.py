@@ -30,8 +30,8 @@ real page's websocket frames, see tests/test_browser.py's load check):
 What it does not do: fetch the page's scripts and styles (static files), and send the messages
 plotly's JavaScript sends back once it has drawn a figure (``_js2py_traceDeltas``,
 ``_js2py_widget_layoutDelta``: the figure's computed defaults, which only plotly.js can compute).
-Measured on one visit (the load check's validation test): a real page cost the server and its
-kernel about 0.6 CPU s, a protocol visitor about 0.3 CPU s, besides the browser's 7 CPU s.
+Measured per visit (the load check's validation test, three runs): a real page cost the server and
+its kernel 0.5-0.7 CPU s, a protocol visitor 0.2-0.3 CPU s, besides the browser's 6-7 CPU s.
 
 Everything runs on one asyncio loop (tornado's HTTP and websocket clients: no new dependency);
 :class:`VisitorsThread` runs several visitors at once in a thread of their own.
