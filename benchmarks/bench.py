@@ -184,24 +184,41 @@ def papers(name):
 
 def visitors():
     """Ten visitors at once on a `--public` dashboard server, and an eleventh beyond the cap: the
-    browser test marked `load` (tests/test_browser.py), which keeps its numbers in
-    test-artifacts/browser/ten-visitors.json."""
+    browser tests marked `load` (tests/test_browser.py), which keep their numbers in
+    test-artifacts/browser/ten-visitors.json, one entry per variant: "own_devices" (nine
+    protocol visitors, tests/visitor.py, and one real chromium page: a real audience, whose
+    browsers draw on their own devices), "one_chromium" (the worst case: ten pages drawn by one
+    chromium on the server's two cores) and "validation" (one protocol visitor against one real
+    page on an idle server)."""
     import json
     import subprocess
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
+    path = root / "test-artifacts" / "browser" / "ten-visitors.json"
+    path.unlink(missing_ok=True)  # numbers from this run only
     code = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-m", "load", "-p", "no:cacheprovider",
                            str(root / "tests" / "test_browser.py")], cwd=root).returncode
-    path = root / "test-artifacts" / "browser" / "ten-visitors.json"
     if not path.exists():
         row("ten visitors at once: no numbers (the load check failed before measuring)", float("nan"), "s")
         return
-    for key, value in json.loads(path.read_text()).items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            row(f"ten visitors: {key}", value, "s" if key.endswith("_s") else "")
+    labels = {"validation": "one visitor, idle server",
+              "own_devices": "ten visitors, own devices (9 protocol + 1 chromium)",
+              "one_chromium": "ten visitors, worst case: one chromium on the server's cores"}
+    for variant, numbers in json.loads(path.read_text()).items():
+        label = labels.get(variant, variant)
+        for key, value in numbers.items():
+            if key == "protocol" and isinstance(value, dict):
+                for k, v in value.items():
+                    if k.endswith("_s"):
+                        row(f"{label}: protocol visitor {k}", v, "s")
+            elif key.startswith("cpu_s") and isinstance(value, dict):
+                for k, v in value.items():
+                    row(f"{label}: CPU s until the last first figure, {k}", v, "s")
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                row(f"{label}: {key}", value, "s" if key.endswith("_s") else "")
     if code:
-        row("ten visitors: the load check's gross bounds failed (see its output above)", float(code), "exit")
+        row("ten visitors: a load check's gross bounds failed (see its output above)", float(code), "exit")
 
 
 def pages():
