@@ -29,9 +29,9 @@ from delaylab import kernels  # noqa: E402
 from delaylab.papers import pikeburke2018 as pikeburke  # noqa: E402
 from delaylab.papers import vernade2017 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402
-from plain import klucb_bernoulli, klucb_poisson, plain_run  # noqa: E402
+from plain import klucb_poisson, plain_run  # noqa: E402
 from plain_manegueu2020 import plain_run as plain_patient  # noqa: E402
-from plain_pikeburke2018 import plain_phased  # noqa: E402
+from plain_pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
 from plain_thune2019 import plain_run as plain_exp  # noqa: E402
 from plain_vernade2020 import plain_run as plain_linear  # noqa: E402
 
@@ -122,49 +122,13 @@ def plain_tabulated(theta, law, m, u_reward, delays):
     return out
 
 
-def plain_qpmd(theta, u_reward, delays, window, kl=False):
-    """One run of QPM-D over UCB1 (c = 2) or KL-UCB (kl, ε = 0) on labelled rewards censored at
-    ``window``: plain_pikeburke2018.plain_qpmd (UCB1, uncensored) with the bench's setting."""
-    K, T = len(theta), len(u_reward)
-    best_mean = max(theta)
-    queues = [[] for _ in range(K)]
-    n, s = [0.0] * K, [0.0] * K
-    pending = {}
-    out, regret = np.empty(T), 0.0
-
-    def base():
-        rho = int(sum(n))
-        if rho < K:
-            return rho
-        if kl:
-            idx = [klucb_bernoulli(s[k] / n[k], n[k], math.log(rho + 1)) for k in range(K)]
-        else:
-            idx = [s[k] / n[k] + math.sqrt(2.0 * math.log(rho + 1) / n[k]) for k in range(K)]
-        return max(range(K), key=lambda k: (idx[k], -k))
-
-    J = 0
-    for t in range(T):
-        while queues[J]:
-            n[J] += 1.0
-            s[J] += queues[J].pop(0)
-            J = base()
-        regret += best_mean - theta[J]
-        out[t] = regret
-        d = int(delays[t])
-        if d <= window and d <= T - 1 - t:
-            pending.setdefault(t + d, []).append((t, J, 1.0 if u_reward[t] < theta[J] else 0.0))
-        for _, arm, reward in sorted(pending.pop(t, ()), reverse=True):  # latest pull first
-            queues[arm].append(reward)
-    return out
-
-
 def plain_go(name, setting, T=4000, run=0):
     """A function running the plain loop of ``name`` for one run of ``setting`` (the engine's
     draws of run ``run``, seed 0): returns its cumulative regret after each step."""
     u = RunStreams(0, Batch(np.array([run])), ENVIRONMENT).uniform(T, (2,))[:, 0]
     if name in ("QPM-D", "QPM-D (KL-UCB)"):
         d = LAW.ppf(u[:, 1])
-        return lambda: plain_qpmd(list(paper.THETA_L), u[:, 0], d, setting.window, kl=name != "QPM-D")
+        return lambda: plain_qpmd(list(paper.THETA_L), u[:, 0], d, window=setting.window, kl=name != "QPM-D")
     if name in ("Patient Bandits", "Adapt-Patient Bandits"):  # the plain Adapt-Patient is O(t) per step
         d = np.stack([law.ppf(u[:, 1]) for law in PATIENT.laws], axis=1).tolist()
         return lambda: plain_patient(name, [0.5, 0.55], d, u[:, 0], alpha=0.3)

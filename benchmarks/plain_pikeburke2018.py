@@ -16,6 +16,7 @@ from collections import defaultdict, deque
 import numpy as np
 
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams
+from plain import klucb_bernoulli
 
 ALGORITHMS = ("ODAAF", "ODAAF-B", "ODAAF-V", "Improved UCB", "QPM-D")
 
@@ -99,8 +100,9 @@ def plain_phased(variant, theta, u_reward, delays, mean_delay=0.0, variance=0.0,
     return out
 
 
-def plain_qpmd(theta, u_reward, delays, c=2.0):
-    """One run of QPM-D with UCB1 (Joulani et al. 2013, Algorithm 1) on labelled rewards."""
+def plain_qpmd(theta, u_reward, delays, c=2.0, window=None, kl=False):
+    """One run of QPM-D (Joulani et al. 2013, Algorithm 1) on labelled rewards, over UCB1 (with
+    ``c``) or, with ``kl``, KL-UCB (ε = 0); ``window``: rewards delayed beyond it never arrive."""
     K, T = len(theta), len(u_reward)
     best_mean = max(theta)
     queues = [deque() for _ in range(K)]
@@ -112,7 +114,10 @@ def plain_qpmd(theta, u_reward, delays, c=2.0):
         rho = int(sum(n))
         if rho < K:
             return rho
-        idx = [s[k] / n[k] + math.sqrt(c * math.log(rho + 1) / n[k]) for k in range(K)]
+        if kl:
+            idx = [klucb_bernoulli(s[k] / n[k], n[k], math.log(rho + 1)) for k in range(K)]
+        else:
+            idx = [s[k] / n[k] + math.sqrt(c * math.log(rho + 1) / n[k]) for k in range(K)]
         return max(range(K), key=lambda k: (idx[k], -k))
 
     J = 0
@@ -124,7 +129,7 @@ def plain_qpmd(theta, u_reward, delays, c=2.0):
         regret += best_mean - theta[J]
         out[t] = regret
         d = int(delays[t])
-        if d <= T - 1 - t:
+        if d <= T - 1 - t and (window is None or d <= window):
             pending[t + d].append((t, J, 1.0 if u_reward[t] < theta[J] else 0.0))
         for _, arm, reward in sorted(pending.pop(t, ()), reverse=True):  # latest pull first
             queues[arm].append(reward)
