@@ -158,8 +158,7 @@ class DashboardKernelManager(AsyncMappingKernelManager):
     def __init__(self, **kwargs):
         # before Voila's pool (a subclass, see PreheatedPools) starts filling in super().__init__
         self.awaiting_page: dict = {}  # kernel id -> when it was handed to a page that has not connected yet
-        self.refilling = 0  # preheated kernels started and executing their notebook
-        self.refilling_notebooks: dict = {}  # the same, per notebook
+        self.refilling_notebooks: dict = {}  # notebook -> its preheated kernels started and executing it
         self.claimed: set = set()  # pool tasks a visitor is waiting for: they skip the queue
         self.last_page = float("-inf")  # (monotonic) when a page last got a kernel or connected
         self.presenter_kernels: set = set()  # kernels of the presenter's pages (DashboardServer.presenter_key)
@@ -169,6 +168,11 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         self.awaiting_page.pop(kernel_id, None)
         self.page_activity()
         super().notify_connect(kernel_id)
+
+    @property
+    def refilling(self) -> int:
+        """Preheated kernels started and still executing their notebook."""
+        return sum(self.refilling_notebooks.values())
 
     def page_activity(self) -> None:
         self.last_page = asyncio.get_event_loop().time()
@@ -252,11 +256,9 @@ class PreheatedPools:
             return await super()._initialize(notebook_path, kernel_id, **kwargs)
         task = asyncio.current_task()
         await self.refill_turn(task, notebook_path)
-        self.refilling += 1
         self.refilling_notebooks[notebook_path] = self.refilling_notebooks.get(notebook_path, 0) + 1
 
         def executed(_=None):
-            self.refilling -= 1
             self.refilling_notebooks[notebook_path] -= 1
 
         try:
