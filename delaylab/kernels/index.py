@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit
 
 from ..policies.counts import GeometricCount, TabulatedCount
-from ..policies.delayed import DelayedKLUCB, DelayedUCB, _DelayedIndex
-from ..policies.discarding import DiscardingKLUCB, DiscardingUCB, _Discarding
+from ..policies.delayed import DelayedKLUCB, DelayedUCB
+from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
 from ..policies.ucb import KLUCB, UCB1
 from . import _env
 from ._env import Kernel, owned, per_run, play
@@ -344,8 +344,7 @@ class DelayedKernel(Kernel):
 
     def __init__(self, policy, setting, problem, calendar):
         super().__init__(policy, setting, problem, calendar)
-        B, K = problem.size, problem.n_arms
-        self.eps = per_run(policy._eps, B)
+        self.eps = per_run(policy._eps, problem.size)
         cnt = policy.count_
         z2, z3 = np.zeros((1, 1)), np.zeros((1, 1, 1))
         self.m = -1 if policy._m is None else int(policy._m)

@@ -33,7 +33,6 @@ T                          10⁵          10⁴          10⁴          5000    
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from ..policies.improved_ucb import ImprovedUCB

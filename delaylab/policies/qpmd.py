@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..indices import exploration, klucb_bernoulli, ucb1_index
+from ..indices import exploration, klucb_bernoulli
 from .base import Policy
 from .ucb import KLUCB, UCB1
 
