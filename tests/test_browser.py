@@ -266,6 +266,9 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
         assert all(f["svg"] and f["traces_with_data"] > 0 for f in drawn), drawn
         assert page.evaluate(PLOTLY_IMPORTS) == 1  # one copy of plotly's module for all figures
         if has_panel(path):
+            # the panel's views may render after the figures above it have settled (wait_drawn's
+            # "no new figure for 5 s"): wait for them, as for any selector, instead of counting at once
+            page.wait_for_selector(".widget-slider", state="attached", timeout=LOAD_TIMEOUT)
             assert page.locator(".widget-slider").count() and page.locator(".widget-dropdown select").count()
             assert changes_figures(page, lambda: move_first_slider(page))
             assert changes_figures(page, lambda: change_first_selection(page))
