@@ -167,11 +167,47 @@ def open_dashboard(browser, url):
 
 
 def collect_errors(page):
-    """Keep the page's uncaught JavaScript errors in ``page.errors``, and its console errors and
-    warnings in ``page.console`` (shown when a figure does not appear: see :func:`wait_drawn`)."""
-    page.errors, page.console = [], []
+    """Keep the page's uncaught JavaScript errors in ``page.errors``, its console errors and
+    warnings in ``page.console``, and a summary of its kernel websocket's messages in
+    ``page.kernel_messages`` (shown when a figure does not appear: see :func:`wait_drawn`)."""
+    page.errors, page.console, page.kernel_messages = [], [], []
     page.on("pageerror", lambda e: page.errors.append(str(e)[:300]))
     page.on("console", lambda m: m.type in ("error", "warning") and page.console.append(f"{m.type}: {m.text[:300]}"))
+    started = time.perf_counter()
+
+    def watch(ws):
+        if "/channels" not in ws.url:
+            return
+        page.kernel_messages.append(f"{time.perf_counter() - started:.1f} s: websocket opened")
+        ws.on("framesent", lambda payload: page.kernel_messages.append(kernel_message(payload, "page", started)))
+        ws.on("framereceived", lambda payload: page.kernel_messages.append(kernel_message(payload, "kernel", started)))
+        ws.on("close", lambda _: page.kernel_messages.append(f"{time.perf_counter() - started:.1f} s: websocket closed"))
+
+    page.on("websocket", watch)
+
+
+def kernel_message(payload, sender, started) -> str:
+    """One kernel message in a line: when, who sent it, its channel and type, and what matters
+    for the widgets (a status, a comm's target and method, how many states came back)."""
+    when = f"{time.perf_counter() - started:.1f} s"
+    try:
+        from visitor import unpack
+
+        channel, msg = unpack(payload if isinstance(payload, bytes) else payload.encode())
+    except Exception as exc:  # a frame in another format: say so, never fail the test here
+        return f"{when}: {sender}: ({type(exc).__name__})"
+    kind, content = msg["header"].get("msg_type", "?"), msg["content"]
+    data = content.get("data") if isinstance(content.get("data"), dict) else {}
+    detail = content.get("execution_state") or content.get("target_name") or data.get("method") or ""
+    if content.get("comm_id"):
+        detail = f"{content['comm_id'][:8]} {detail}"
+    if data.get("method") == "update_states":
+        detail += f" ({len(data.get('states', {}))} states)"
+    if kind == "stream":
+        detail = f"{content.get('name')}: {content.get('text', '')[:160]!r}"
+    if kind == "comm_info_reply":
+        detail = f"{len(content.get('comms', {}))} comms"
+    return f"{when}: {sender}: {channel} {kind} {detail}".rstrip()
 
 
 def wait_drawn(page, settle=5.0):
@@ -184,7 +220,9 @@ def wait_drawn(page, settle=5.0):
     except Exception as exc:  # what the page said: the widget manager's or the figure loader's errors
         said = getattr(page, "errors", []) + getattr(page, "console", [])
         widgets = page.evaluate("() => document.querySelectorAll('.jupyter-widgets').length")
-        raise AssertionError(f"no figure drawn on {page.url} ({widgets} widget views); the page said: {said[-20:]}") from exc
+        raise AssertionError(f"no figure drawn on {page.url} ({widgets} widget views); the page said: {said[-20:]}; "
+                             f"the server said of its kernel: {server_lines(page)}; "
+                             f"its kernel messages: {kernel_messages(page)}") from exc
     t0, n, since = time.time(), -1, time.time()
     while time.time() - since < settle and time.time() - t0 < 180:
         k = page.locator(".js-plotly-plot").count()
@@ -193,6 +231,27 @@ def wait_drawn(page, settle=5.0):
         time.sleep(0.25)
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every(e => e.querySelector('.main-svg'))",
                            timeout=60_000)
+
+
+def kernel_messages(page, limit=80) -> list:
+    """The page's kernel messages (:func:`collect_errors`), the routine ones counted, not listed."""
+    lines = [m for m in getattr(page, "kernel_messages", []) if "comm_msg" not in m or "update_states" in m]
+    return lines[-limit:] + [f"(+ {len(getattr(page, 'kernel_messages', [])) - len(lines)} comm messages)"]
+
+
+def server_lines(page, limit=40) -> list:
+    """The servers' log lines (``test-artifacts/browser/*.log``) naming the page's kernel, and
+    the lines saying a kernel restarted, died or was culled (what a page missing its widgets needs)."""
+    try:
+        kernel = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+    except Exception:
+        kernel = None
+    lines = []
+    for log in sorted(ARTIFACTS.glob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if (kernel and kernel in line) or any(w in line.lower() for w in ("restart", "died", "dead kernel")):
+                lines.append(f"{log.name}: {line[:200]}")
+    return [f"kernel {kernel}"] + lines[-limit:]
 
 
 def screenshot(page, name):
