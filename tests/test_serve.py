@@ -263,6 +263,43 @@ def test_the_presenters_open_page_keeps_its_kernel_when_idle_others_are_culled()
     assert culled == ["visitor"]
 
 
+def test_a_kernel_whose_page_closed_it_is_not_culled_while_it_stops():
+    """A closing page stops its kernel (the beacon); the culler, running while that shutdown is
+    under way, finds the kernel idle with no page and must leave it alone, not stop it twice."""
+    import asyncio
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    km = app.DashboardKernelManager(cull_idle_timeout=60)
+    calls = []
+
+    async def slow_shutdown(self, kernel_id, now=False, restart=False):  # the process takes its time to end
+        calls.append(kernel_id)
+        await asyncio.sleep(0.2)
+        km._kernels.pop(kernel_id, None)
+
+    km._kernels["closed"] = SimpleNamespace(execution_state="idle", kernel_name="python3",
+                                            kernel_spec=SimpleNamespace(metadata={}),
+                                            last_activity=app._now() - timedelta(seconds=600))
+    km._kernel_connections["closed"] = 0
+
+    async def page_closes_while_the_culler_runs():
+        stop = asyncio.ensure_future(km.shutdown_kernel("closed"))
+        await asyncio.sleep(0.05)
+        await km.cull_kernel_if_idle("closed")
+        await stop
+
+    original = AsyncMappingKernelManager.shutdown_kernel
+    AsyncMappingKernelManager.shutdown_kernel = slow_shutdown
+    try:
+        asyncio.run(page_closes_while_the_culler_runs())
+    finally:
+        AsyncMappingKernelManager.shutdown_kernel = original
+    assert calls == ["closed"]  # once, by the page
+
+
 def test_refills_wait_while_a_pages_kernel_is_talking():
     """A page drawing its figures (or a slider moved) keeps its kernel sending messages: pool
     refills are not quiet until that has stopped for ``refill_quiet_seconds``."""
