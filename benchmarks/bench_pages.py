@@ -125,7 +125,8 @@ def main(names):
                     trace = TRACE and visit == "again"
                     if trace:
                         browser.start_tracing(page=page, path=str(ARTIFACTS / f"trace-{path.stem}.json"),
-                                              categories=["toplevel", "devtools.timeline", "v8", "v8.execute", "blink"])
+                                              categories=["toplevel", "devtools.timeline", "v8", "v8.execute", "blink",
+                                                          "disabled-by-default-v8.cpu_profiler"])
                     page.goto(f"{server.url}/voila/render/{path.name}", wait_until="commit", timeout=300_000)
                     page.wait_for_function("() => globalThis.__delaylab_t && globalThis.__delaylab_t.figure",
                                            timeout=300_000, polling=100)
@@ -189,7 +190,33 @@ def trace_summary(path: Path, since_ms: float = 0.0) -> str:
         by[e["name"]] = by.get(e["name"], 0) + e["dur"] / 1e6
     top = sorted(((k, v) for k, v in by.items() if k != "RunTask"), key=lambda kv: -kv[1])[:12]
     return (f"main thread busy {busy:.2f} s of {span:.2f} s; " +
-            "; ".join(f"{k} {v:.2f}" for k, v in top))
+            "; ".join(f"{k} {v:.2f}" for k, v in top) + "\n" + profile_summary(events))
+
+
+def profile_summary(events: list, top: int = 12) -> str:
+    """The main thread's JavaScript by file, from V8's sampling profiler in the trace (its
+    ``ProfileChunk`` events): the seconds of samples whose function (self time) is in each file,
+    heaviest first; "(program)" and "(garbage collector)" are V8's own."""
+    nodes, by, total = {}, {}, 0.0
+    for e in events:
+        if e.get("name") != "ProfileChunk":
+            continue
+        profile = e.get("args", {}).get("data", {}).get("cpuProfile", {})
+        for node in profile.get("nodes", []):
+            frame = node.get("callFrame", {})
+            url = frame.get("url") or f"({frame.get('functionName') or 'program'})"
+            nodes[(e.get("id"), node["id"])] = url.split("?")[0].rsplit("/", 3)[-3:]
+        deltas = e["args"]["data"].get("timeDeltas", [])
+        for sample, dt in zip(profile.get("samples", []), deltas):
+            where = "/".join(nodes.get((e.get("id"), sample), ["?"]))
+            by[where] = by.get(where, 0.0) + dt / 1e6
+            total += dt / 1e6
+    if not by:
+        return "no profile samples in the trace"
+    idle = by.pop("(idle)", 0.0)
+    heaviest = sorted(by.items(), key=lambda kv: -kv[1])[:top]
+    return (f"JavaScript samples {total - idle:.2f} s (idle {idle:.2f} s), by file: " +
+            "; ".join(f"{k} {v:.2f}" for k, v in heaviest))
 
 
 class _Keep:
