@@ -354,6 +354,8 @@ def test_kernels_under_the_server_load_plotlys_module_from_its_static_hashed_url
         assert f"url={path} code= shared=None env={path}" in page, page[-3000:]
         head = page[:page.index("</head>")]  # fetched and compiled while the page's own scripts load
         assert f'<link rel="modulepreload" href="{path}">' in head
+        # ...and evaluated in the page's first idle moment, from the very URL the figures import
+        assert f'import(new URL("{path}", document.baseURI).href)' in head and "requestIdleCallback" in head
 
         zipped = urllib.request.urlopen(urllib.request.Request(url + path, headers={"Accept-Encoding": "gzip"}),
                                         timeout=60)

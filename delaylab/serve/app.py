@@ -336,11 +336,18 @@ class DashboardPageHandler(TornadoVoilaHandler):
     def preload_plotly_module(self, html: str) -> str:
         """The page's head with a ``modulepreload`` link to plotly's widget module: the browser
         fetches and compiles it (from its cache after the first visit) while Voila's own scripts
-        load and the kernel connects, instead of after the widgets' state has arrived."""
+        load and the kernel connects, instead of after the widgets' state has arrived; and its
+        evaluation (about 1.3 s of the page's main thread: plotly's own top-level code) in the
+        page's first idle moment (``requestIdleCallback``: while the page waits for Voila's
+        scripts or for its kernel), not after the widgets' state. The figures' loader then finds
+        it evaluated: the same URL is the same module (:mod:`delaylab.viz.widget`)."""
         if "</head>" not in html:
             return html
         url = self.settings["voila"].plotly_module_url()
-        return html.replace("</head>", f'<link rel="modulepreload" href="{url}">\n</head>', 1)
+        early = (f'<link rel="modulepreload" href="{url}">\n'
+                 f'<script>(window.requestIdleCallback || setTimeout)(function () {{ '
+                 f'import(new URL("{url}", document.baseURI).href).catch(function () {{}}); }});</script>\n')
+        return html.replace("</head>", early + "</head>", 1)
 
 
 class StatusHandler(JupyterHandler):
