@@ -136,6 +136,11 @@ def main(names):
                     page.wait_for_timeout(1500)  # the rest of the state and figures
                     r = page.evaluate(RESULT)
                     r["errors"] = page.errors
+                    if "figure" not in r:  # a new document since the first figure: the page reloaded itself
+                        print(f"{path.stem} {visit}: the page reloaded after its first figure; it said "
+                              f"{[m for m in page.console if m.startswith('error')][-5:]}; "
+                              f"kernel messages {tb.kernel_messages(page)}")
+                        r["figure"] = float("nan")
                     rows.append((path.stem, visit, r))
                     print(f"{path.stem[:26]:26s} {visit:5s} html {r['html']:5.2f}  title {r.get('title', -1):5.2f}  "
                           f"ws {r.get('ws', -1):5.2f}  state {r['ws_largest_at']:5.2f}  "
