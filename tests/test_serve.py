@@ -265,39 +265,42 @@ def test_the_presenters_open_page_keeps_its_kernel_when_idle_others_are_culled()
 
 def test_a_kernel_whose_page_closed_it_is_not_culled_while_it_stops():
     """A closing page stops its kernel (the beacon); the culler, running while that shutdown is
-    under way, finds the kernel idle with no page and must leave it alone, not stop it twice."""
+    under way, finds the kernel idle with no page and must leave it alone, not stop it twice.
+    Jupyter Server's and jupyter_client's own shutdown path, with a kernel slow to stop."""
     import asyncio
     from datetime import timedelta
     from types import SimpleNamespace
 
-    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-
     km = app.DashboardKernelManager(cull_idle_timeout=60)
-    calls = []
-
-    async def slow_shutdown(self, kernel_id, now=False, restart=False):  # the process takes its time to end
-        calls.append(kernel_id)
-        await asyncio.sleep(0.2)
-        km._kernels.pop(kernel_id, None)
-
-    km._kernels["closed"] = SimpleNamespace(execution_state="idle", kernel_name="python3",
-                                            kernel_spec=SimpleNamespace(metadata={}),
-                                            last_activity=app._now() - timedelta(seconds=600))
-    km._kernel_connections["closed"] = 0
+    calls, shutdowns = [], []
 
     async def page_closes_while_the_culler_runs():
-        stop = asyncio.ensure_future(km.shutdown_kernel("closed"))
+        async def slow_stop(now=False, restart=False):  # the process takes its time to end
+            calls.append("closed")
+            await asyncio.sleep(0.2)
+
+        ready = asyncio.get_running_loop().create_future()
+        ready.set_result(None)
+        km._kernels["closed"] = SimpleNamespace(execution_state="idle", kernel_name="python3", ready=ready,
+                                                kernel_spec=SimpleNamespace(metadata={}), shutdown_kernel=slow_stop,
+                                                last_activity=app._now() - timedelta(seconds=600))
+        km._kernel_connections["closed"] = 0
+        stop = asyncio.ensure_future(km.shutdown_kernel("closed"))  # the page's
+        own = km.shutdown_kernel
+
+        async def culled(kernel_id, *args, **kwargs):  # what the culler would add
+            shutdowns.append(kernel_id)
+            return await own(kernel_id, *args, **kwargs)
+
+        km.shutdown_kernel = culled
         await asyncio.sleep(0.05)
         await km.cull_kernel_if_idle("closed")
         await stop
 
-    original = AsyncMappingKernelManager.shutdown_kernel
-    AsyncMappingKernelManager.shutdown_kernel = slow_shutdown
-    try:
-        asyncio.run(page_closes_while_the_culler_runs())
-    finally:
-        AsyncMappingKernelManager.shutdown_kernel = original
+    asyncio.run(page_closes_while_the_culler_runs())
     assert calls == ["closed"]  # once, by the page
+    assert shutdowns == []  # the culler did not ask again ("Culling kernel ...: no page connected")
+    assert "closed" not in km._kernels  # and it did stop
 
 
 def test_refills_wait_while_a_pages_kernel_is_talking():

@@ -162,19 +162,7 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         self.claimed: set = set()  # pool tasks a visitor is waiting for: they skip the queue
         self.last_page = float("-inf")  # (monotonic) when a page last got a kernel or connected
         self.presenter_kernels: set = set()  # kernels of the presenter's pages (DashboardServer.presenter_key)
-        self.stopping: set = set()  # kernels being shut down (their page closed): not the culler's any more
         super().__init__(**kwargs)
-
-    async def shutdown_kernel(self, kernel_id, now=False, restart=False):
-        """Jupyter Server's, with the kernel in :attr:`stopping` until it has stopped: a page's
-        closing stops its kernel, and the culler, which finds it idle and no longer connected
-        meanwhile, must not stop it a second time (a misleading "Culling kernel" warning, and an
-        error from the second shutdown)."""
-        self.stopping.add(kernel_id)
-        try:
-            return await super().shutdown_kernel(kernel_id, now=now, restart=restart)
-        finally:
-            self.stopping.discard(kernel_id)
 
     def notify_connect(self, kernel_id):
         self.awaiting_page.pop(kernel_id, None)
@@ -228,8 +216,10 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         return True
 
     async def cull_kernel_if_idle(self, kernel_id):
-        if kernel_id in self.stopping:
-            return  # its page closed it: it is stopping already
+        if kernel_id in self._pending_kernels:
+            # starting, or stopping: jupyter_client keeps a kernel there until it has stopped, and
+            # a page's closing stops its kernel while the culler may find it idle and unconnected
+            return
         if kernel_id in self.presenter_kernels and self._kernel_connections.get(kernel_id):
             return  # the presenter's page is open: idle is normal during a lecture
         handed = self.awaiting_page.get(kernel_id)
@@ -331,7 +321,6 @@ class DashboardPageHandler(TornadoVoilaHandler):
         finally:
             if admitted:
                 app.admitting -= counted
-
 
     def preload_plotly_module(self, html: str) -> str:
         """The page's head with a ``modulepreload`` link to plotly's widget module: the browser
