@@ -169,35 +169,57 @@ def open_dashboard(browser, url):
 
 def collect_errors(page):
     """Keep the page's uncaught JavaScript errors in ``page.errors``, its console errors and
-    warnings in ``page.console``, and a summary of its kernel websocket's messages in
-    ``page.kernel_messages`` (shown when a figure does not appear: see :func:`wait_drawn`)."""
-    page.errors, page.console, page.kernel_messages, page.navigations = [], [], [], [0]
+    warnings in ``page.console``, and its kernel websocket's messages (:func:`record_frames`:
+    ``page.kernel_messages`` is shown when a figure does not appear, see :func:`wait_drawn`)."""
+    page.errors, page.console, page.navigations = [], [], [0]
     page.on("framenavigated", lambda frame: frame == page.main_frame and page.navigations.__setitem__(0, page.navigations[0] + 1))
     page.on("pageerror", lambda e: page.errors.append(str(e)[:300]))
     page.on("console", lambda m: m.type in ("error", "warning") and page.console.append(f"{m.type}: {m.text[:300]}"))
+    record_frames(page)
+
+
+def record_frames(page):
+    """The kernel messages a page sends and receives over its websocket, decoded once from
+    jupyter_server's v1 framing: ``page.frames_sent`` and ``page.frames_received`` ((perf_counter,
+    channel, msg_type, comm method)), and ``page.kernel_messages``, one line each
+    (:func:`kernel_message`) with the websocket's opening and closing."""
+    from visitor import unpack
+
+    page.frames_sent, page.frames_received, page.kernel_messages = [], [], []
     started = time.perf_counter()
 
-    def watch(ws):
+    def recorder(frames, sender):
+        def record(payload):
+            now = time.perf_counter()
+            try:
+                channel, msg = unpack(payload if isinstance(payload, bytes) else payload.encode())
+            except Exception as exc:  # a frame in another format: say so, never fail the test here
+                frames.append((now, "?", "unreadable frame", None))
+                page.kernel_messages.append(f"{now - started:.1f} s: {sender}: ({type(exc).__name__})")
+                return
+            data = msg["content"].get("data") if isinstance(msg["content"], dict) else None
+            method = isinstance(data, dict) and data.get("method") or None
+            if method == "update" and isinstance(data.get("state"), dict):  # which traits: a slider's value, plotly's _js2py_*
+                method += " " + ",".join(sorted(data["state"]))
+            frames.append((now, channel, msg["header"].get("msg_type"), method))
+            page.kernel_messages.append(f"{now - started:.1f} s: {sender}: {kernel_message(channel, msg)}")
+        return record
+
+    def on_websocket(ws):
         if "/channels" not in ws.url:
             return
+        page.websocket_url = ws.url
         page.kernel_messages.append(f"{time.perf_counter() - started:.1f} s: websocket opened")
-        ws.on("framesent", lambda payload: page.kernel_messages.append(kernel_message(payload, "page", started)))
-        ws.on("framereceived", lambda payload: page.kernel_messages.append(kernel_message(payload, "kernel", started)))
+        ws.on("framesent", recorder(page.frames_sent, "page"))
+        ws.on("framereceived", recorder(page.frames_received, "kernel"))
         ws.on("close", lambda _: page.kernel_messages.append(f"{time.perf_counter() - started:.1f} s: websocket closed"))
 
-    page.on("websocket", watch)
+    page.on("websocket", on_websocket)
 
 
-def kernel_message(payload, sender, started) -> str:
-    """One kernel message in a line: when, who sent it, its channel and type, and what matters
-    for the widgets (a status, a comm's target and method, how many states came back)."""
-    when = f"{time.perf_counter() - started:.1f} s"
-    try:
-        from visitor import unpack
-
-        channel, msg = unpack(payload if isinstance(payload, bytes) else payload.encode())
-    except Exception as exc:  # a frame in another format: say so, never fail the test here
-        return f"{when}: {sender}: ({type(exc).__name__})"
+def kernel_message(channel, msg) -> str:
+    """One kernel message in a line: its channel and type, and what matters for the widgets (a
+    status, a comm's id, target and method, how many states came back, a stream's text)."""
     kind, content = msg["header"].get("msg_type", "?"), msg["content"]
     data = content.get("data") if isinstance(content.get("data"), dict) else {}
     detail = content.get("execution_state") or content.get("target_name") or data.get("method") or ""
@@ -209,7 +231,7 @@ def kernel_message(payload, sender, started) -> str:
         detail = f"{content.get('name')}: {content.get('text', '')[:160]!r}"
     if kind == "comm_info_reply":
         detail = f"{len(content.get('comms', {}))} comms"
-    return f"{when}: {sender}: {channel} {kind} {detail}".rstrip()
+    return f"{channel} {kind} {detail}".rstrip()
 
 
 def wait_drawn(page, settle=5.0):
@@ -247,11 +269,7 @@ def _wait_drawn(page, settle):
     try:
         page.wait_for_selector(".js-plotly-plot", state="attached", timeout=LOAD_TIMEOUT)
     except Exception as exc:  # what the page said: the widget manager's or the figure loader's errors
-        said = getattr(page, "errors", []) + getattr(page, "console", [])
-        widgets = page.evaluate("() => document.querySelectorAll('.jupyter-widgets').length")
-        raise AssertionError(f"no figure drawn on {page.url} ({widgets} widget views); the page said: {said[-20:]}; "
-                             f"the server said of its kernel: {server_lines(page)}; "
-                             f"its kernel messages: {kernel_messages(page)}") from exc
+        raise AssertionError(f"no figure drawn on {what_the_page_said(page)}") from exc
     t0, n, since = time.time(), -1, time.time()
     while time.time() - since < settle and time.time() - t0 < 180:
         k = page.locator(".js-plotly-plot").count()
@@ -262,18 +280,32 @@ def _wait_drawn(page, settle):
                            timeout=60_000)
 
 
+def what_the_page_said(page) -> str:
+    """A page that did not draw: its address and widget views, its errors and console, the
+    server's log lines on its kernel and its kernel messages (what a failing test shows)."""
+    said = getattr(page, "errors", []) + getattr(page, "console", [])
+    views = page.evaluate("() => document.querySelectorAll('.jupyter-widgets').length")
+    return (f"{page.url} ({views} widget views); the page said: {said[-20:]}; "
+            f"the server said of its kernel: {server_lines(page)}; its kernel messages: {kernel_messages(page)}")
+
+
 def kernel_messages(page, limit=80) -> list:
     """The page's kernel messages (:func:`collect_errors`), the routine ones counted, not listed."""
     lines = [m for m in getattr(page, "kernel_messages", []) if "comm_msg" not in m or "update_states" in m]
     return lines[-limit:] + [f"(+ {len(getattr(page, 'kernel_messages', [])) - len(lines)} comm messages)"]
 
 
+def page_kernel(page) -> str:
+    """The id of the kernel the page's config names."""
+    return page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+
+
 def server_lines(page, limit=40) -> list:
     """The servers' log lines (``test-artifacts/browser/*.log``) naming the page's kernel, and
     the lines saying a kernel restarted, died or was culled (what a page missing its widgets needs)."""
     try:
-        kernel = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
-    except Exception:
+        kernel = page_kernel(page)
+    except Exception:  # the page has no kernel (yet): the general lines only
         kernel = None
     lines = []
     for log in sorted(ARTIFACTS.glob("*.log")):
@@ -290,10 +322,7 @@ def wait_for_panel(page):
     try:
         page.wait_for_selector(".widget-slider:not(.mod-disabled) .noUi-handle", state="attached", timeout=LOAD_TIMEOUT)
     except Exception as exc:
-        said = getattr(page, "errors", []) + getattr(page, "console", [])
-        views = page.evaluate("() => document.querySelectorAll('.jupyter-widgets').length")
-        raise AssertionError(f"no enabled slider on {page.url} ({views} widget views); the page said: {said[-20:]}; "
-                             f"its kernel messages: {kernel_messages(page)}") from exc
+        raise AssertionError(f"no enabled slider on {what_the_page_said(page)}") from exc
 
 
 def screenshot(page, name):
@@ -637,7 +666,7 @@ def close(page, context, server=None):
     """Close the tab as a visitor does (its beforeunload handler runs: Voila's page then asks the
     server to stop its kernel), then its window; with ``server``, wait (up to 15 s) until that
     kernel is gone before the window closes (closing a window drops its requests in flight)."""
-    kernel = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+    kernel = page_kernel(page)
     with page.expect_event("close", timeout=30_000):
         page.close(run_before_unload=True)  # returns before the page is closed
     deadline = time.time() + 15
@@ -790,34 +819,6 @@ def _check_eleventh(eleventh):
     assert "busy" in eleventh[2] and "try again" in eleventh[2] and "Traceback" not in eleventh[2]
 
 
-def _record_frames(page):
-    """The kernel messages a real page sends and receives over its websocket, with their times
-    (``page.frames_sent``, ``page.frames_received``: (perf_counter, channel, msg_type, comm
-    method)), decoded from jupyter_server's v1 framing."""
-    from visitor import unpack
-
-    page.frames_sent, page.frames_received = [], []
-
-    def decode(payload):
-        if isinstance(payload, str):
-            return "?", "text frame", None
-        channel, msg = unpack(payload)
-        data = msg["content"].get("data") if isinstance(msg["content"], dict) else None
-        method = isinstance(data, dict) and data.get("method") or None
-        if method == "update" and isinstance(data.get("state"), dict):  # which traits: a slider's value, plotly's _js2py_*
-            method += " " + ",".join(sorted(data["state"]))
-        return channel, msg["header"].get("msg_type"), method
-
-    def on_websocket(ws):
-        if "/channels" not in ws.url:
-            return
-        page.websocket_url = ws.url
-        ws.on("framesent", lambda p: page.frames_sent.append((time.perf_counter(), *decode(p))))
-        ws.on("framereceived", lambda p: page.frames_received.append((time.perf_counter(), *decode(p))))
-
-    page.on("websocket", on_websocket)
-
-
 def _state_arrived(page, started):
     """Seconds from ``started`` until the real page received the widgets' states (update_states)."""
     return next((round(t - started, 2) for t, _, kind, method in page.frames_received
@@ -845,7 +846,6 @@ def test_a_protocol_visitor_puts_a_real_page_s_load_on_the_server(browser):
         ctx = browser.new_context(viewport={"width": 1400, "height": 900})
         page = ctx.new_page()
         collect_errors(page)
-        _record_frames(page)
         cpu = cpu_seconds(server)
         started = time.perf_counter()
         page.goto(f"{server.url}/voila/render/{notebook}", wait_until="commit", timeout=LOAD_TIMEOUT)
@@ -990,7 +990,6 @@ def _own_devices(browser, server, urls, report, errors):
         ctx = browser.new_context(viewport={"width": 1400, "height": 900})
         page = ctx.new_page()
         collect_errors(page)
-        _record_frames(page)
         visitors = [ProtocolVisitor(server.url, Path(u).name, f"visitor {i + 2}") for i, u in enumerate(urls[1:])]
         cpu_before, own_before = cpu_seconds(server), time.process_time()
         started = time.perf_counter()
