@@ -70,6 +70,20 @@ SIGNATURE = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-pl
 # how many copies of plotly's widget module the page imported (delaylab/viz/widget.py)
 PLOTLY_IMPORTS = "() => globalThis[Symbol.for('delaylab.plotly-widget')]?.size ?? 0"
 
+#: the text's formulas: MathML elements, those drawn with no width, MathJax's, and TeX left in the text
+MATH = r"""() => {
+    const math = [...document.querySelectorAll('.jp-RenderedMarkdown math')];
+    const text = [...document.querySelectorAll('.jp-RenderedMarkdown')].map(el => {
+        const copy = el.cloneNode(true);
+        copy.querySelectorAll('code, pre, math').forEach(c => c.remove());
+        return copy.textContent;
+    }).join('\n');
+    return {formulas: math.length,
+            empty: math.filter(m => m.getClientRects().length && m.getBoundingClientRect().width < 1).length,
+            mathjax: document.querySelectorAll('mjx-container').length,
+            tex_left: (text.match(/\$[^$\n]{1,40}\$/g) || []).slice(0, 5)};
+}"""
+
 DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(el => {
     const t = el.layout && el.layout.title;
     const withData = (el.data || []).filter(d => d.visible !== false &&
@@ -395,6 +409,11 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
         assert drawn, "no figure on the page"
         assert all(f["svg"] and f["traces_with_data"] > 0 for f in drawn), drawn
         assert page.evaluate(PLOTLY_IMPORTS) == 1  # one copy of plotly's module for all figures
+        # the text's formulas arrive as MathML (delaylab/serve/mathml.py), drawn by the browser
+        # with a math font: none left as TeX for MathJax, none drawn empty
+        math = page.evaluate(MATH)
+        assert math["tex_left"] == [] and math["mathjax"] == 0, math
+        assert path.stem.startswith("00") or (math["formulas"] >= 100 and math["empty"] == 0), math
         if has_panel(path):
             # the panel's views may render after the figures above it have settled (wait_drawn's
             # "no new figure for 5 s"): wait for them, as for any selector, instead of counting at once
