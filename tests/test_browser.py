@@ -84,6 +84,17 @@ MATH = r"""() => {
             tex_left: (text.match(/\$[^$\n]{1,40}\$/g) || []).slice(0, 5)};
 }"""
 
+#: how many figures appeared in each task that drew one (a MutationObserver's callback runs once
+#: after each task that changed the page): delaylab.viz.widget draws the figures one per task
+FIGURE_TASKS = """(() => {
+    const batches = (globalThis.__delaylab_figure_tasks = []);
+    let seen = 0;
+    new MutationObserver(() => {
+        const n = document.querySelectorAll('.js-plotly-plot .main-svg').length;
+        if (n > seen) { batches.push(n - seen); seen = n; }
+    }).observe(document, {childList: true, subtree: true});
+})()"""
+
 DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(el => {
     const t = el.layout && el.layout.title;
     const withData = (el.data || []).filter(d => d.visible !== false &&
@@ -176,6 +187,7 @@ def open_dashboard(browser, url):
     """A page with the dashboard at ``url``, fully executed and drawn; JS errors collected."""
     page = browser.new_page(viewport={"width": 1400, "height": 900}, accept_downloads=True)
     collect_errors(page)
+    page.add_init_script(FIGURE_TASKS)
     page.goto(url, timeout=LOAD_TIMEOUT)  # 'load' fires once Voila has executed every cell
     wait_drawn(page)
     return page
@@ -409,6 +421,10 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
         assert drawn, "no figure on the page"
         assert all(f["svg"] and f["traces_with_data"] > 0 for f in drawn), drawn
         assert page.evaluate(PLOTLY_IMPORTS) == 1  # one copy of plotly's module for all figures
+        # each figure drawn in a task of its own, so the browser shows it at once (a figure's
+        # .main-svg layers are drawn together): no task drew more than one figure's layers
+        tasks = page.evaluate("globalThis.__delaylab_figure_tasks")
+        assert len(tasks) >= len(drawn) and max(tasks) <= sum(tasks) // len(drawn), (tasks, len(drawn))
         # the text's formulas arrive as MathML (delaylab/serve/mathml.py), drawn by the browser
         # with a math font: none left as TeX for MathJax, none drawn empty
         math = page.evaluate(MATH)
