@@ -71,12 +71,12 @@ def server(tmp_path):
     yield from _serve(ROOT / "notebooks", tmp_path)
 
 
-def _serve(folder, tmp_path):
+def _serve(folder, tmp_path, *extra):
     port = _free_port()
     log = open(tmp_path / "server.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(folder), "--no-browser",
                              f"--port={port}", "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=False",
-                             "--DashboardServer.max_kernels=1"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                             "--DashboardServer.max_kernels=1", *extra], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while True:
@@ -350,7 +350,7 @@ def test_kernels_under_the_server_load_plotlys_module_from_its_static_hashed_url
         "print('url=' + fig._plotly_url, 'code=' + fig._plotly_code, 'shared=' + str(widget._CODE),\n"
         "      'env=' + os.environ.get('DELAYLAB_PLOTLY_MODULE_URL', ''))")])
     nbformat.write(nb, folder / "probe.ipynb")
-    url, _ = next(served := _serve(folder, tmp_path))
+    url, _ = next(served := _serve(folder, tmp_path, "--DashboardServer.early_plotly=True"))
     try:
         path = "/delaylab/static/" + plotly_module_name()
         page = urllib.request.urlopen(url + "/voila/render/probe.ipynb", timeout=300).read().decode()
@@ -375,3 +375,25 @@ def test_kernels_under_the_server_load_plotlys_module_from_its_static_hashed_url
             assert missing.value.code == 404
     finally:
         served.close()  # the generator's `finally`: the server stops
+
+
+def test_early_plotly_puts_the_module_in_the_head_and_can_be_turned_off():
+    """``--DashboardServer.early_plotly``: a page's head asks for plotly's module and evaluates it
+    early; off (the default: it measured no faster, see its help), the page is as Voila renders it."""
+    from types import SimpleNamespace
+
+    from delaylab.serve.app import DashboardPageHandler, DashboardServer
+
+    url = "/delaylab/static/plotly-widget.0123456789abcdef0123.js"
+    html = "<html><head><title>t</title></head><body></body></html>"
+    for early in (True, False):
+        server = SimpleNamespace(early_plotly=early, plotly_module_url=lambda: url)
+        handler = SimpleNamespace(settings={"voila": server})
+        out = DashboardPageHandler.preload_plotly_module(handler, html)
+        head = out[:out.index("</head>")]
+        assert (f'<link rel="modulepreload" href="{url}">' in head) is early
+        assert (f'import(new URL("{url}", document.baseURI).href)' in head) is early
+        assert out.replace(head, "") == html.replace(html[:html.index("</head>")], "")
+    assert DashboardServer().early_plotly is False
+    # a chunk of the streamed page without the head's end is passed on as it is
+    assert DashboardPageHandler.preload_plotly_module(handler, "<div>cell</div>") == "<div>cell</div>"
