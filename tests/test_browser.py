@@ -625,6 +625,25 @@ FIRST_FIGURE = """() => [...document.querySelectorAll('.js-plotly-plot')].some(e
 # the notebook's title, visible (not behind a spinner)
 TITLE_SHOWN = "() => [...document.querySelectorAll('h1')].some(h => h.offsetParent !== null && h.innerText.trim())"
 PANELS = [p for p in NOTEBOOKS if has_panel(p)]
+#: the page records when its title and its first figure first show, in seconds from its navigation's
+#: start: the serving test waits for several pages in turn, and the moment it notices a page's
+#: figure is not when that page drew it (a page waited for after another is late by that wait)
+SEEN = f"""(() => {{
+    const seen = (globalThis.__delaylab_seen = {{}}), title = {TITLE_SHOWN}, figure = {FIRST_FIGURE};
+    const poll = setInterval(() => {{
+        if (seen.title === undefined && title()) seen.title = performance.now() / 1000;
+        if (seen.figure === undefined && figure()) seen.figure = performance.now() / 1000;
+        if (seen.title !== undefined && seen.figure !== undefined) clearInterval(poll);
+    }}, 50);
+}})()"""
+
+
+def shown_after(page, what, started) -> float:
+    """Seconds until the page's title (``what="title"``) or first figure (``"figure"``) first
+    showed, as the page recorded it (:data:`SEEN`, installed in its window); waits until it shows."""
+    noticed = until(page, TITLE_SHOWN if what == "title" else FIRST_FIGURE, started)
+    recorded = page.evaluate(f"(globalThis.__delaylab_seen || {{}}).{what}")
+    return noticed if recorded is None else min(recorded, noticed)
 
 
 def status(server) -> dict:
@@ -767,20 +786,23 @@ def test_first_figure_cold_and_warm_slider_latency_and_no_kernel_left(browser):
     try:
         # one window each: a background tab would not draw its figures
         contexts = [browser.new_context(viewport={"width": 1400, "height": 900}) for _ in NOTEBOOKS]
+        for ctx in contexts:
+            ctx.add_init_script(SEEN)
         opened = [(path, *visit(ctx, f"{server.url}/voila/render/{path.name}")) for path, ctx in zip(NOTEBOOKS, contexts)]
         for path, page, started in opened:
-            report[path.stem] = {"cold_title_s": round(until(page, TITLE_SHOWN, started), 2),
-                                 "cold_first_figure_s": round(until(page, FIRST_FIGURE, started), 2)}
+            report[path.stem] = {"cold_title_s": round(shown_after(page, "title", started), 2),
+                                 "cold_first_figure_s": round(shown_after(page, "figure", started), 2)}
         errors = {path.stem: page.errors for path, page, _ in opened if page.errors}
         for (_, page, _), ctx in zip(opened, contexts):
             close(page, ctx, server)
         report["pool_refilled_after_s"] = round(pools_ready(server), 1)
         for path in NOTEBOOKS:
             ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+            ctx.add_init_script(SEEN)
             page, started = visit(ctx, f"{server.url}/voila/render/{path.name}")
             r = report[path.stem]
-            r["warm_title_s"] = round(until(page, TITLE_SHOWN, started), 2)
-            r["warm_first_figure_s"] = round(until(page, FIRST_FIGURE, started), 2)
+            r["warm_title_s"] = round(shown_after(page, "title", started), 2)
+            r["warm_first_figure_s"] = round(shown_after(page, "figure", started), 2)
             if path in PANELS:
                 r["slider_s"] = round(slider_latency(page), 2)
             if page.errors:
