@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from delaylab.serve.mathml import MathMLPreprocessor, markdown_with_mathml, tex_to_mathml
+from delaylab.serve.mathml import MATH_STYLE, MathMLPreprocessor, markdown_with_mathml, tex_to_mathml
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -82,5 +82,11 @@ def test_the_preprocessor_converts_markdown_cells_only_and_voila_json_enables_it
                                          nbformat.v4.new_code_cell("x = '$K$'")])
     out, _ = MathMLPreprocessor().preprocess(nb, {})
     assert out.cells[0].source.startswith("<math ") and out.cells[1].source == "x = '$K$'"
+    # the math font rule comes with the first formula, once, and is a style element on the page
+    assert out.cells[0].source.endswith(MATH_STYLE + "\n") and "<style>" in html(out.cells[0].source)
+    again, _ = MathMLPreprocessor().preprocess(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_markdown_cell("$K$"),
+        nbformat.v4.new_markdown_cell("$T$")]), {})
+    assert [MATH_STYLE in c.source for c in again.cells] == [False, True, False]
     config = json.loads((ROOT / "voila.json").read_text())
     assert "delaylab.serve.mathml.MathMLPreprocessor" in config["VoilaExporter"]["preprocessors"]

@@ -67,10 +67,27 @@ def markdown_with_mathml(source: str) -> str:
     return _TOKEN.sub(replace, source)
 
 
-class MathMLPreprocessor(Preprocessor):
-    """Converts the formulas of every markdown cell to MathML (:func:`markdown_with_mathml`)."""
+#: Radicals, fractions and big operators need a font with an OpenType MATH table; the generic
+#: "math" family may map to one without it (it did on Linux here: square roots too short over a
+#: fraction). Written into the page with its first formula, so that every template (the dashboards'
+#: and Voila's reveal slides) draws the formulas alike.
+MATH_STYLE = """<style>
+math { font-family: "STIX Two Math", "Cambria Math", "Latin Modern Math", "DejaVu Math TeX Gyre",
+  "Noto Sans Math", math; font-size: 1.05em; }
+math[display="block"] { margin: 0.6em 0; }
+</style>"""
 
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "markdown":
-            cell.source = markdown_with_mathml(cell.source)
-        return cell, resources
+
+class MathMLPreprocessor(Preprocessor):
+    """Converts the formulas of every markdown cell to MathML (:func:`markdown_with_mathml`); the
+    first cell with a formula also carries :data:`MATH_STYLE`."""
+
+    def preprocess(self, nb, resources):
+        styled = False
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                source = markdown_with_mathml(cell.source)
+                if not styled and "<math " in source:
+                    source, styled = f"{source}\n\n{MATH_STYLE}\n", True
+                cell.source = source
+        return nb, resources
