@@ -74,11 +74,15 @@ function plotlyModule(model) {
 // Figures are drawn one at a time, each in a task of its own, in the order the page asks for them:
 // the browser shows a figure as soon as it is drawn. (Otherwise every figure waiting for the module
 // is drawn in one go, and none shows before the last is done: a second per five figures here.)
+// The next figure's turn comes after this one's synchronous drawing, not after its promise: a view
+// that waits for something (JupyterLab attaches a cell's output only when it is near the screen)
+// must not hold up the figures after it.
 const TURNS = (globalThis[Symbol.for("delaylab.plotly-turns")] ??= { last: Promise.resolve() });
 function inTurn(draw) {
-  const turn = TURNS.last.then(() => new Promise((resolve) => setTimeout(resolve, 0))).then(draw);
+  let drawn;
+  const turn = TURNS.last.then(() => new Promise((resolve) => setTimeout(resolve, 0))).then(() => { drawn = draw(); });
   TURNS.last = turn.catch(() => {});
-  return turn;
+  return turn.then(() => drawn);
 }
 
 export default () => {
