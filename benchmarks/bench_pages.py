@@ -74,19 +74,18 @@ PROBE = r"""
     }
   };
   const poll = () => {
-    if (T.title === undefined && [...document.querySelectorAll("h1")].some(h => h.offsetParent !== null && h.innerText.trim())) T.title = now();
+    if (T.title === undefined && (TITLE_SHOWN)()) T.title = now();
     const mods = globalThis[Symbol.for("delaylab.plotly-widget")];
     if (T.module === undefined && mods && mods.size) {
       T.module_requested ??= now();
       [...mods.values()][0].then(() => { T.module ??= now(); }, () => {});
     }
-    if (T.figure === undefined && [...document.querySelectorAll(".js-plotly-plot")].some(el => el.querySelector(".main-svg") &&
-        (el.data || []).some(d => (d.y && d.y.length) || (d.z && d.z.length) || (d.values && d.values.length)))) T.figure = now();
+    if (T.figure === undefined && (FIRST_FIGURE)()) T.figure = now();
     if (T.figure === undefined) setTimeout(poll, 20);
   };
   poll();
 })();
-"""
+""".replace("TITLE_SHOWN", tb.TITLE_SHOWN).replace("FIRST_FIGURE", tb.FIRST_FIGURE)  # the browser tests' own
 
 RESULT = """() => {
   const T = globalThis.__delaylab_t, nav = performance.getEntriesByType('navigation')[0];
