@@ -77,12 +77,21 @@ def ensure_venv(test: bool = True) -> None:
     if not PY.exists():
         _create_venv()
     installed = STAMP.read_text() if STAMP.exists() else ""
-    if installed == _fingerprint() + "+test" or (installed == _fingerprint() and not test):
-        return
-    run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-    run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]" if test else "."])
-    run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
-    STAMP.write_text(_fingerprint() + ("+test" if test else ""))
+    if not (installed == _fingerprint() + "+test" or (installed == _fingerprint() and not test)):
+        run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+        run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]" if test else "."])
+        run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
+        STAMP.write_text(_fingerprint() + ("+test" if test else ""))
+        fetch_plotly_basic()
+    elif not any((VENV / "share" / "delaylab").glob("plotly-basic-*.min.js")):
+        fetch_plotly_basic()  # offline last time: try again
+
+
+def fetch_plotly_basic() -> None:
+    """plotly.js's basic bundle from the npm registry, for the dashboards (delaylab/viz/plotlyjs.py:
+    each page about a second faster). Not fatal: without it the dashboards serve plotly in full."""
+    say(f"{PY} -m delaylab.viz.plotlyjs")
+    subprocess.run([str(PY), "-m", "delaylab.viz.plotlyjs"], cwd=ROOT, check=False)
 
 
 def jupyter_env() -> dict:

@@ -335,13 +335,19 @@ def test_kernels_import_plotly_and_jsonschema_without_rfc3987_syntax():
 
 
 def test_kernels_under_the_server_load_plotlys_module_from_its_static_hashed_url(tmp_path):
-    """The server serves plotly's widget module at a URL named by its content's hash, cached for
-    good and gzipped; its kernels' figures carry that URL (and no 5 MB shared model)."""
+    """The server serves plotly's widget module (with plotly.js's basic bundle, fetched at set-up)
+    at a URL named by its content's hash, cached for good and gzipped; its kernels' figures carry
+    that URL (and no 5 MB shared model)."""
     import gzip
 
     import nbformat
 
-    from delaylab.viz.widget import plotly_module, plotly_module_name
+    from delaylab.viz import plotlyjs
+    from delaylab.viz.widget import basic_module_name, dashboard_module, plotly_module
+
+    assert plotlyjs.installed() is not None, "set-up fetches it: python -m delaylab.viz.plotlyjs"
+    name, module, traces = dashboard_module()
+    assert name == basic_module_name() and traces == plotlyjs.TRACES and len(module) < len(plotly_module()) / 3
 
     folder = tmp_path / "nb"
     folder.mkdir()
@@ -352,7 +358,7 @@ def test_kernels_under_the_server_load_plotlys_module_from_its_static_hashed_url
     nbformat.write(nb, folder / "probe.ipynb")
     url, _ = next(served := _serve(folder, tmp_path, "--DashboardServer.early_plotly=True"))
     try:
-        path = "/delaylab/static/" + plotly_module_name()
+        path = "/delaylab/static/" + name
         page = urllib.request.urlopen(url + "/voila/render/probe.ipynb", timeout=300).read().decode()
         assert f"url={path} code= shared=None env={path}" in page, page[-3000:]
         head = page[:page.index("</head>")]  # fetched and compiled while the page's own scripts load
@@ -366,9 +372,9 @@ def test_kernels_under_the_server_load_plotlys_module_from_its_static_hashed_url
         assert zipped.headers["Content-Type"].startswith("text/javascript")
         assert zipped.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in zipped.headers["Vary"]
         body = zipped.read()
-        assert len(body) < len(plotly_module()) / 2 and gzip.decompress(body) == plotly_module()
+        assert len(body) < len(module) / 2 and gzip.decompress(body) == module
         plain = urllib.request.urlopen(url + path, timeout=60)  # a client that takes no gzip
-        assert plain.headers.get("Content-Encoding") is None and plain.read() == plotly_module()
+        assert plain.headers.get("Content-Encoding") is None and plain.read() == module
         for other in ("plotly-widget.0123456789abcdef0123.js", "plotly-widget.js"):  # another plotly's, or none
             with pytest.raises(urllib.error.HTTPError) as missing:
                 urllib.request.urlopen(f"{url}/delaylab/static/{other}", timeout=60)

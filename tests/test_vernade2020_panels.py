@@ -95,3 +95,19 @@ def test_figure_panels_at_small_scale():
         assert fig.plot.fig.data[fig.plot._slot[(i, "OTFLinTS")][1]].visible
     res = paper.figure3(runs=1, horizon=300, authors=False)
     assert set(res.names) == {"OTFLinUCB", "OTFLinTS"}
+
+
+def test_figure2_histogram_is_a_density_of_draws_from_the_fitted_law():
+    """Figure 2's histogram is drawn as bars (the dashboards' plotly.js has no histogram trace):
+    bins of 0.1 in log10 delay whose heights integrate to 1 and, with 20,000 draws, follow the
+    fitted law's probability of each bin within Monte-Carlo error."""
+    fig = paper.figure2(samples=20_000, seed=3)
+    bars = fig.data[0]
+    assert bars.type == "bar" and {t.type for t in fig.data} <= {"scatter", "bar"}
+    x, y = np.asarray(bars.x), np.asarray(bars.y)
+    assert np.allclose(np.diff(x), 0.1) and np.isclose(y.sum() * 0.1, 1.0)
+    edges, _ = paper.criteo_log10_density()
+    cdf = paper.criteo(paper.FIG3_SCALE)._probs  # the fitted law's CDF at the edges (log10 seconds)
+    p = np.interp(x + 0.05, edges, cdf) - np.interp(x - 0.05, edges, cdf)
+    sd = np.sqrt(p * (1 - p) / 20_000)
+    assert np.all(np.abs(y * 0.1 - p) <= 5 * sd + 1e-12), np.max(np.abs(y * 0.1 - p) / (sd + 1e-12))

@@ -545,15 +545,24 @@ class DashboardServer(Voila):
     # ------------------------------------------------------------------ plotly's module, static
     def plotly_module_url(self) -> str:
         """Where a page finds plotly's widget module (under the client's ``base_url``)."""
-        from delaylab.viz.widget import plotly_module_name
+        return url_path_join(self.base_url, "delaylab/static", self.plotly_module().name)
 
-        return url_path_join(self.base_url, "delaylab/static", plotly_module_name())
+    def plotly_module(self) -> "StaticModule":
+        """The module this server serves (:func:`delaylab.viz.widget.dashboard_module`: with
+        plotly.js's basic bundle when it is installed), made once."""
+        if getattr(self, "_plotly_module", None) is None:
+            from delaylab.viz.widget import dashboard_module
+
+            name, content, traces = dashboard_module()
+            self.log.info("delaylab: plotly's widget module %s (%.1f MB, %s)", name, len(content) / 1e6,
+                          "plotly.js's basic bundle: " + ", ".join(sorted(traces)) if traces else
+                          "plotly.js in full: `python -m delaylab.viz.plotlyjs` fetches the basic bundle")
+            self._plotly_module = StaticModule(name, content)
+        return self._plotly_module
 
     def plotly_module_handler(self) -> tuple:
-        from delaylab.viz.widget import plotly_module, plotly_module_name
-
         return (url_path_join(self.server_url, r"/delaylab/static/(plotly-widget\.[0-9a-f]+\.js)"),
-                PlotlyModuleHandler, {"module": StaticModule(plotly_module_name(), plotly_module())})
+                PlotlyModuleHandler, {"module": self.plotly_module()})
 
 
 #: ``--public``: what a server open to anyone adds to voila.json's settings (an option given on

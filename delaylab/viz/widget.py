@@ -39,12 +39,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import warnings
 from copy import deepcopy
 from functools import lru_cache
 
 import ipywidgets
 import plotly.graph_objects as go
+from plotly.basedatatypes import BaseFigure, BaseTraceType
 import traitlets
+
+from . import plotlyjs
 
 _LOADER = r"""
 // plotly's widget module, imported once per page for all figures (keyed by its URL or its shared model).
@@ -129,11 +133,74 @@ def plotly_module_name() -> str:
     return f"plotly-widget.{hashlib.sha256(plotly_module()).hexdigest()[:20]}.js"
 
 
-def plotly_module_url() -> str:
-    """The URL (path) the dashboards' server serves this plotly's module at, or ``""``: not under
-    that server (``DELAYLAB_PLOTLY_MODULE_URL`` unset), or the server's module is another one."""
+@lru_cache(maxsize=1)
+def basic_module_name() -> str | None:
+    """File name of :func:`dashboard_module` when it carries plotly.js's basic bundle
+    (:mod:`delaylab.viz.plotlyjs`): the hash covers plotly's module and the bundle. None when the
+    bundle is not installed."""
+    basic = plotlyjs.installed()
+    if basic is None:
+        return None
+    digest = hashlib.sha256(plotly_module() + b"\0" + basic).hexdigest()
+    return f"plotly-widget.{digest[:20]}.js"
+
+
+def dashboard_module() -> tuple[str, bytes, frozenset | None]:
+    """What the dashboards' server serves as plotly's widget module: ``(file name, content, trace
+    types it draws)``. plotly's module with plotly.js's basic bundle spliced in when the bundle is
+    installed (trace types :data:`delaylab.viz.plotlyjs.TRACES`); else, or if the splice fails
+    (said in a warning), plotly's full module (every trace type: None)."""
+    basic = plotlyjs.installed()
+    if basic is not None:
+        try:
+            spliced = plotlyjs.splice(plotly_module().decode(), basic.decode())
+        except plotlyjs.SpliceError as exc:
+            warnings.warn(f"plotly.js's basic bundle not used, the dashboards serve plotly's full widget "
+                          f"module: {exc}", stacklevel=2)
+        else:
+            return basic_module_name(), spliced.encode(), plotlyjs.TRACES
+    return plotly_module_name(), plotly_module(), None
+
+
+def served_module() -> tuple[str, frozenset | None]:
+    """``(URL, trace types)`` of the module the dashboards' server serves (passed to the kernels in
+    ``DELAYLAB_PLOTLY_MODULE_URL``), if this kernel's plotly has that very module; else ``("",
+    None)``: not under that server, or another plotly. Trace types None: all."""
     url = os.environ.get("DELAYLAB_PLOTLY_MODULE_URL", "")
-    return url if url.rsplit("/", 1)[-1] == plotly_module_name() else ""
+    if not url:
+        return "", None
+    name = url.rsplit("/", 1)[-1]
+    if name == plotly_module_name():
+        return url, None
+    if name == basic_module_name():
+        return url, plotlyjs.TRACES
+    return "", None
+
+
+def plotly_module_url() -> str:
+    """The URL (path) the dashboards' server serves plotly's module at, or ``""`` (see
+    :func:`served_module`)."""
+    return served_module()[0]
+
+
+def _trace_types(data) -> set[str]:
+    """The trace types in a figure's ``data`` argument (a figure, its dict, a trace or a list)."""
+    if isinstance(data, BaseFigure):
+        return {trace.type for trace in data.data}
+    if isinstance(data, dict):
+        data = data.get("data", ())
+    if data is None or isinstance(data, (dict, BaseTraceType)):
+        data = [] if data is None else [data]
+    return {d.get("type", "scatter") if isinstance(d, dict) else d.type for d in data}
+
+
+def _check_traces(traces, allowed) -> None:
+    unknown = sorted({trace.type for trace in traces} - allowed)
+    if unknown:
+        raise ValueError(f"trace type {', '.join(map(repr, unknown))}: the dashboards' plotly.js (the basic bundle, "
+                         f"delaylab.viz.plotlyjs) draws only {', '.join(sorted(allowed))}. Draw it with those "
+                         f"(e.g. a histogram as a bar chart of numpy.histogram), or create the figure with that "
+                         f"trace from the start (it then loads plotly's full module)")
 
 
 def _shared_code() -> _PlotlyCode:
@@ -156,9 +223,24 @@ class FigureWidget(go.FigureWidget):
     _plotly_url = traitlets.Unicode().tag(sync=True)  # the static module's URL, or ""
     _plotly_code = traitlets.Unicode().tag(sync=True)  # else "IPY_MODEL_<id>" of the shared code
 
+    def __init__(self, data=None, *args, **kwargs):
+        # decided before plotly's constructor opens the comm, which sends _plotly_url
+        traces = served_module()[1]
+        self._needs_full_plotly = traces is not None and not _trace_types(data) <= traces
+        super().__init__(data, *args, **kwargs)
+
     @traitlets.default("_plotly_url")
     def _default_plotly_url(self):
-        return plotly_module_url()
+        # a trace the served module cannot draw: plotly's full module, through the kernel
+        return "" if getattr(self, "_needs_full_plotly", False) else plotly_module_url()
+
+    def add_traces(self, data, *args, **kwargs):
+        """plotly's ``add_traces``; under the dashboards' server, a trace type the page's plotly.js
+        cannot draw is refused here (``ValueError``), before the figure changes."""
+        traces = served_module()[1] if self._plotly_url else None
+        if traces is not None:
+            _check_traces(self._data_validator.validate_coerce(data), traces)
+        return super().add_traces(data, *args, **kwargs)
 
     @traitlets.default("_plotly_code")
     def _default_plotly_code(self):
