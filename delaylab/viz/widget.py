@@ -27,12 +27,17 @@ this 2-core machine; a page has up to seven).
 
 **Under the dashboards' server** (:mod:`delaylab.serve.app`) the module does not travel through
 the kernel at all: the server serves it as a static file whose name carries a hash of its
-content (:func:`plotly_module_name`), cached by the browser for good, and passes its URL to the
+content (:func:`dashboard_module`), cached by the browser for good, and passes its URL to the
 kernels in ``DELAYLAB_PLOTLY_MODULE_URL``. A figure then syncs that URL (``_plotly_url``) and
 the loader imports it: no 5 MB websocket message per page (nor per preheated kernel through the
 server), and a visitor's second page takes the module from the browser's cache. The kernel
-uses the URL only if it names the very module this kernel's plotly has (same hash); otherwise,
+uses the URL only if it names a module made from this kernel's plotly (same hash); otherwise,
 and in JupyterLab or plain Voila (no such variable), the shared model above carries it.
+
+That static copy carries plotly.js's basic bundle (:mod:`delaylab.viz.plotlyjs`: scatter, bar
+and pie) when it is installed. A figure created with another trace type then takes plotly's full
+module through the kernel, and adding one to a figure already drawn with the basic bundle is
+refused (``ValueError``) before the figure changes.
 """
 
 from __future__ import annotations
