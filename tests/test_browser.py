@@ -168,11 +168,20 @@ def dashboard_server(log_name, *extra):
                    "--port={port}", *extra, "--Voila.ip=127.0.0.1"], "/delaylab/status", ROOT, log_name, env=env)
 
 
+def assert_no_output_lost(server):
+    """nbclient (Voila's executor) waits ``iopub_timeout`` s after a cell's reply for the cell's
+    last outputs; past it, it logs this warning and goes on: that cell's late outputs (a panel's
+    display) reach the next cell's reader, which drops them. voila.json gives it 60 s instead of
+    4, which a busy 2-core machine exceeded once (six kernels starting at once)."""
+    assert "Timeout waiting for IOPub output" not in server.log_path.read_text(), server.log_path
+
+
 @pytest.fixture(scope="module")
 def voila():
     server = dashboard_server("voila-server.log")
     yield server
     server.close()
+    assert_no_output_lost(server)
 
 
 @pytest.fixture(scope="module")
@@ -842,6 +851,7 @@ def test_first_figure_cold_and_warm_slider_latency_and_no_kernel_left(browser):
         (ARTIFACTS / "serving.txt").write_text(text + "\n")
     finally:
         server.close()
+    assert_no_output_lost(server)
     log = server.log_path.read_text()
     assert "403 POST /voila/api/shutdown" not in log and "_xsrf' argument missing" not in log
     assert "Kernel shutdown" in log and "no page connected" not in log  # closed by their pages, not culled

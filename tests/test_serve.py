@@ -403,3 +403,17 @@ def test_early_plotly_puts_the_module_in_the_head_and_can_be_turned_off():
     assert DashboardServer().early_plotly is False
     # a chunk of the streamed page without the head's end is passed on as it is
     assert DashboardPageHandler.preload_plotly_module(handler, "<div>cell</div>") == "<div>cell</div>"
+
+
+def test_voila_json_gives_a_cells_last_outputs_time_on_a_busy_machine():
+    """nbclient's default 4 s for a cell's last outputs after its reply was exceeded once with six
+    kernels starting at once on 2 cores (its warning, then outputs lost: see
+    tests/test_browser.py, assert_no_output_lost). voila.json's executor waits up to 60 s (it
+    returns as soon as the outputs are in), and still stops a cell after 300 s."""
+    import nbformat
+    from traitlets.config import Config
+    from voila.execute import VoilaExecutor
+
+    config = Config(json.loads((Path(__file__).resolve().parents[1] / "voila.json").read_text()))
+    executor = VoilaExecutor(nbformat.v4.new_notebook(), config=config)
+    assert executor.iopub_timeout == 60 and executor.timeout == 300 and executor.skip_cells_with_tag == "hide"
