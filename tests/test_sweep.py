@@ -448,3 +448,36 @@ def test_paper_scale_button_fills_and_reads_the_cache(tmp_path, monkeypatch):
     fig.run(6)  # the paper's scale again: every run read back
     assert notes[-1]["computed_runs"] == 0 and notes[-1]["cached_runs"] == 6
     assert dl.sweep(env, {"D-UCB": dl.DelayedUCB(law, 40)}, 200, 6, 0, checkpoints=20).notes["cache"] is None
+
+
+@pytest.mark.parametrize("study", ["vernade2017.estimator_study", "manegueu2020.bias_study"])
+def test_notebook_studies_come_from_the_dashboards_cache_and_equal_simulate(study, tmp_path, monkeypatch):
+    """Two studies the notebooks run at their defaults (0.9 and 1.0 CPU s of a dashboard kernel's
+    start) go through sweep: with the dashboards' default cache a second kernel computes
+    nothing, and the result is simulate's, array for array."""
+    from delaylab.engine import simulate
+
+    sweep_module = importlib.import_module("delaylab.sweep")  # the module (delaylab.sweep is also the function)
+
+    module, name = study.split(".")
+    fn = getattr(importlib.import_module(f"delaylab.papers.{module}"), name)
+    kwargs = dict(horizon=400, runs=12, seed=3)
+    calls = []
+    real = sweep_module.simulate
+
+    def counted(*args, **kw):
+        calls.append(kw.get("runs"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(sweep_module, "simulate", counted)
+    with sweep_module.default_cache(tmp_path):
+        first = fn(**kwargs)
+        assert calls, "the first call computes"
+        calls.clear()
+        again = fn(**kwargs)
+        assert calls == [], "the second call reads the cache"
+    key = "corrected" if "corrected" in first else "observed"
+    assert np.array_equal(first[key], again[key]) and np.array_equal(first["t"], again["t"])
+    monkeypatch.setattr(sweep_module, "simulate", simulate)
+    plain = fn(**kwargs)  # no default cache: computed, and the same
+    assert np.array_equal(plain[key], first[key])
