@@ -41,9 +41,9 @@ def say(msg: str) -> None:
     print(f"[delaylab] {msg}", flush=True)
 
 
-def run(cmd, **kw) -> None:
+def run(cmd, check=True, **kw) -> None:
     say(" ".join(str(c) for c in cmd))
-    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kw)
+    subprocess.run([str(c) for c in cmd], check=check, cwd=ROOT, **kw)
 
 
 def _fingerprint() -> str:
@@ -90,8 +90,7 @@ def ensure_venv(test: bool = True) -> None:
 def fetch_plotly_basic() -> None:
     """plotly.js's basic bundle from the npm registry, for the dashboards (delaylab/viz/plotlyjs.py:
     each page about a second faster). Not fatal: without it the dashboards serve plotly in full."""
-    say(f"{PY} -m delaylab.viz.plotlyjs")
-    subprocess.run([str(PY), "-m", "delaylab.viz.plotlyjs"], cwd=ROOT, check=False)
+    run([PY, "-m", "delaylab.viz.plotlyjs"], check=False)
 
 
 def jupyter_env() -> dict:

@@ -154,9 +154,11 @@ def figure2(samples=20_000, seed=0):
     fig = go.Figure()
     # a histogram (bins of 0.1 in log10 delay, as a density) drawn as bars: the dashboards' plotly.js
     # is the basic bundle (scatter, bar, pie; delaylab.viz.plotlyjs)
-    bins = float(edges[0]) + 0.1 * np.arange(int(np.ceil((float(edges[-1]) - float(edges[0])) / 0.1 - 1e-9)) + 1)
-    density, bins = np.histogram(x, bins=bins, density=True)
-    fig.add_trace(go.Bar(x=(bins[:-1] + bins[1:]) / 2, y=density, width=0.098, name=f"{samples:,} delays drawn from our law",
+    width = 0.1
+    count = int(np.ceil((edges[-1] - edges[0]) / width - 1e-9))  # bins from the first edge past the last
+    density, bins = np.histogram(x, bins=edges[0] + width * np.arange(count + 1), density=True)
+    fig.add_trace(go.Bar(x=(bins[:-1] + bins[1:]) / 2, y=density, width=0.98 * width,  # a thin gap between bars
+                         name=f"{samples:,} delays drawn from our law",
                          marker=dict(color="#56B4E9", line=dict(width=0)), opacity=0.75))
     fig.add_trace(go.Scatter(x=np.repeat(edges, 2)[1:-1], y=np.repeat(dens, 2), mode="lines",
                              name="density of the law we fit (quantile table)", line=dict(color="#000000", width=2)))
@@ -172,6 +174,6 @@ def figure2(samples=20_000, seed=0):
                            font=dict(size=11, color="#555555"))
     t_m = float(law.cdf(FIG3_WINDOW))
     figure_layout(fig, 400, f"Figure 2: Criteo conversion delays (log₁₀ seconds); τ_m = P(D ≤ {FIG3_WINDOW}) = {t_m:.2f}",
-                  xaxis=dict(title="log₁₀ delay (seconds)"), yaxis=dict(title="density"), bargap=0.02,
+                  xaxis=dict(title="log₁₀ delay (seconds)"), yaxis=dict(title="density"),
                   margin=dict(t=80))
     return FigureWidget(fig)

@@ -175,10 +175,10 @@ def served_module() -> tuple[str, frozenset | None]:
     if not url:
         return "", None
     name = url.rsplit("/", 1)[-1]
+    if name == basic_module_name():  # first: the usual case, and then the full module is never hashed
+        return url, plotlyjs.TRACES
     if name == plotly_module_name():
         return url, None
-    if name == basic_module_name():
-        return url, plotlyjs.TRACES
     return "", None
 
 
