@@ -28,9 +28,11 @@ environment variable ``DELAYLAB_KERNELS=numpy`` is set; without numba, the numpy
 silently (numba is a declared dependency; a missing numba only costs speed). Both paths give
 the same runs: the tests (tests/test_kernels.py) simulate every algorithm with a kernel both
 ways on shared draws and require identical pulls and regrets. (Elementary functions such as
-``log`` may differ by one unit in the last place between numpy's SIMD loops and the C library
-that numba calls, so indices agree to ~1e-15; only an exact tie to that precision could choose
-another arm, which the tests would report.)
+``log`` may differ by one unit in the last place between numpy's SIMD loops (AVX-512 on some
+machines) and the C library that numba calls, so indices agree to ~1e-15, except where the
+index's equation is ill-conditioned: KL-UCB's d(p, q) = β/n with β/n below ~1e-6, where an ulp
+moves q by up to ~1e-12; only a tie to that precision could choose another arm, which the
+tests would report.)
 
 Kernels are compiled once and cached on disk (``cache=True``: in ``__pycache__`` next to these
 modules, or in numba's user-wide cache directory if the package is not writable, or in
