@@ -51,12 +51,20 @@ def test_memory_cap_stops_an_oversized_allocation_inside_the_capped_process_only
 
 def test_public_expands_into_the_public_settings_and_options_given_replace_theirs():
     argv = app.command_line(["notebooks", "--public", "--DashboardServer.max_kernels=3"])
-    assert argv[0] == "notebooks" and "--Voila.ip=0.0.0.0" in argv
+    assert "notebooks" in argv and "--Voila.ip=0.0.0.0" in argv
     assert "--MappingKernelManager.cull_connected=True" in argv
     assert "--VoilaConfiguration.show_tracebacks=False" in argv
     assert [a for a in argv if "max_kernels" in a] == ["--DashboardServer.max_kernels=3"]  # traitlets takes one
     assert "--Voila.ip=0.0.0.0" not in app.command_line(["notebooks", "--public", "--Voila.ip=127.0.0.1"])
-    assert app.command_line(["notebooks"]) == ["notebooks"]
+    assert app.command_line(["notebooks"]) == [*(f"--{k}={v}" for k, v in app.DEFAULTS.items()), "notebooks"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="Unix sockets: POSIX only (TCP on Windows)")
+def test_kernels_talk_over_unix_sockets_unless_the_command_line_says_otherwise():
+    assert "--KernelManager.transport=ipc" in app.command_line(["notebooks"])
+    assert "--KernelManager.transport=ipc" in app.command_line(["notebooks", "--public"])
+    argv = app.command_line(["notebooks", "--KernelManager.transport=tcp"])
+    assert [a for a in argv if "transport" in a] == ["--KernelManager.transport=tcp"]
 
 
 def _free_port():
@@ -193,6 +201,8 @@ def test_pool_refills_wait_for_quiet_pages_but_a_visitor_gets_a_waiting_refill_a
         proc.terminate()
         proc.wait(30)
         log.close()
+    if os.name == "posix":  # every kernel on Unix sockets (app.DEFAULTS): ipykernel warns of each TCP one
+        assert "running over TCP" not in (tmp_path / "server.log").read_text()
 
 
 def test_the_presenter_gets_a_kernel_beyond_the_cap_and_only_with_the_key(tmp_path):
@@ -217,7 +227,8 @@ def test_the_presenter_gets_a_kernel_beyond_the_cap_and_only_with_the_key(tmp_pa
                 time.sleep(0.3)
         with pytest.raises(urllib.error.HTTPError) as wrong:
             urllib.request.urlopen(url + "/delaylab/presenter?key=s3cret-kez", timeout=30)
-        assert wrong.value.code == 403
+        assert wrong.value.code == 403 and "Not the presenter's key" in wrong.value.read().decode()
+        assert "Traceback" not in (tmp_path / "server.log").read_text()
         assert urllib.request.urlopen(page_url, timeout=300).status == 200  # a visitor: the cap is full
         with pytest.raises(urllib.error.HTTPError) as busy:
             urllib.request.urlopen(page_url, timeout=60)
@@ -417,3 +428,58 @@ def test_voila_json_gives_a_cells_last_outputs_time_on_a_busy_machine():
     config = Config(json.loads((Path(__file__).resolve().parents[1] / "voila.json").read_text()))
     executor = VoilaExecutor(nbformat.v4.new_notebook(), config=config)
     assert executor.iopub_timeout == 60 and executor.timeout == 300 and executor.skip_cells_with_tag == "hide"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is what makes the kernel die here")
+@pytest.mark.parametrize("preheat", [False, True])
+def test_a_page_whose_kernel_dies_says_so_instead_of_computing_for_good(tmp_path, preheat):
+    """A kernel that dies at its start (here: a 40 MiB memory cap, too small for Python) left
+    Voila's page with its "computing" bar for good: a freshly started kernel's page waited for
+    its cells forever (heartbeats only), a dead preheated kernel's page stopped half-way. The
+    page now tells the visitor to reload, and the dead kernel holds no visitor's place."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Tiny"),
+                                         nbformat.v4.new_code_cell("print(6 * 7)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "tiny.ipynb")
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(tmp_path), "--no-browser", f"--port={port}",
+                             "--Voila.ip=127.0.0.1", f"--VoilaConfiguration.preheat_kernel={preheat}",
+                             "--DashboardKernelSpecManager.memory_mb=40"],
+                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                st = _status(url)
+                if not preheat or (st["pooled"] and st["pool_ready"] == st["pooled"]):
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                pass
+            assert proc.poll() is None and time.time() < deadline, (tmp_path / "server.log").read_text()[-3000:]
+            time.sleep(0.3)
+        t0 = time.perf_counter()
+        page = urllib.request.urlopen(url + "/voila/render/tiny.ipynb", timeout=120).read().decode()
+        took = time.perf_counter() - t0
+        assert "could not start its computations" in page and "Traceback" not in page, page[-1500:]
+        assert took < 100, took  # the kernel is given up after jupyter_client's restarts, then one heartbeat
+        told = re.search(r"the kernel ([0-9a-f-]{36}) of a page of tiny.ipynb .* the visitor is told to reload",
+                         (tmp_path / "server.log").read_text())
+        assert told, (tmp_path / "server.log").read_text()[-3000:]
+        deadline = time.time() + 30  # the dead kernel is stopped: it holds no visitor's place
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/kernels/{told.group(1)}", timeout=10)
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 404
+                break
+            assert time.time() < deadline, f"kernel {told.group(1)} still listed"
+            time.sleep(0.3)
+        assert _status(url)["admitting"] == 0
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()

@@ -22,6 +22,9 @@ apply) with these additions:
   ``python -m delaylab.serve.kernel`` (a memory cap, the sweep cache, compiled kernels warmed
   up, then ipykernel), with one BLAS/OpenMP thread per kernel so that visitors share the cores
   instead of fighting over them.
+* **Kernels on Unix sockets** (:data:`DEFAULTS`, POSIX): no TCP ports for another process to
+  take between jupyter_client choosing them and the kernel binding them, and none open to other
+  local users.
 * **A status endpoint**, ``GET /delaylab/status``: kernels running, in the pool, visitors'
   kernels, the cap (for a health check and for the tests).
 * **The presenter's pass** (``--DashboardServer.presenter_key=KEY``): a lecturer opens
@@ -45,6 +48,7 @@ import json
 import os
 import re
 import sys
+import weakref
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -132,6 +136,18 @@ class DashboardKernelSpecManager(KernelSpecManager):
         return env
 
 
+#: Voila's keep-alive while a page's cells execute (a script calling this, every 10 s)
+_HEARTBEAT = "window.voila_heartbeat()"
+#: what a page shows when its kernel died before its notebook ran (its cells never come)
+KERNEL_LOST_HTML = """
+<div role="alert" style="margin:1em 0;padding:0.8em 1em;border-left:4px solid #D55E00;background:#fff4ec">
+<strong>This dashboard could not start its computations.</strong> Please reload the page in a
+moment. If it happens again, the server may be short of memory: try later, or run the workbook
+on your own computer (<code>python3 tasks.py lab</code>, see the repository's README).</div>
+<script>(function () { var el = document.getElementById("loading"); if (el) { el.style.display = "none"; } })();</script>
+"""
+
+
 class DashboardKernelManager(AsyncMappingKernelManager):
     """Jupyter Server's kernel manager (Voila adds its pool of preheated kernels on top), whose
     culler also stops, after ``cull_unconnected_timeout`` s of idleness, a kernel that no page is
@@ -162,7 +178,18 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         self.claimed: set = set()  # pool tasks a visitor is waiting for: they skip the queue
         self.last_page = float("-inf")  # (monotonic) when a page last got a kernel or connected
         self.presenter_kernels: set = set()  # kernels of the presenter's pages (DashboardServer.presenter_key)
+        # asyncio task -> the kernel started in it, or taken from the pool in it: a page's handler
+        # knows its kernel before the page's HTML names it (after the cells), so that it can tell
+        # when that kernel has died
+        self.kernel_of_task = weakref.WeakKeyDictionary()
         super().__init__(**kwargs)
+
+    async def start_kernel(self, *args, **kwargs):
+        kernel_id = await super().start_kernel(*args, **kwargs)
+        task = asyncio.current_task()
+        if task is not None:  # a page's request (Voila starts its kernel in the handler's task)
+            self.kernel_of_task[task] = kernel_id
+        return kernel_id
 
     def notify_connect(self, kernel_id):
         self.awaiting_page.pop(kernel_id, None)
@@ -281,7 +308,11 @@ class PreheatedPools:
         if pool and not pool[0].done():  # a refill still waiting or starting: this visitor's, now
             self.claimed.add(pool[0])
         self.page_activity()
-        return await super().get_rendered_notebook(notebook_name, *args, **kwargs)
+        rendered = await super().get_rendered_notebook(notebook_name, *args, **kwargs)
+        task = asyncio.current_task()
+        if task is not None:  # the page's handler: its kernel (see DashboardPageHandler.get)
+            self.kernel_of_task[task] = rendered[2]
+        return rendered
 
 
 class DashboardPageHandler(TornadoVoilaHandler):
@@ -303,24 +334,58 @@ class DashboardPageHandler(TornadoVoilaHandler):
             return
         counted = 0 if presenter else 1  # the presenter's page is not a visitor's
         app.admitting += counted
-        admitted, head = True, ""
+        admitted, head, kernel_id, started = True, "", None, False
+        pieces = self.get_generator(path=path)
         try:
-            async for html in self.get_generator(path=path):
+            async for html in pieces:
                 if admitted:
                     head += html
                     found = _KERNEL_ID.search(head)
                     if found:  # this page's kernel: counted as a visitor's from now on
-                        app.handed_out(found.group(1), presenter=presenter)
+                        kernel_id = found.group(1)
+                        app.handed_out(kernel_id, presenter=presenter)
                         app.admitting -= counted
                         admitted, head = False, ""
+                lost = kernel_id or self.page_kernel()
+                if lost and _HEARTBEAT in html and lost not in self.kernel_manager:
+                    # Voila waits for the cells' outputs for good once the kernel has died
+                    # (a failed start, after jupyter_client's five restarts; a memory cap too
+                    # low): say so, instead of a "computing" bar that never ends
+                    app.log.warning("the kernel %s of a page of %s stopped before its notebook ran: "
+                                    "the visitor is told to reload", lost, path)
+                    self.write(KERNEL_LOST_HTML)
+                    await pieces.aclose()
+                    break
                 if "cdn.jsdelivr.net" in html:
                     html = _CDN_LINK.sub("", html)
                 html = self.preload_plotly_module(html)
                 self.write(html)
                 self.flush()
+                started = True
+        except Exception as exc:
+            if not started or isinstance(exc, tornado.web.HTTPError):
+                raise  # nothing sent yet: Voila's own error page
+            # a preheated kernel that died before or while executing its notebook: Voila's page
+            # stops half-way (no cells, a "computing" bar for good) and the error goes to the log
+            lost = kernel_id or self.page_kernel()
+            app.log.warning("the kernel %s of a page of %s failed (%s: %s): the visitor is told to reload",
+                            lost, path, type(exc).__name__, exc)
+            self.write(KERNEL_LOST_HTML)
+            if lost and lost in self.kernel_manager:  # a dead kernel must not hold a visitor's place
+                asyncio.ensure_future(self._stop_kernel(lost))
         finally:
             if admitted:
                 app.admitting -= counted
+
+    def page_kernel(self):
+        """The id of the kernel Voila started or took from the pool for this page, or None."""
+        return getattr(self.kernel_manager, "kernel_of_task", {}).get(asyncio.current_task())
+
+    async def _stop_kernel(self, kernel_id: str) -> None:
+        try:
+            await ensure_async(self.kernel_manager.shutdown_kernel(kernel_id, now=True))
+        except Exception as exc:  # already gone: nothing to stop
+            self.log.debug("stopping the failed kernel %s: %s", kernel_id, exc)
 
     def preload_plotly_module(self, html: str) -> str:
         """The page's head with a ``modulepreload`` link to plotly's widget module: the browser
@@ -361,7 +426,13 @@ class PresenterHandler(JupyterHandler):
         app = self.settings["voila"]
         key = self.get_argument("key", "")
         if not app.presenter_key or not hmac.compare_digest(key.encode(), app.presenter_key.encode()):
-            raise tornado.web.HTTPError(403, "not the presenter's key")
+            # a page of our own: Jupyter Server's error page needs a static_path that Voila's
+            # application does not set (it logged a traceback for every wrong key)
+            self.log.warning("presenter: a wrong key, or no presenter_key set")
+            self.set_status(403)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(FORBIDDEN_PAGE)
+            return
         self.set_signed_cookie(PRESENTER_COOKIE, app.presenter_token(), expires_days=0.5, httponly=True,
                                samesite="Lax")
         target = self.get_argument("next", "")
@@ -372,6 +443,15 @@ class PresenterHandler(JupyterHandler):
     def check_xsrf_cookie(self):  # a GET: nothing to protect
         return
 
+
+FORBIDDEN_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>delaylab: not the presenter's key</title></head>
+<body style="font-family:sans-serif;max-width:40em;margin:4em auto;padding:0 1em;line-height:1.5">
+<h1>Not the presenter's key</h1>
+<p>This address gives the lecturer's browser its pass only with the key set on the server
+(<code>--DashboardServer.presenter_key</code>). The dashboards themselves need no key.</p>
+</body></html>
+"""
 
 #: the cookie that marks the presenter's browser (see :class:`PresenterHandler`)
 PRESENTER_COOKIE = "delaylab-presenter"
@@ -584,14 +664,26 @@ PUBLIC = {
 }
 
 
+#: what every dashboard server sets, unless its command line says otherwise. Kernels talk to the
+#: server over Unix sockets (files in the server's private temporary folder), not TCP ports on
+#: 127.0.0.1: jupyter_client picks a kernel's five ports as free a moment before the kernel binds
+#: them, and on a busy machine another process's outgoing connection can take one in between
+#: (seen in CI: "Address already in use"; jupyter_client 8.10's restarts with "new random ports"
+#: kept the port it had cached, so the kernel died five times and its visitor's page waited for
+#: good). Sockets in a folder only the server's user can open are also closed to other local users.
+#: Windows has no such sockets: TCP there.
+DEFAULTS = {"KernelManager.transport": "ipc"} if os.name == "posix" else {}
+
+
 def command_line(argv) -> list:
-    """Voila's command line for ``argv``, with ``--public`` expanded into :data:`PUBLIC`."""
+    """Voila's command line for ``argv``: :data:`DEFAULTS` first, and ``--public`` expanded into
+    :data:`PUBLIC`; an option given in ``argv`` replaces either's entry."""
     argv = list(argv)
+    given = {a[2:].split("=", 1)[0] for a in argv if a.startswith("--") and "=" in a}
     if "--public" in argv:
-        given = {a[2:].split("=", 1)[0] for a in argv if a.startswith("--") and "=" in a}
         i = argv.index("--public")
         argv[i:i + 1] = [f"--{k}={v}" for k, v in PUBLIC.items() if k not in given]
-    return argv
+    return [f"--{k}={v}" for k, v in DEFAULTS.items() if k not in given] + argv
 
 
 #: Jupyter data folder holding the "delaylab" Voila template (the text shows while cells execute)
