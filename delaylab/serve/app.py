@@ -22,7 +22,7 @@ apply) with these additions:
   ``python -m delaylab.serve.kernel`` (a memory cap, the sweep cache, compiled kernels warmed
   up, then ipykernel), with one BLAS/OpenMP thread per kernel so that visitors share the cores
   instead of fighting over them.
-* **Kernels on Unix sockets** (:data:`DEFAULTS`, POSIX): no TCP ports for another process to
+* **Kernels on Unix sockets** (:func:`defaults`, POSIX): no TCP ports for another process to
   take between jupyter_client choosing them and the kernel binding them, and none open to other
   local users.
 * **A status endpoint**, ``GET /delaylab/status``: kernels running, in the pool, visitors'
@@ -48,6 +48,8 @@ import json
 import os
 import re
 import sys
+import tempfile
+import uuid
 import weakref
 from datetime import datetime, timezone
 from pathlib import Path
@@ -530,6 +532,12 @@ class DashboardServer(Voila):
         if self.voila_configuration.multi_kernel_manager_class is AsyncMappingKernelManager:
             self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager
         self.admitting = 0  # pages admitted whose kernel is not known yet
+        if self.config.get("KernelManager", {}).get("transport", "tcp") == "ipc":
+            self.log.info("delaylab: kernels on Unix sockets")
+        elif os.name == "posix" and not unix_sockets_fit(self.connection_dir_root):
+            self.log.warning("delaylab: kernels on TCP ports: the socket paths under %s would be longer than "
+                             "Unix sockets allow (set TMPDIR or --Voila.connection_dir_root to a short "
+                             "folder)", self.connection_dir_root)
 
     def init_settings(self):
         """Voila's settings; the kernel manager class Voila builds here for its pools of
@@ -664,26 +672,48 @@ PUBLIC = {
 }
 
 
-#: what every dashboard server sets, unless its command line says otherwise. Kernels talk to the
-#: server over Unix sockets (files in the server's private temporary folder), not TCP ports on
-#: 127.0.0.1: jupyter_client picks a kernel's five ports as free a moment before the kernel binds
-#: them, and on a busy machine another process's outgoing connection can take one in between
-#: (seen in CI: "Address already in use"; jupyter_client 8.10's restarts with "new random ports"
-#: kept the port it had cached, so the kernel died five times and its visitor's page waited for
-#: good). Sockets in a folder only the server's user can open are also closed to other local users.
-#: Windows has no such sockets: TCP there.
-DEFAULTS = {"KernelManager.transport": "ipc"} if os.name == "posix" else {}
+#: the longest path a Unix socket can have: ``sun_path`` holds 108 bytes on Linux and 104 on
+#: macOS and the BSDs, its closing NUL included
+SOCKET_PATH_MAX = 103
+
+
+def unix_sockets_fit(root=None) -> bool:
+    """Whether the kernels' Unix sockets fit in ``sun_path`` on this system: POSIX, and the longest
+    socket path Voila and jupyter_client make, ``<root>/voila_XXXXXXXX/kernel-<uuid>-ipc-NN``,
+    within :data:`SOCKET_PATH_MAX` bytes. ``root`` is Voila's ``connection_dir_root``, the
+    temporary folder by default (on macOS a long one under ``/var/folders``, where it does not
+    fit)."""
+    if os.name != "posix":
+        return False
+    longest = os.path.join(root or tempfile.gettempdir(), "voila_" + "x" * 8, f"kernel-{uuid.UUID(int=0)}-ipc-99")
+    return len(os.fsencode(longest)) <= SOCKET_PATH_MAX
+
+
+def defaults(given=None) -> dict:
+    """What every dashboard server sets unless its command line (``given``: option -> value) says
+    otherwise: kernels that talk to the server over Unix sockets (files in the server's private
+    temporary folder), not TCP ports on 127.0.0.1. jupyter_client picks a kernel's five ports as
+    free a moment before the kernel binds them, and on a busy machine another process's outgoing
+    connection can take one in between (seen in CI: "Address already in use"; jupyter_client
+    8.10's restarts with "new random ports" kept the port it had cached, so the kernel died five
+    times and its visitor's page waited for good). Sockets in a folder only the server's user can
+    open are also closed to other local users. TCP where there are no Unix sockets (Windows) or
+    where their paths would be too long (:func:`unix_sockets_fit`)."""
+    given = given or {}
+    if "KernelManager.transport" in given:
+        return {}
+    return {"KernelManager.transport": "ipc"} if unix_sockets_fit(given.get("Voila.connection_dir_root")) else {}
 
 
 def command_line(argv) -> list:
-    """Voila's command line for ``argv``: :data:`DEFAULTS` first, and ``--public`` expanded into
+    """Voila's command line for ``argv``: :func:`defaults` first, and ``--public`` expanded into
     :data:`PUBLIC`; an option given in ``argv`` replaces either's entry."""
     argv = list(argv)
-    given = {a[2:].split("=", 1)[0] for a in argv if a.startswith("--") and "=" in a}
+    given = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
     if "--public" in argv:
         i = argv.index("--public")
         argv[i:i + 1] = [f"--{k}={v}" for k, v in PUBLIC.items() if k not in given]
-    return [f"--{k}={v}" for k, v in DEFAULTS.items() if k not in given] + argv
+    return [f"--{k}={v}" for k, v in defaults(given).items()] + argv
 
 
 #: Jupyter data folder holding the "delaylab" Voila template (the text shows while cells execute)
