@@ -1,6 +1,6 @@
 """Where a dashboard page's time goes (issue 15): a timeline of each notebook's warm visit.
 
-``python3 tasks.py bench pages`` (or ``.venv/bin/python benchmarks/bench_pages.py [--trace] [NAME ...]``)
+``python3 tasks.py bench pages`` (or ``.venv/bin/python benchmarks/bench_pages.py [--trace] [--compress] [NAME ...]``)
 starts the dashboards' server (``python -m delaylab.serve``, voila.json's settings) on a sweep
 cache of its own (kept in ``$TMPDIR/delaylab-bench-pages-cache`` so that later runs start warm),
 waits until every notebook's preheated kernel is ready, then opens each notebook once in
@@ -16,6 +16,8 @@ chromium and prints, in seconds from the request:
 * the websocket's bytes per kind of kernel message (many ``comm_msg/update`` of whole states
   and hundreds of ``status``: the widget manager's state request timed out and it asked each
   widget on its own), and the HTTP responses over 200 kB;
+* with ``--compress``, the server compresses what it sends (``--DashboardServer.compress``, as
+  ``--public`` does): the HTTP bytes are then what crosses a network;
 * with ``--trace``, a chromium trace of each second visit (``test-artifacts/browser/trace-*.json``,
   opens in chromium's performance panel), summarised: the main thread's time by kind of work.
 
@@ -38,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 TRACE = "--trace" in sys.argv  # a chromium trace of each second visit, summarised
+COMPRESS = "--compress" in sys.argv  # gzip and permessage-deflate, as on a --public server
 sys.path.insert(0, str(ROOT / "tests"))
 import test_browser as tb  # noqa: E402  (its server, browser and waiting helpers)
 
@@ -107,7 +110,7 @@ def main(names):
     tb._CACHE[:] = [str(cache)]
     notebooks = [p for p in tb.NOTEBOOKS if not names or any(n in p.stem for n in names)]
     t0 = time.perf_counter()
-    server = tb.dashboard_server("bench-pages-server.log")
+    server = tb.dashboard_server("bench-pages-server.log", *(["--DashboardServer.compress=True"] if COMPRESS else []))
     rows = []
     try:
         _pools_ready(server)
@@ -231,4 +234,4 @@ class _Keep:
 
 
 if __name__ == "__main__":
-    main([a for a in sys.argv[1:] if a != "--trace"])
+    main([a for a in sys.argv[1:] if a not in ("--trace", "--compress")])

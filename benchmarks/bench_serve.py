@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import bench
@@ -39,7 +42,14 @@ async def run_kernel(path: Path, ksm) -> dict:
 
     nb = nbformat.read(path, as_version=4)
     nb.cells = [c for c in nb.cells if "hide" not in c.get("metadata", {}).get("tags", [])]
-    km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=ksm)
+    from delaylab.serve.app import defaults
+
+    # over the transport the server gives its kernels (Unix sockets where they fit), the
+    # connection file and sockets in a private temporary folder, as Voila keeps them
+    folder = tempfile.mkdtemp(prefix="voila_")
+    km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=ksm,
+                            transport=defaults().get("KernelManager.transport", "tcp"),
+                            connection_file=os.path.join(folder, f"kernel-{uuid.uuid4()}.json"))
     t0 = time.perf_counter()
     await km.start_kernel(cwd=str(path.parent))
     client = NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": str(path.parent)}})
@@ -53,6 +63,7 @@ async def run_kernel(path: Path, ksm) -> dict:
     finally:
         if await km.is_alive():
             await km.shutdown_kernel(now=True)
+        shutil.rmtree(folder, ignore_errors=True)
     return {"ready_s": ready, "executed_s": executed, "cpu_s": cpu, "rss_mb": rss}
 
 

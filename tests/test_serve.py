@@ -4,6 +4,8 @@ shutdown request a closing page sends (with the ``_xsrf`` cookie the server now 
 
 from __future__ import annotations
 
+import gzip
+import http.client
 import http.cookiejar
 import json
 import os
@@ -17,6 +19,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+import zlib
 from pathlib import Path
 
 import pytest
@@ -156,6 +159,56 @@ def test_cap_answers_503_busy_and_a_closing_page_stops_its_kernel(server):
     assert "_xsrf' argument missing" not in log.read_text()
     # the cap has room again
     assert urllib.request.urlopen(url + "/voila/render/00_index.ipynb", timeout=300).status == 200
+
+
+def test_compress_gzips_pages_and_scripts_without_holding_back_the_title_and_deflates_the_websocket(tmp_path):
+    from visitor import ProtocolVisitor, VisitorsThread
+
+    serving = _serve(ROOT / "notebooks", tmp_path, "--DashboardServer.compress=True")
+    url, log = next(serving)
+    try:
+        # the websocket: permessage-deflate taken, and the widgets' state arrives through it
+        thread = VisitorsThread()
+        try:
+            visitor = ProtocolVisitor(url, "00_index.ipynb")
+            thread.run(visitor.visit(), timeout=300)
+            assert visitor.status == 200 and visitor.ws is not None, visitor.body[-2000:]
+            assert "permessage-deflate" in visitor.ws.headers.get("Sec-WebSocket-Extensions", "")
+            assert visitor.states and visitor.first_figure() is not None
+            thread.run(visitor.leave(), timeout=120)  # its kernel stops: the cap (1) has room again
+        finally:
+            thread.close()
+        # the page, read chunk by chunk as a browser does: gzip, and the title (with the text) in a
+        # chunk before the one that ends the page (tornado's gzip flushes each of Voila's chunks)
+        parts = urllib.parse.urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=300)
+        conn.request("GET", "/voila/render/01_delayed_conversions.ipynb", headers={"Accept-Encoding": "gzip"})
+        page = conn.getresponse()
+        assert page.status == 200 and page.headers["Content-Encoding"] == "gzip"
+        inflate, html, chunks, title_in = zlib.decompressobj(16 + zlib.MAX_WBITS), b"", 0, None
+        while chunk := page.read1(1 << 16):
+            chunks += 1
+            html += inflate.decompress(chunk)
+            if title_in is None and b"<title>" in html:
+                title_in = chunks
+        conn.close()
+        html = html.decode()
+        assert "</html>" in html and "Delayed conversions" in html
+        assert title_in is not None and title_in < chunks, (title_in, chunks)
+        # a script of Voila's, gzipped; plotly's module, gzipped once (by us, not again by tornado)
+        from delaylab.viz.widget import dashboard_module
+
+        scripts = re.findall(r'src="(/voila/static/[^"?]+\.js)', html)
+        assert scripts, html[:2000]
+        for path in (scripts[0], "/delaylab/static/" + dashboard_module()[0]):
+            request = urllib.request.Request(url + path, headers={"Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(request, timeout=60) as response:
+                body = response.read()
+                assert response.headers["Content-Encoding"] == "gzip", path
+            script = gzip.decompress(body)
+            assert not script.startswith(b"\x1f\x8b") and len(script) > 2.5 * len(body), (path, len(body), len(script))
+    finally:
+        serving.close()
 
 
 def test_without_the_cookie_the_shutdown_request_is_still_refused(server):

@@ -177,8 +177,9 @@ class ProtocolVisitor:
         await AsyncHTTPClient().fetch(HTTPRequest(f"{self.base_url}/api/kernels/{self.kernel_id}", headers=headers))
         url = (f"{self.base_url.replace('http', 'ws', 1)}/api/kernels/{self.kernel_id}/channels"
                f"?session_id={self.session}")
+        # offers permessage-deflate as browsers do (a server with DashboardServer.compress takes it)
         self.ws = await websocket_connect(HTTPRequest(url, headers=headers), subprotocols=[PROTOCOL],
-                                          max_message_size=1 << 30)
+                                          max_message_size=1 << 30, compression_options={})
         if self.ws.selected_subprotocol != PROTOCOL:
             raise RuntimeError(f"{self.name}: the server did not accept {PROTOCOL}")
         self.times["websocket_s"] = time.perf_counter() - started
