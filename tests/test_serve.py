@@ -211,6 +211,23 @@ def test_compress_gzips_pages_and_scripts_without_holding_back_the_title_and_def
         serving.close()
 
 
+def test_the_server_still_stops_in_order_on_sigterm_after_a_page_of_live_slides(tmp_path):
+    # ?template=reveal executes the notebook through nbclient, whose signal handlers, once
+    # removed, left SIGTERM at its default: the server was killed outright (exit -15), its
+    # connection folder left in the temporary folder
+    serving = _serve(ROOT / "notebooks", tmp_path)
+    url, log = next(serving)
+    try:
+        page = urllib.request.urlopen(url + "/voila/render/00_index.ipynb?template=reveal", timeout=300)
+        assert page.status == 200 and "reveal" in page.read().decode()
+        folder = Path(re.search(r"Storing connection files in (\S+?)\.?$", log.read_text(), re.M).group(1))
+        assert folder.is_dir()
+    finally:
+        serving.close()  # SIGTERM, then up to 30 s
+    assert "Handle signal 15" in log.read_text()
+    assert not folder.exists(), sorted(p.name for p in folder.iterdir())
+
+
 def test_without_the_cookie_the_shutdown_request_is_still_refused(server):
     """The fix is the cookie, not a hole: a forged request without the token is refused."""
     url, _ = server

@@ -43,12 +43,14 @@ apply) with these additions:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import hashlib
 import hmac
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
 import uuid
@@ -502,6 +504,40 @@ class StaticModule:
         self.gzipped = gzip.compress(content, compresslevel=6, mtime=0)
 
 
+def keep_signal_handlers(handlers: dict) -> None:
+    """Keep the server's own SIGINT and SIGTERM handlers (``handlers``: what the server set)
+    while Voila executes a notebook in one go.
+
+    Templates that execute the whole notebook before rendering (``?template=reveal``: the live
+    slides) run nbclient's ``NotebookClient.async_setup_kernel``, which puts handlers of its own
+    for both signals on the event loop and, when done, removes them, leaving SIGTERM at its
+    default. After one such page, the next SIGTERM (``docker stop``, a service manager, the
+    tests' ``terminate``) killed the server outright: no orderly stop, its connection folder and
+    sockets left in the temporary folder, its kernels stopping only when they noticed their
+    parent gone; and a SIGTERM during that page's execution stopped only that page's kernel.
+    Here, once nbclient has set its handlers, they are taken off the loop again (nbclient's
+    later removal then does nothing) and the server's put back."""
+    import voila.execute
+
+    executor = voila.execute.VoilaExecutor
+    setup = getattr(executor.async_setup_kernel, "__wrapped_setup__", executor.async_setup_kernel)
+
+    @contextlib.asynccontextmanager
+    async def async_setup_kernel(self, **kwargs):
+        async with setup(self, **kwargs):
+            loop = asyncio.get_running_loop()
+            for sig, handler in handlers.items():
+                try:
+                    if loop.remove_signal_handler(sig) and handler is not None:
+                        signal.signal(sig, handler)
+                except (RuntimeError, ValueError):  # not the main thread's loop: nbclient set none
+                    pass
+            yield
+
+    async_setup_kernel.__wrapped_setup__ = setup
+    executor.async_setup_kernel = async_setup_kernel
+
+
 class DashboardServer(Voila):
     """Voila serving delaylab's notebooks (see the module's docstring)."""
 
@@ -547,6 +583,7 @@ class DashboardServer(Voila):
             self.log.warning("delaylab: kernels on TCP ports: the socket paths under %s would be longer than "
                              "Unix sockets allow (set TMPDIR or --Voila.connection_dir_root to a short "
                              "folder)", self.connection_dir_root)
+        keep_signal_handlers({sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)})
 
     def init_settings(self):
         """Voila's settings; the kernel manager class Voila builds here for its pools of
