@@ -237,6 +237,57 @@ def slow_panel():
     return panel
 
 
+class _Policy:
+    def __init__(self, window=None):
+        self.window = window
+
+
+class _Setting:
+    n_arms, dim = 10, 5
+
+
+def test_cost_model_keys_a_policys_window_and_never_guesses_a_larger_window_cheaper():
+    model = B.CostModel()
+    small, large = (model.key("OTFLinUCB", _Setting(), _Policy(w)) for w in (10, 500))
+    assert small != large and small[:3] == large[:3] == ("OTFLinUCB", 10, 5)
+    assert model.key("LinUCB", _Setting(), _Policy())[3] is None
+    assert model.key("LinUCB", _Setting(), _Policy(True))[3] is None  # a flag is not a window
+    model.obs[small] = {20: 1e-6, 40: 2e-6}  # a + b·R through both: a = 0, b = 5e-8
+    model.obs[large] = {20: 6e-6}
+    assert model.rate(small, 30) == pytest.approx(1.5e-6)
+    # a window not measured: the nearest larger window's cost...
+    assert model.rate(model.key("OTFLinUCB", _Setting(), _Policy(100)), 20) == pytest.approx(6e-6)
+    # ...and beyond the largest, in proportion to the window
+    assert model.rate(model.key("OTFLinUCB", _Setting(), _Policy(1000)), 20) == pytest.approx(12e-6)
+    # another policy never measured: as costly as the costliest measured one (here at R = 20)
+    assert model.rate(model.key("OTFLinTS", _Setting(), _Policy(10)), 20) == pytest.approx(6e-6)
+
+
+def test_the_watchdog_stops_a_computation_far_over_its_estimate_or_over_the_time_left(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr(B.time, "perf_counter", lambda: clock[0])
+
+    def stopped(left, estimate, elapsed, fraction):
+        clock[0] = 0.0
+        check = B._watchdog(left, estimate)
+        clock[0] = elapsed
+        try:
+            check(fraction)
+        except B._Overrun:
+            return True
+        return False
+
+    # sized for 0.2 s of the 1 s left: projected 0.5 s (2.5 times the estimate) is stopped...
+    assert stopped(1.0, 0.2, 0.05, 0.1)
+    # ...projected 0.3 s (1.5 times) is not
+    assert not stopped(1.0, 0.2, 0.06, 0.2)
+    # estimated 0.7 s of 0.8 s left, projected 1.0 s: over the time left, stopped
+    assert stopped(0.8, 0.7, 0.1, 0.1)
+    # too early to judge (under a tenth of what is allowed), finished, or not started: never stopped
+    assert not stopped(1.0, 0.2, 0.03, 0.01)
+    assert not stopped(1.0, 0.01, 0.5, 1.0) and not stopped(1.0, 0.01, 0.5, 0.0)
+
+
 def test_first_answer_is_the_first_runs_and_the_refinement_the_full_result():
     panel = slow_panel()
     page(panel.horizon, {"value": 4000})
