@@ -89,7 +89,7 @@ def plain_run(algorithm, losses, delays, horizon, u, beta=None, eta=None, dmax=N
     m, sigma, S, Dm = 0, 0, 0, 0.0
 
     def beta_of(mm):
-        return math.sqrt(2.0 ** mm / (4 * E * lnK))
+        return math.sqrt(2.0 ** mm) / (4 * E * lnK)
 
     def cond(length, skipped, delay, mm):
         return max(float(skipped) ** 2, (E * K * length / 2 + delay) * lnK) <= 2.0 ** mm

@@ -120,7 +120,7 @@ def test_patterns_disable_the_sliders_they_ignore(panel):
 def test_corollary4_button_sets_beta_and_eta(panel):
     panel.use_corollary4()
     d = make_delays("spikes", 600, panel.delay.value, panel.n_huge.value)
-    b = math.sqrt((E * 600 + d.sum()) / (4 * E * math.log(2)))
+    b = math.sqrt((E * 600 + (1 + 4 * E) * d.sum()) / (16 * E * E * math.log(2)))
     assert panel.beta.value == pytest.approx(b, rel=0.07)  # the slider rounds to its steps
     assert panel.eta.value == pytest.approx(1 / (4 * E * panel.beta.value), rel=0.07)
 

@@ -142,7 +142,10 @@ def test_skipper_default_base_is_dew_of_theorem_3():
 def test_tunings_of_theorem1_and_corollary4():
     K, T, D = 3, 1000, 5000.0
     assert theorem1_eta(K, T, D) == pytest.approx(math.sqrt(math.log(3) / (3 * 1000 * E / 2 + 5000)))
-    assert corollary4_beta(K, T, D) == pytest.approx(math.sqrt((E * 3 * 1000 / 2 + 5000) / (4 * E * math.log(3))))
+    # β balances 4eβ ln K and (eKT/2 + (1 + 4e)D)/(4eβ): by hand, 22.10
+    assert corollary4_beta(K, T, D) == pytest.approx(math.sqrt((E * 3 * 1000 / 2 + (1 + 4 * E) * 5000)
+                                                               / (16 * E * E * math.log(3))))
+    assert corollary4_beta(K, T, D) == pytest.approx(22.1012, abs=1e-4)
     d = sq.example8_delays(T, 2)
     dew = dl.DEW.theorem1(2, T, d)
     assert dew.dmax == T - 1 and dew.eta == pytest.approx(theorem1_eta(2, T, d.sum()))
@@ -174,8 +177,40 @@ def test_doubling_epochs_by_hand_without_delays():
     starts = np.concatenate([[0], np.cumsum(lengths)])
     assert np.array_equal(start, starts[m - 1])
     beta = res.traces["Doubling"]["beta"][0]
-    assert np.allclose(beta, np.sqrt(2.0 ** m / (4 * E * math.log(2))))
+    assert np.allclose(beta, np.sqrt(2.0 ** m) / (4 * E * math.log(2)))   # Eq. (5)
     assert np.allclose(res.traces["Doubling"]["eta"][0], 1 / (4 * E * beta))
+
+
+def test_corollary4_beta_gives_the_stated_bound():
+    """At Corollary 4's β, Theorem 3 (with |S_β| ≤ D/β and D_β ≤ D) is exactly the corollary's bound:
+    86.8 at K = 2, T = 1000, D = 0 (the reading √((eKT/2 + D)/(4e ln K)) gave 156)."""
+    from delaylab.papers import thune2019
+
+    for K, T, D in [(2, 1000, 0.0), (3, 2000, 10_000.0), (5, 500, 1e6)]:
+        b = corollary4_beta(K, T, D)
+        relaxed = D / b + 4 * E * b * math.log(K) + (E * K * T / 2 + D) / (4 * E * b)
+        assert relaxed == pytest.approx(thune2019.corollary4_bound(K, T, D), rel=1e-12)
+    assert thune2019.corollary4_bound(2, 1000, 0) == pytest.approx(86.81, abs=0.01)
+
+
+def test_doubling_epochs_meet_lemma_5():
+    """Lemma 5: in every completed epoch, the Theorem 3 bound at β_m is at most 3√ω_m — which needs
+    β_m = √ω_m/(4e ln K) (with the whole fraction under the root it fails in the first long epoch)."""
+    T = 3000
+    d = sq.law_delays(dl.Pareto(0.6), T, seed=3)
+    d = np.minimum(d, 10 * T)
+    env = dl.AdversarialLosses(sq.bernoulli_losses([0.3, 0.6], T), d, reveal="at_action")
+    tr = {k: v[0] for k, v in dl.simulate(env, dl.Doubling(), T, runs=1, trace=True).traces["Doubling"].items()}
+    ends = np.flatnonzero(np.diff(tr["epoch"]) > 0)  # the last step of every completed epoch
+    assert len(ends) >= 5
+    lnK = math.log(2)
+    for t in ends:
+        m, start = int(tr["epoch"][t]), int(tr["epoch_start"][t])
+        beta = tr["beta"][t]
+        rounds = d[start:t + 1]
+        skipped, experienced = (rounds >= beta).sum(), rounds[rounds < beta].sum()
+        bound = skipped + 4 * E * beta * lnK + (E * 2 * (t + 1 - start) / 2 + experienced) / (4 * E * beta)
+        assert bound <= 3 * math.sqrt(2.0 ** m) + 1e-9, (m, bound, 3 * math.sqrt(2.0 ** m))
 
 
 def test_doubling_skipped_rounds_force_new_epochs():

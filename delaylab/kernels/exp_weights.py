@@ -72,7 +72,7 @@ def doubling_step(b, t, d, K, lnK, L, eta, epoch, beta, epoch_start, length_, sk
         m = epoch[b]
         while True:  # new epochs, starting with round t, until Eq. (6) holds
             m += 1
-            bm = math.sqrt(2.0 ** m / (4 * E * lnK))
+            bm = math.sqrt(2.0 ** m) / (4 * E * lnK)
             sk = d >= bm
             if doubling_condition(1, 1 if sk else 0, 0.0 if sk else d, m, K, lnK) or m >= max_epoch:
                 break

@@ -99,7 +99,7 @@ class AdversarialPanel(Racing):
         self.runs = W.IntSlider(value=runs, min=5, max=60, step=5, description="runs",
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in NAMES}
-        self.tune = W.Button(description="β, η ← Corollary 4", tooltip="β = √((eKT/2 + D)/(4e ln K)), η = 1/(4eβ)",
+        self.tune = W.Button(description="β, η ← Corollary 4", tooltip="β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), η = 1/(4eβ)",
                              layout=W.Layout(width="auto"))
         self.tune.on_click(lambda _: self.use_corollary4())
         self.status = W.HTML()

@@ -7,11 +7,17 @@ regret each (Lemma 2), and A sees delays bounded by β, so DEW may use d_max = �
 
     R_T ≤ |S_β| + max{ln K/η, 4eβ ln K} + η(KTe/2 + D_β),   D_β = Σ_{s ∉ S_β} d_s,
 
-the *experienced* delay. Corollary 4 (T and D known): β = √((eKT/2 + D)/(4e ln K)),
-η = 1/(4eβ) give R_T ≤ 2√((KTe/2 + (1 + 4e)D) ln K).
+the *experienced* delay. Corollary 4 (T and D known): with η = 1/(4eβ), |S_β| ≤ D/β and
+D_β ≤ D, Theorem 3 gives R_T ≤ 4eβ ln K + (eKT/2 + (1 + 4e)D)/(4eβ); the two terms balance at
+
+    β = √((eKT/2 + (1 + 4e)D) / (16e² ln K)),
+
+where the bound is the corollary's 2√((KTe/2 + (1 + 4e)D) ln K) (docs/readings.md, paper 5: our
+copy's display of β is damaged; this β is the one that gives the stated bound).
 
 Doubling (delays at action time) tunes β without knowing T or D: epochs m with ω_m = 2^m,
-β_m = √(ω_m/(4e ln K)), η_m = 1/(4eβ_m) (Eq. 5); the epoch goes on while (Eq. 6)
+β_m = √ω_m/(4e ln K), η_m = 1/(4eβ_m) (Eq. 5: with it, Eq. 6 makes each of the three terms of
+the epoch's bound at most √ω_m, the 3√ω_m of Lemma 5); the epoch goes on while (Eq. 6)
 
     max{ |S^m_β|², (eKσ(m)/2 + D^m_β) ln K } ≤ ω_m,
 
@@ -39,11 +45,12 @@ MAX_EPOCH = 62
 
 
 def corollary4_beta(n_arms: int, horizon: int, total_delay: float) -> float:
-    r"""β = √((eKT/2 + D)/(4e ln K)), the threshold of Corollary 4 (T and D known)."""
+    r"""β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), the threshold of Corollary 4 (T and D known): it
+    balances the two terms 4eβ ln K and (eKT/2 + (1 + 4e)D)/(4eβ) of Theorem 3's bound."""
     K = check_int("n_arms", n_arms, low=2)
     T = check_int("horizon", horizon, low=1)
     D = float(check_real("total_delay", total_delay, low=0.0, ndim=(0,)))
-    return math.sqrt((E * K * T / 2 + D) / (4 * E * math.log(K)))
+    return math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * math.log(K)))
 
 
 class Skipper(Policy):
@@ -173,8 +180,8 @@ class Doubling(Policy):
 
     @staticmethod
     def beta_of(m, n_arms: int):
-        """β_m = √(ω_m/(4e ln K)), ω_m = 2^m (Eq. 5)."""
-        return np.sqrt(np.exp2(m) / (4 * E * math.log(n_arms)))
+        """β_m = √ω_m/(4e ln K), ω_m = 2^m (Eq. 5)."""
+        return np.sqrt(np.exp2(m)) / (4 * E * math.log(n_arms))
 
     def _start(self, problem):
         B, K = problem.size, problem.n_arms
