@@ -96,6 +96,19 @@ class Result:
         self._needs_runs("final()")
         return self.regret[name][..., -1]
 
+    def paired(self, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
+        """How far the final regret of ``a`` lies below ``b``'s, paired run by run (both policies
+        face the same draws): the mean of final(b) − final(a) and its standard error, per grid cell."""
+        self._needs_runs("paired()")
+        d = self.final(b) - self.final(a)
+        return d.mean(axis=-1), d.std(axis=-1, ddof=1) / np.sqrt(d.shape[-1])
+
+    def below(self, a: str, b: str, z: float = 3.0) -> bool:
+        """Whether ``a`` ends below ``b`` by more than ``z`` standard errors of the paired difference
+        (in every grid cell)."""
+        gap, se = self.paired(a, b)
+        return bool(np.all(gap > z * se))
+
     def at(self, name: str, t: int) -> np.ndarray:
         """Regret of each run at the recorded time closest to t, shape (*grid, R)."""
         self._needs_runs("at()")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import time
 
 import ipywidgets as W
@@ -25,9 +26,13 @@ class FigureReproduction:
         HTML shown under the figure (parameters, what to look for).
     name : str
         File name of the figure when saved as HTML (e.g. ``"vernade2017-figure2"``).
+    summary : callable (results) -> str, optional
+        The numbers the figure shows, as a sentence (plain text), recomputed after every run — at
+        the default run count and at the paper's — so that the text under a figure always states
+        what this figure computed.
     """
 
-    def __init__(self, compute, draw, plot, runs, paper_runs, caption="", name="figure"):
+    def __init__(self, compute, draw, plot, runs, paper_runs, caption="", name="figure", summary=None):
         self.compute, self.draw, self.plot = compute, draw, plot
         self.paper_runs = paper_runs
         self.button = W.Button(description=f"Run with the paper's {paper_runs} runs",
@@ -37,6 +42,8 @@ class FigureReproduction:
                                         layout=W.Layout(width="40%", visibility="hidden"))
         self.status = W.HTML()
         self.caption = W.HTML(caption)
+        self.summarise = summary
+        self.summary = W.HTML()
         self.save = SaveButton(plot.fig, name)
         self.button.on_click(lambda _: self.run(self.paper_runs))
         self.results = None
@@ -67,13 +74,16 @@ class FigureReproduction:
             self.runs = runs
             self.status.value = (f"{runs} runs (the paper: {self.paper_runs}) · "
                                  f"computed in {time.perf_counter() - started:.1f} s")
+            if self.summarise is not None:
+                self.summary.value = (f"<div style='margin:4px 0;font-size:14px'><b>What this figure computed "
+                                      f"({runs} runs):</b> {html.escape(self.summarise(self.results))}</div>")
         finally:
             self.button.disabled = runs >= self.paper_runs
             self.progress.layout.visibility = "hidden"
 
     @property
     def widget(self):
-        return W.VBox([self.plot.fig, W.HBox([self.button, self.progress]), self.status,
+        return W.VBox([self.plot.fig, W.HBox([self.button, self.progress]), self.status, self.summary,
                        self.caption, self.save.widget])
 
     def _ipython_display_(self):

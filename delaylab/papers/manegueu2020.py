@@ -151,6 +151,16 @@ def expected_observed_mean(means, laws, times):
     return out
 
 
+def looks_worse_until(means=FIG45_MEANS, alphas=(1.0, 0.3), horizon=3000) -> int:
+    """The last step t ≤ ``horizon`` at which, under round robin, the better arm's expected
+    observed mean is below the other's (0 if never): exact, from :func:`expected_observed_mean`."""
+    t = np.arange(len(means), horizon + 1)
+    exp = expected_observed_mean(means, pareto_arms(alphas), t)
+    best = int(np.argmax(means))
+    worse = t[exp[:, best] < np.delete(exp, best, axis=1).max(axis=1)]
+    return int(worse.max()) if worse.size else 0
+
+
 def bias_study(means=FIG45_MEANS, alphas=(1.0, 0.3), horizon=3000, runs=200, seed=0):
     """μ̂_i(t) (conversions seen / pulls) under round robin against μ_i, with its exact expectation."""
     laws = pareto_arms(alphas)
@@ -209,14 +219,24 @@ def draw_figure2(res, plot: CurvePlot) -> None:
     plot.set("α₂ = 0.3 (the heavier tail)", [0.3, 0.3], [float(lo.min()), top])
 
 
+def summary_figure2(res) -> str:
+    """The numbers of Figure 2: the ends and the bottom of the U, in paired standard errors."""
+    mean, k, se = u_shape(res)
+    return (f"regret at T = {int(res.times[-1]):,}: {mean[0]:.1f} at α̂ = {FIG2_ALPHA_HAT[0]}, a minimum of "
+            f"{mean[k]:.1f} at α̂ = {FIG2_ALPHA_HAT[k]}, {mean[-1]:.1f} at α̂ = {FIG2_ALPHA_HAT[-1]}; the two ends lie "
+            f"{(mean[0] - mean[k]) / se[0]:.1f} and {(mean[-1] - mean[k]) / se[-1]:.1f} standard errors of the paired "
+            f"difference above the minimum; the whole U spans {mean.max() - mean.min():.1f} "
+            f"({(mean.max() - mean.min()) / mean.min():.1%} of the minimum).")
+
+
 def figure2_panel(runs=100, seed=0) -> FigureReproduction:
     plot = CurvePlot(["Patient Bandits"], extra=["α₂ = 0.3 (the heavier tail)"], xaxis="hyperparameter α̂",
                      yaxis="regret at T = 3000",
                      title="Figure 2: μ = (0.5, 0.55), α = (1, 0.3), T = 3000")
     caption = ("One batch of 25 values of α̂ × runs, all on the same draws (common random numbers). Band: 95% "
-               "confidence band of the mean. The U-shape is shallow: a few units of regret out of about 80.")
+               "confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 400, caption,
-                              name="manegueu2020-figure2")
+                              name="manegueu2020-figure2", summary=summary_figure2)
 
 
 # ------------------------------------------------------------------------- Figure 3
@@ -239,13 +259,21 @@ def draw_figure3(res, plot: CurvePlot) -> None:
         plot.set(name, FIG3_GAPS, mean[i, :, -1], lo[i, :, -1], hi[i, :, -1])
 
 
+def summary_figure3(res) -> str:
+    """The numbers of Figure 3: the peak regret over Δ for each α₂, and where it is."""
+    peak = res.final("Patient Bandits").mean(axis=-1)  # (α₂, Δ)
+    parts = [f"α₂ = {a}: {peak[i].max():.0f} at Δ = {FIG3_GAPS[int(np.argmax(peak[i]))]}"
+             for i, a in enumerate(FIG3_ALPHA2)]
+    return "the peak regret over Δ at T = 3,000 — " + "; ".join(parts) + "."
+
+
 def figure3_panel(runs=40, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG3_NAMES, xaxis="gap Δ", yaxis="regret at T = 3000",
                      title="Figure 3: μ = (0.4, 0.4 + Δ), α₁ = 1, Patient Bandits with α̂ = α₂")
     caption = ("One batch over the 5 × 30 grid of (α₂, Δ). Band: 95% confidence band of the mean. The arm "
                "means are (0.4, 0.4 + Δ): the caption's 0.5 + Δ would exceed 1 for Δ > 0.5.")
     return FigureReproduction(lambda r, p: figure3(r, seed, p), draw_figure3, plot, runs, 400, caption,
-                              name="manegueu2020-figure3")
+                              name="manegueu2020-figure3", summary=summary_figure3)
 
 
 # ------------------------------------------------------------------------- Figures 4-5
@@ -271,13 +299,19 @@ def draw_figure45(res, plot: CurvePlot) -> None:
     plot.show_result(res, FIG45_NAMES)
 
 
+def summary_figure45(res) -> str:
+    """The numbers of Figures 4–5: each policy's final regret and its slope over the second half."""
+    parts = [f"{n} {res.final(n).mean():.0f} ({slopes(res, n).mean():.3f} per step late)" for n in FIG45_NAMES]
+    return f"regret at T = {int(res.times[-1]):,} (and its growth per step over the second half) — " + "; ".join(parts) + "."
+
+
 def figure4_panel(runs=30, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG45_NAMES, title="Figure 4: μ = (0.6, 0.8), α = (0.7, 0.7): one delay law for both arms")
     caption = ("D-UCB is told the exact law Pareto(0.7) and ignores conversions later than its threshold m. "
                "Horizon and run count are not given in the paper (reconstructed: T = 3000, 100 runs). "
                "Band: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure4(r, seed, p), draw_figure45, plot, runs, FIG45_RUNS, caption,
-                              name="manegueu2020-figure4")
+                              name="manegueu2020-figure4", summary=summary_figure45)
 
 
 def figure5_panel(runs=30, seed=0) -> FigureReproduction:
@@ -285,7 +319,7 @@ def figure5_panel(runs=30, seed=0) -> FigureReproduction:
     caption = ("D-UCB is told Pareto(0.7) for both arms (the truth: α = 1 and 0.3). Horizon and run count are "
                "not given in the paper (reconstructed: T = 3000, 100 runs). Band: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure5(r, seed, p), draw_figure45, plot, runs, FIG45_RUNS, caption,
-                              name="manegueu2020-figure5")
+                              name="manegueu2020-figure5", summary=summary_figure45)
 
 
 def slopes(res, name, frac=0.5):
@@ -323,12 +357,30 @@ def draw_figure6(res, plot: CurvePlot) -> None:
     plot.show_result(res, FIG6_NAMES)
 
 
+def summary_figure6(res) -> str:
+    """The numbers of Figure 6: each policy's final regret."""
+    return (f"regret at T = {int(res.times[-1]):,} — "
+            + "; ".join(f"{n} {res.final(n).mean():.0f}" for n in FIG6_NAMES) + ".")
+
+
+def summary_figure7(res) -> str:
+    """The numbers of Figure 7: the estimates of α at the horizon."""
+    tr = res.traces
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        used = float(np.nanmean(tr["Adapt-Patient Bandits"]["alpha"][:, -1]))
+        raw = float(np.nanmean(tr["Adapt-Patient Bandits"]["alpha_hat"][:, -1]))
+        oracle = float(np.nanmean(tr[FIG7_ORACLE]["alpha_hat"][:, -1]))
+    return (f"at T = {int(res.times[-1]):,}, mean over runs: α_t = {used:.3f} (used in the index), α̂_t = {raw:.3f} "
+            f"(before the confidence term); with d_t at the right scale, α̂_t = {oracle:.3f} (true α = {FIG6_ALPHA}).")
+
+
 def figure6_panel(runs=20, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG6_NAMES, title="Figure 6: μ = (0.6, 0.8), Section 8.3 delays (α = 0.3, c = 0.7)")
     caption = ("Adapt-Patient Bandits with (α_low = 0.1, c = 0.7, μ_low = 0.6) as printed, against Patient Bandits "
                "with three values of α̂. T = 10,000. Band: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure6(r, seed, p), draw_figure6, plot, runs, 100, caption,
-                              name="manegueu2020-figure6")
+                              name="manegueu2020-figure6", summary=summary_figure6)
 
 
 FIG7_NAMES = ["α_t (used in the UCB)", "α̂_t (before the confidence term)", FIG7_ORACLE]
@@ -364,4 +416,4 @@ def figure7_panel(runs=20, seed=0) -> FigureReproduction:
     caption = ("α_t is what Adapt-Patient uses; α̂_t is the estimate before the confidence term is subtracted; the "
                "third curve is α̂_t when d_t = ⌊(c/2)^{1/α} D_t⌋ uses the true α = 0.3 (not in the paper).")
     return FigureReproduction(lambda r, p: figure6(r, seed, p), draw_figure7, plot, runs, 100, caption,
-                              name="manegueu2020-figure7")
+                              name="manegueu2020-figure7", summary=summary_figure7)

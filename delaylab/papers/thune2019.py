@@ -159,6 +159,16 @@ def draw_example8(results, plot: CurvePlot) -> None:
     plot.set(ORACLE, Tf, [oracle_rate(K, t, sq.example8_delays(t, K)) for t in Tf])
 
 
+def summary_example8(results) -> str:
+    """The numbers of the Example 8 figure: regret at the largest T, and each fitted slope."""
+    table = example8_table(results)
+    Ts = table["DEW"][0]
+    span = f"T = {Ts[-3]:,} to {Ts[-1]:,}"
+    parts = [f"{n} {m[-1]:.0f} (slope {fitted_slope(T, m):.2f})" for n, (T, m, _) in table.items()]
+    return (f"regret at T = {Ts[-1]:,}, and the slope of log regret against log T fitted over {span} — "
+            + "; ".join(parts) + ".")
+
+
 def example8_panel(runs=10, seed=0, horizons=EXAMPLE8_HORIZONS, paper_runs=40) -> FigureReproduction:
     plot = CurvePlot(EXAMPLE8_NAMES, extra=[EXPLICIT, ORACLE], xaxis="horizon T", yaxis="regret at T",
                      log_x=True, log_y=True, height=460,
@@ -172,7 +182,7 @@ def example8_panel(runs=10, seed=0, horizons=EXAMPLE8_HORIZONS, paper_runs=40) -
                f"T up to {EXAMPLE8_PAPER_HORIZONS[-1]:,} with {paper_runs} runs.")
     return FigureReproduction(
         lambda r, p: example8(horizons if r < paper_runs else EXAMPLE8_PAPER_HORIZONS, r, seed, p),
-        draw_example8, plot, runs, paper_runs, caption, name="thune2019-example8")
+        draw_example8, plot, runs, paper_runs, caption, name="thune2019-example8", summary=summary_example8)
 
 
 # ------------------------------------------------------------------------------- Theorem 3

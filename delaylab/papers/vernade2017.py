@@ -55,6 +55,15 @@ def lower_bound(theta, window, mean_delay=MEAN_DELAY) -> float:
     return bounds.censored_slope(theta, Geometric(mean_delay).cdf(window))
 
 
+def lower_bound_table(theta=THETA_L, windows=(250, 500, 1000, 2000, 5000, None), mean_delay=MEAN_DELAY) -> str:
+    """τ_m and the slope c of the lower bound c·log T for each window (None: uncensored), as text."""
+    law = Geometric(mean_delay)
+    rows = ["window m   " + "".join(f"{'none' if m is None else m:>9}" for m in windows),
+            "τ_m        " + "".join(f"{1.0 if m is None else float(law.cdf(m)):>9.3f}" for m in windows),
+            "slope c    " + "".join(f"{lower_bound(theta, m, mean_delay):>9.1f}" for m in windows)]
+    return "\n".join(rows)
+
+
 # ------------------------------------------------------------------------------- Figure 1
 FIG1_PANELS = [("θ_H", THETA_H, WINDOW), ("θ_H", THETA_H, None), ("θ_L", THETA_L, WINDOW), ("θ_L", THETA_L, None)]
 
@@ -92,6 +101,19 @@ def draw_figure1(results, plot: CurvePlot) -> None:
         plot.set("asymptotic lower bound (Theorems 3–4)", t, lower_bound(theta, m) * np.log(t), panel=i)
 
 
+def summary_figure1(results) -> str:
+    """The numbers of Figure 1: each panel's final regrets, and how far KL-UCB ends below UCB on θ_L."""
+    parts = []
+    for name, _, m in FIG1_PANELS:
+        res, pre = results[(name, m)], "D-" if m is not None else "UD-"
+        parts.append(f"{_panel_title(name, m)}: {pre}UCB {res.final('UCB').mean():.1f}, "
+                     f"{pre}KLUCB {res.final('KLUCB').mean():.1f}")
+    z = [float(np.divide(*results[("θ_L", m)].paired("KLUCB", "UCB"))) for m in (WINDOW, None)]
+    T = int(results[FIG1_PANELS[0][0], FIG1_PANELS[0][2]].times[-1])
+    return (f"regret at T = {T:,} — " + "; ".join(parts) + f". On θ_L, KL-UCB ends below UCB by {z[0]:.0f} "
+            f"(censored) and {z[1]:.0f} (uncensored) standard errors of the paired difference.")
+
+
 def figure1_panel(runs=20, seed=0) -> FigureReproduction:
     plot = CurvePlot(["D-UCB", "D-KLUCB", "UD-UCB", "UD-KLUCB"], panels=[_panel_title(n, m) for n, _, m in FIG1_PANELS],
                      extra=["asymptotic lower bound (Theorems 3–4)"])
@@ -99,7 +121,7 @@ def figure1_panel(runs=20, seed=0) -> FigureReproduction:
                "(censored panels). Bands: 95% confidence band of the mean over runs. The dashed black "
                "curve is c·log t with the asymptotic slope c of Theorem 3 (censored) or 4 (uncensored).")
     return FigureReproduction(lambda r, p: figure1(r, seed, p), draw_figure1, plot, runs, 100, caption,
-                              name="vernade2017-figure1")
+                              name="vernade2017-figure1", summary=summary_figure1)
 
 
 # ------------------------------------------------------------------------------- Figure 2
@@ -119,14 +141,32 @@ def draw_figure2(res, plot: CurvePlot) -> None:
     plot.show_result(res, FIG2_NAMES)
 
 
+def round_robin_cost(theta=THETA_L) -> float:
+    """Regret per step of round robin: the mean gap of the arms."""
+    theta = np.asarray(theta, dtype=float)
+    return float(np.mean(theta.max() - theta))
+
+
+def summary_figure2(res) -> str:
+    """The numbers of Figure 2: final regrets, and Discarding's round-robin phase."""
+    T = int(res.times[-1])
+    k = int(np.argmin(np.abs(res.times - WINDOW)))
+    finals = ", ".join(f"{n} {res.final(n).mean():.1f}" for n in FIG2_NAMES)
+    z = [float(np.divide(*res.paired(a, b))) for a, b in [("D-KLUCB", "Discarding KL-UCB"), ("D-UCB", "Discarding UCB")]]
+    return (f"regret at T = {T:,}: {finals}. Discarding KL-UCB's regret at t = {int(res.times[k]):,} is "
+            f"{res.mean('Discarding KL-UCB')[k]:.1f} in every run alike ({round_robin_cost():.2f} per step of round "
+            f"robin). The delay-corrected policies end below their Discarding counterparts by {z[0]:.0f} (KL-UCB) "
+            f"and {z[1]:.0f} (UCB) standard errors of the paired difference.")
+
+
 def figure2_panel(runs=40, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG2_NAMES, title="Figure 2: delay-corrected policies against Discarding "
                      "(θ_L, μ = 500, m = 1000)")
     caption = ("Discarding policies only use pulls at least m = 1000 steps old: before that they play "
-               "round robin, hence a linear regret of (0 + 0.05 + 0.07)/3 = 0.04 per step, then they "
-               "catch up slowly. Bands: 95% confidence band of the mean.")
+               f"round robin, hence a linear regret of (0 + 0.05 + 0.07)/3 = {round_robin_cost():.2f} per step, then "
+               "they catch up slowly. Bands: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 200, caption,
-                              name="vernade2017-figure2")
+                              name="vernade2017-figure2", summary=summary_figure2)
 
 
 # ------------------------------------------------------------------------------- Figure 3
@@ -154,6 +194,17 @@ def draw_figure3(results, plot: CurvePlot) -> None:
         plot.show_result(res, [n for n in FIG3_NAMES if n in res.names], panel=i)
 
 
+def summary_figure3(results) -> str:
+    """The numbers of Figure 3: known against estimated law, censored and uncensored."""
+    parts = []
+    for key, known, est in [("censored", "D-KLUCB", "D-KLUCB (estimated CDF)"),
+                            ("uncensored", "UD-KLUCB", "UD-KLUCB (estimated geometric law)")]:
+        res = results[key]
+        a, b = res.final(known).mean(), res.final(est).mean()
+        parts.append(f"{key}: known law {a:.1f}, estimated {b:.1f} ({b / a:.2f} times)")
+    return f"regret at T = {int(results['censored'].times[-1]):,} — " + "; ".join(parts) + "."
+
+
 def figure3_panel(runs=20, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG3_NAMES, panels=["censored, m = 1000", "uncensored"])
     caption = ("Appendix D: the delay law estimated online — in the censored model by the empirical CDF "
@@ -161,7 +212,7 @@ def figure3_panel(runs=20, seed=0) -> FigureReproduction:
                "mean of the observed delays plugged into the geometric recursion of Eq. (6). Instance "
                "(not given in the paper): θ_L, μ = 500, m = 1000, γ = 1.")
     return FigureReproduction(lambda r, p: figure3(r, seed, p), draw_figure3, plot, runs, 100, caption,
-                              name="vernade2017-figure3")
+                              name="vernade2017-figure3", summary=summary_figure3)
 
 
 # ------------------------------------------------------------------------------- teaching
@@ -231,6 +282,19 @@ def estimator_study(theta=THETA_H, mean_delay=200, window=400, horizon=1500, run
     naive = tr["successes"] / np.maximum(tr["pulls"], 1)
     return {"t": res.times, "theta": np.asarray(theta), "corrected": tr["theta_hat"], "naive": naive,
             "window": window, "law": law}
+
+
+def estimator_summary(study) -> str:
+    """The numbers of the estimator study at its last time: S/Ñ and S/N against θ."""
+    corrected, naive = study["corrected"][:, -1], study["naive"][:, -1]
+    runs = corrected.shape[0]
+    margin = 1.96 * corrected.std(axis=0, ddof=1) / np.sqrt(runs)
+    theta = study["theta"]
+    fmt = lambda v: "(" + ", ".join(f"{x:.3f}" for x in v) + ")"  # noqa: E731
+    low = np.mean(1 - naive.mean(axis=0) / theta)
+    return (f"at t = {int(study['t'][-1]):,}, averaged over {runs} runs: S/Ñ = {fmt(corrected.mean(axis=0))} for "
+            f"θ = {fmt(theta)}, with a 95% margin of ±{margin.max():.3f}; the naive S/N = {fmt(naive.mean(axis=0))}, "
+            f"on average {low:.0%} too low.")
 
 
 def estimator_figure(study):

@@ -79,6 +79,23 @@ def draw_figure1(results, plot: CurvePlot) -> None:
         plot.show_result(results[key], [n for n in NAMES if n in results[key].names], panel=i)
 
 
+def _finals(res) -> str:
+    names = [n for n in NAMES if n in res.names]
+    return ", ".join(f"{n} {res.final(n).mean():.0f}" for n in names)
+
+
+def summary_figure1(results) -> str:
+    """The numbers of Figure 1: each panel's final regrets, and Algorithm 1 against OTFLinTS."""
+    parts = []
+    for (m, mu) in FIG1_PANELS:
+        res = results[(m, mu)]
+        ratio = res.final("OTFLinUCB").mean() / res.final("OTFLinTS").mean()
+        parts.append(f"(m, μ) = ({m}, {mu}), τ_m = {tau_m(m, mu):.2f}: {_finals(res)} (OTFLinUCB {ratio:.1f} times "
+                     f"OTFLinTS)")
+    T = int(results[FIG1_PANELS[0]].times[-1])
+    return f"regret at T = {T:,} — " + "; ".join(parts) + "."
+
+
 def figure1_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
     titles = [f"m = {m}, μ = {mu} (τ_m = {tau_m(m, mu):.2f})" for m, mu in FIG1_PANELS]
     plot = CurvePlot(NAMES, panels=titles, cols=3, height=420)
@@ -87,7 +104,7 @@ def figure1_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                "blue/vermillion: Algorithms 1 and 2 as printed; dash-dot blue: the index of the authors' "
                "public code (squared norms), whose curves are the ones in the paper.")
     return FigureReproduction(lambda r, p: figure1(r, seed, p, horizon), draw_figure1, plot, runs, RUNS, caption,
-                              name="vernade2020-figure1")
+                              name="vernade2020-figure1", summary=summary_figure1)
 
 
 # ------------------------------------------------------------------------------- Figure 3
@@ -105,6 +122,11 @@ def draw_figure3(res, plot: CurvePlot) -> None:
     plot.show_result(res, [n for n in NAMES if n in res.names])
 
 
+def summary_figure3(res) -> str:
+    """The numbers of Figure 3: final regrets."""
+    return f"regret at T = {int(res.times[-1]):,}: {_finals(res)}."
+
+
 def figure3_panel(runs=3, seed=0, horizon=FIG3_HORIZON, width="cheap") -> FigureReproduction:
     law = criteo(FIG3_SCALE)
     t_m = float(law.cdf(FIG3_WINDOW))
@@ -114,7 +136,7 @@ def figure3_panel(runs=3, seed=0, horizon=FIG3_HORIZON, width="cheap") -> Figure
                f"the cheap width ‖A_s‖ in V_s⁻¹ (width='{width}'), as the exact one costs O(m d²) per round "
                f"with m = 2000. Bands: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure3(r, seed, p, horizon, width), draw_figure3, plot, runs, RUNS,
-                              caption, name="vernade2020-figure3")
+                              caption, name="vernade2020-figure3", summary=summary_figure3)
 
 
 # ------------------------------------------------------------------------------- Figure 2
