@@ -90,23 +90,34 @@ def test_race_label_and_colour():
 def test_ex_race_reads_the_students_function(monkeypatch):
     monkeypatch.delenv("DELAYLAB_EXERCISES_EXPECT", raising=False)  # a student, not the notebooks' tests
     panel = PANELS["conversions"][0]()
-    eid = "01.d-ucb-index"
+    eid = "01.d-klucb-index"
     ns = {}
     assert ex.race(panel, eid, namespace=ns).feedback.status == "unanswered"
-    ns["d_ucb_index"] = lambda S, N, N_tilde, t: ...  # the stub as shipped: no curve, no message in the panel
+    ns["d_klucb_index"] = lambda theta_hat, N_tilde, beta: ...  # the stub as shipped: no curve, no message in the panel
     assert ex.race(panel, eid, namespace=ns).feedback.status == "unanswered"
     assert not _visible(panel) and "your policy" not in panel.status.value
-    ns["d_ucb_index"] = 3
+    ns["d_klucb_index"] = 3
     assert ex.race(panel, eid, namespace=ns).feedback.status == "wrong"
-    ns["d_ucb_index"] = lambda S, N, N_tilde, t: np.zeros(7)
+    ns["d_klucb_index"] = lambda theta_hat, N_tilde, beta: np.zeros(7)
     fb = ex.race(panel, eid, namespace=ns).feedback
     assert fb.status == "wrong" and "shape" in fb.message and "Traceback" not in fb.message
     assert not _visible(panel) and "your policy" not in panel.status.value
-    ns["d_ucb_index"] = ex.solution(eid)
+    ns["d_klucb_index"] = ex.solution(eid)
     fb = ex.race(panel, eid, namespace=ns).feedback
     assert fb.correct, fb.message
-    # the solution is D-UCB itself: on the same draws, the same curve as the panel's D-UCB
-    assert _final(panel, YOUR_POLICY) == pytest.approx(_final(panel, "D-UCB"), rel=1e-9)
+    # the solution is D-KLUCB itself: on the same draws, the same curve as the panel's D-KLUCB
+    assert _final(panel, YOUR_POLICY) == pytest.approx(_final(panel, "D-KLUCB"), rel=1e-9)
+    assert f"{_final(panel, 'D-KLUCB')[1]:.1f}" in fb.message  # the two numbers, side by side
+
+
+def test_a_function_that_fails_its_check_races_but_is_not_called_right(monkeypatch):
+    """A variant of the index races (to see what it costs), but the verdict says it is not D-KLUCB."""
+    monkeypatch.delenv("DELAYLAB_EXERCISES_EXPECT", raising=False)
+    panel = PANELS["conversions"][0]()
+    variant = ex.get("01.d-klucb-index").wrong_answers[3]  # a UCB-type width instead of the KL bound
+    fb = ex.race(panel, "01.d-klucb-index", namespace={"d_klucb_index": variant}).feedback
+    assert fb.status == "wrong" and _visible(panel)
+    assert "does not pass its check" in fb.message and "lower is better" in fb.message and "✓" not in fb.message
 
 
 def test_race_survives_a_redraw_by_the_panel_alone():

@@ -1,25 +1,36 @@
-"""Exercises of the workbook: predict, compute, implement — checked on the spot.
+"""Exercises of the workbook: predict, compute, derive, explain, implement — checked on the spot,
+each student with their own numbers.
 
 The contract the notebooks and the tests use::
 
     from delaylab import exercises as ex
+    ex.start("s1234")            # the student whose numbers the exercises use ("" or none: the default)
     ex.ids("01")                 # the exercise ids of notebook 01, in order
-    ex.kind(eid)                 # "predict" | "compute" | "implement"
+    ex.kind(eid)                 # "predict" | "compute" | "derive" | "explain" | "implement"
     fb = ex.check(eid, answer)   # fb.correct, fb.message; never raises on a bad answer
-    ex.solution(eid)             # the reference answer (a choice, a number or a function)
+    ex.solution(eid)             # the reference answer for the current student (a choice, a number,
+                                 # a function, or the model answer of an explain question)
 
-In a notebook: ``ex.predict(eid)`` shows a predict question as a widget (choices and a check
-button); ``ex.feedback(eid)`` is the check cell of a compute or implement exercise (it reads the
-answer from the notebook, shows the verdict and a "show solution" button); ``ex.race(panel, eid)`` races an
-implement exercise's function as "your policy" in a live panel, on the same draws as the paper's;
-``ex.table()`` lists the exercises notebook by notebook (the index notebook shows it). An answer that is
-``...`` (as shipped) or missing is "not answered yet", so Run All works for a student who skips.
+``check`` and ``solution`` take ``student=`` to ask about another instance. In a notebook:
+``ex.given(eid)`` shows the student's numbers above a compute or derive exercise;
+``ex.predict(eid)`` and ``ex.explain(eid)`` are widgets that check themselves (on the dashboards
+too); ``ex.feedback(eid)`` is the check cell of a compute, derive or implement exercise (it grades
+the value the answer cell set when it last ran, and offers hints in steps, then the solution);
+``ex.race(panel, eid)`` races an implement exercise's function as "your policy" in a live panel,
+on the same draws as the paper's; ``ex.table()`` lists the exercises notebook by notebook. An
+answer that is ``...`` (as shipped) is "not answered yet", so Run All works for a student who skips.
 """
 
-from ._core import KINDS, Exercise, Feedback, check, get, ids, kind, register, solution
-from .ui import feedback, predict, race, table
+from ._core import (KINDS, Exercise, Feedback, check, explanation, get, ids, kind, params, register, solution,
+                    solution_code, wrong_answers)
+from ._core import given as given_text
+from .ui import explain, feedback, heading, install_capture, predict, race, start, table
+from .ui import show_given as given
 
 from . import p01, p02, p03, p04, p05  # noqa: E402,F401  (registration, in notebook order)
 
-__all__ = ["KINDS", "Exercise", "Feedback", "check", "feedback", "get", "ids", "kind", "predict", "race",
-           "register", "solution", "table"]
+install_capture()  # answers are taken when their cell runs (see .ui)
+
+__all__ = ["KINDS", "Exercise", "Feedback", "check", "explain", "explanation", "feedback", "get", "given",
+           "given_text", "heading", "ids", "kind", "params", "predict", "race", "register", "solution",
+           "solution_code", "start", "table", "wrong_answers"]

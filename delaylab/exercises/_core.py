@@ -1,15 +1,24 @@
 """The exercises' registry and their checks (no widgets here: see :mod:`.ui`).
 
-An exercise is one of three kinds:
+An exercise is one of five kinds:
 
-* ``predict``: a choice among a few outcomes, asked before the student moves a slider;
-* ``compute``: a number from the paper's quantities, checked with a tolerance;
+* ``predict``: a choice among a few outcomes, made before the student moves a slider or reads a
+  figure; the reasons come only with the verdict;
+* ``compute``: a number from the paper's quantities, for the student's own parameters;
+* ``derive``: a quantity the student derives on paper (a limit, an expectation, a tuning), then
+  types its value for their own parameters, which the notebook never displays elsewhere;
+* ``explain``: a sentence or two in the student's words, compared with a model answer and the
+  points it should mention (self-assessed, not graded);
 * ``implement``: a small function over numpy arrays (the core of an algorithm), checked against
   delaylab's own implementation on random inputs and, when it defines a policy, on a short
   simulation with shared draws.
 
+Compute and derive exercises draw their parameters from the student (:mod:`.instance`): two
+students get different numbers, and each passes with their own answer only.
+
 A check never raises at a student: whatever the answer (missing, of the wrong type, a function
-that fails), :func:`check` returns a :class:`Feedback` whose message is a sentence.
+that fails, exits, or never returns), :func:`check` returns a :class:`Feedback` whose message is
+a sentence.
 """
 
 from __future__ import annotations
@@ -22,7 +31,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-KINDS = ("predict", "compute", "implement")
+from . import guard, instance
+from .guard import NotWritten, StudentError, short
+
+KINDS = ("predict", "compute", "derive", "explain", "implement")
+#: Kinds whose parameters are the student's own.
+PARAMETERISED = ("compute", "derive")
 
 #: What the notebooks' check cells expect of every check, set by the tests (see :func:`expectation`):
 #: "unanswered" (the notebooks as shipped) or "correct" (every solution filled in).
@@ -36,11 +50,11 @@ class Feedback:
     Attributes
     ----------
     correct : bool
-        The answer is right.
+        The answer is right (for an explain exercise: it was written and can be compared).
     message : str
         A sentence for the student: why it is right, or a hint pointing back to the text.
     answered : bool
-        False when there is no answer yet (``...``, ``None`` or a stub function).
+        False when there is no answer yet (``...``, or a stub function).
     """
 
     correct: bool
@@ -68,6 +82,11 @@ def wrong(message: str) -> Feedback:
     return Feedback(False, message)
 
 
+def _value(x, params):
+    """``x(params)`` for a callable of the instance, else ``x``."""
+    return x(params) if callable(x) else x
+
+
 @dataclass
 class Exercise:
     """One exercise of a notebook.
@@ -77,72 +96,122 @@ class Exercise:
     id : str
         ``"<notebook>.<slug>"``, e.g. ``"01.n-tilde"``.
     kind : str
-        "predict", "compute" or "implement".
+        One of :data:`KINDS`.
     title : str
-        A short title (listed in the index notebook).
-    answer_name : str
-        The notebook variable (compute), function (implement) or nothing (predict) that holds the
-        student's answer; the check cell looks it up in the notebook's namespace.
-    stub : str
-        The code of the answer cell as shipped (unanswered); a test keeps the notebook's cell equal to it.
-        For predict questions, ``ex.predict("<id>")`` (the default).
-    solution_code : str
-        The code of the answer cell filled in (what "show solution" reveals; CI runs it). For predict
-        questions, ``ex.predict("<id>", "<choice>")`` (the default).
-    solution : Any
-        The reference answer: a choice key (predict), a number (compute) or a function (implement).
+        A short title (listed in the index notebook, in the headings and in the instructor's guide).
+    stars : int
+        Difficulty, 1 (★: apply the text) to 3 (★★★: derive or build something new).
+    hints : tuple of str
+        The hints in steps: first where to look (the idea), then the formula or the method. The
+        solution is the step after the last hint.
     grade : callable
-        ``grade(answer) -> Feedback`` for an answer that is present (not ``...``/None) and of the
-        right type; may raise for a broken function: :func:`check` turns that into a sentence.
-    hint : str
-        Where in the text to look again (appended to a wrong answer's message).
-    explanation : str
-        Why the solution is right (shown with it).
+        ``grade(answer, params) -> Feedback`` for an answer that is present and of the right type.
+        ``params`` is the student's instance (``{}`` for exercises without one). Explain exercises
+        get :func:`explain_grader` (self-assessment against the model answer).
+    solution : Any
+        The reference answer: a choice key (predict), a number or ``callable(params) -> number``
+        (compute, derive), a function (implement), the model answer (explain).
+    stub : str
+        The answer cell as shipped (a test keeps the notebook's cell equal to it). Default for
+        predict: ``ex.predict("<id>")``; for explain: ``ex.explain("<id>")``.
+    solution_code : str or callable(params) -> str
+        The answer cell filled in, with the student's own numbers written out (what "show
+        solution" reveals; CI runs the default instance's).
+    explanation : str or callable(params) -> str
+        Why the solution is right (shown with it), with the student's numbers.
+    answer_name : str or None
+        The notebook variable (compute, derive) or function (implement) that holds the answer.
     choices : dict
-        predict only: choice key → label.
-    wrong_answers : list
+        predict only: choice key → label (no reasons: they come with the verdict).
+    wrong_answers : list or callable(params) -> list
         Natural wrong answers (misconceptions), each of which must fail its check (tests use them).
     policy : callable, optional
-        implement only: ``policy(fn) -> delaylab Policy`` running the student's function in the engine.
+        implement only: ``policy(fn, **context) -> delaylab Policy`` running the student's function.
+    race_against : str, optional
+        implement only: the curve of the live panel the raced policy should coincide with.
+    draw : callable, optional
+        compute, derive: ``draw(instance.Draw) -> params`` (a dict), the student's numbers.
+    default : dict, optional
+        compute, derive: the parameters of the default instance (the notebook's own example).
+    accept : callable, optional
+        ``accept(params) -> bool``: a drawn instance is kept only if this holds (e.g. every natural
+        wrong answer is far from the right one); otherwise the next draw is taken.
+    given : callable, optional
+        ``given(params) -> str``: the student's numbers, as the sentence shown above the answer cell.
+    points : tuple of str
+        explain only: what a good answer mentions (the student ticks them off).
+    minutes : int
+        Expected time for a student who has read the section (for the instructor's guide).
     """
 
     id: str
     kind: str
     title: str
-    grade: Callable[[Any], Feedback]
     solution: Any
-    hint: str
+    hints: tuple
+    grade: Callable[[Any, dict], Feedback] | None = None
+    stars: int = 1
     stub: str = ""
-    solution_code: str = ""
-    explanation: str = ""
+    solution_code: Any = ""
+    explanation: Any = ""
     answer_name: str | None = None
     choices: dict = field(default_factory=dict)
-    wrong_answers: list = field(default_factory=list)
+    wrong_answers: Any = field(default_factory=list)
     policy: Callable | None = None
+    race_against: str | None = None
+    draw: Callable | None = None
+    default: dict | None = None
+    accept: Callable | None = None
+    given: Callable | None = None
+    points: tuple = ()
+    minutes: int = 10
 
     @property
     def notebook(self) -> str:
         return self.id.split(".", 1)[0]
+
+    @property
+    def hint(self) -> str:
+        """The first hint (where to look): appended to every wrong answer's message."""
+        return self.hints[0]
+
+    @property
+    def parameterised(self) -> bool:
+        return self.draw is not None
 
 
 _REGISTRY: dict[str, Exercise] = {}
 
 
 def register(exercise: Exercise) -> Exercise:
-    if exercise.kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}; got {exercise.kind!r}")
-    if exercise.id in _REGISTRY:
-        raise ValueError(f"exercise {exercise.id!r} is registered twice")
-    if exercise.kind == "predict":
-        if exercise.solution not in exercise.choices:
-            raise ValueError(f"{exercise.id}: the solution {exercise.solution!r} is not one of the choices")
-        # the answer cell of a predict question is its widget; solved, the widget comes with the choice
-        exercise.stub = exercise.stub or f'ex.predict("{exercise.id}")'
-        exercise.solution_code = exercise.solution_code or f'ex.predict("{exercise.id}", {exercise.solution!r})'
-    elif not (exercise.stub and exercise.solution_code):
-        raise ValueError(f"{exercise.id}: a {exercise.kind} exercise needs its stub and its solution_code")
-    _REGISTRY[exercise.id] = exercise
-    return exercise
+    e = exercise
+    if e.kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}; got {e.kind!r}")
+    if e.id in _REGISTRY:
+        raise ValueError(f"exercise {e.id!r} is registered twice")
+    if e.stars not in (1, 2, 3):
+        raise ValueError(f"{e.id}: stars must be 1, 2 or 3; got {e.stars!r}")
+    if not (isinstance(e.hints, tuple) and len(e.hints) >= 2 and all(isinstance(h, str) and h for h in e.hints)):
+        raise ValueError(f"{e.id}: hints must be a tuple of at least two steps (where to look, then the method)")
+    if e.kind in PARAMETERISED and (e.draw is None or e.default is None or e.given is None):
+        raise ValueError(f"{e.id}: a {e.kind} exercise draws the student's numbers: it needs draw, default and given")
+    if e.kind == "predict":
+        if e.solution not in e.choices:
+            raise ValueError(f"{e.id}: the solution {e.solution!r} is not one of the choices")
+        e.stub = e.stub or f'ex.predict("{e.id}")'
+        e.solution_code = e.solution_code or f'ex.predict("{e.id}", {e.solution!r})'
+    elif e.kind == "explain":
+        if not (isinstance(e.solution, str) and e.points):
+            raise ValueError(f"{e.id}: an explain exercise needs its model answer and the points it mentions")
+        e.grade = e.grade or explain_grader(e.solution, e.points)
+        e.stub = e.stub or f'ex.explain("{e.id}")'
+        e.solution_code = e.solution_code or f'ex.explain("{e.id}", {e.solution!r})'
+    elif not (e.stub and e.solution_code and e.answer_name):
+        raise ValueError(f"{e.id}: a {e.kind} exercise needs its stub, its solution_code and its answer_name")
+    if e.grade is None:
+        raise ValueError(f"{e.id}: a {e.kind} exercise needs its grade")
+    _REGISTRY[e.id] = e
+    return e
 
 
 def get(eid: str) -> Exercise:
@@ -159,62 +228,147 @@ def ids(notebook: str | None = None) -> list[str]:
 
 
 def kind(eid: str) -> str:
-    """"predict", "compute" or "implement"."""
+    """"predict", "compute", "derive", "explain" or "implement"."""
     return get(eid).kind
 
 
-def solution(eid: str):
-    """The reference answer: a choice key, a number or a function."""
-    return get(eid).solution
+# ------------------------------------------------------------------ the student's instance
+_PARAMS: dict[tuple[str, str], dict] = {}
 
 
-def _missing(answer) -> bool:
-    return answer is None or answer is Ellipsis
-
-
-def check(eid: str, answer) -> Feedback:
-    """Check an answer; never raises on a bad answer (an unknown ``eid`` is a ValueError)."""
+def params(eid: str, student=None) -> dict:
+    """The parameters of ``eid`` for ``student`` (the current student when None; ``""`` is the
+    default instance). Empty for exercises without parameters."""
     ex = get(eid)
-    if _missing(answer):
+    if not ex.parameterised:
+        return {}
+    who = instance.resolve(student)
+    key = (eid, who)
+    if key not in _PARAMS:
+        if not who:
+            p = dict(ex.default)
+        else:
+            for attempt in range(200):
+                p = ex.draw(instance.Draw(who, eid, attempt))
+                if ex.accept is None or ex.accept(p):
+                    break
+            else:  # pragma: no cover - every exercise's accept holds for most draws (a test checks it)
+                raise RuntimeError(f"{eid}: no acceptable instance for {who!r}")
+        _PARAMS[key] = p
+    return dict(_PARAMS[key])
+
+
+def solution(eid: str, student=None):
+    """The reference answer for ``student`` (the current one when None): a choice key, a number
+    (or array), a function, or the model answer of an explain exercise."""
+    ex = get(eid)
+    return ex.solution(params(eid, student)) if ex.parameterised else ex.solution
+
+
+def solution_code(eid: str, student=None) -> str:
+    """The answer cell filled in for ``student``, with their numbers written out."""
+    ex = get(eid)
+    return _value(ex.solution_code, params(eid, student))
+
+
+def explanation(eid: str, student=None) -> str:
+    ex = get(eid)
+    return _value(ex.explanation, params(eid, student))
+
+
+def given(eid: str, student=None) -> str:
+    """The student's numbers for a compute or derive exercise, as a sentence ("" for the others)."""
+    ex = get(eid)
+    return ex.given(params(eid, student)) if ex.given is not None else ""
+
+
+def wrong_answers(eid: str, student=None) -> list:
+    ex = get(eid)
+    return list(_value(ex.wrong_answers, params(eid, student)))
+
+
+# ------------------------------------------------------------------ checking
+def check(eid: str, answer, student=None) -> Feedback:
+    """Check an answer for ``student`` (the current one when None); never raises on a bad answer
+    (an unknown ``eid`` is a ValueError)."""
+    ex = get(eid)
+    if answer is Ellipsis or (answer is None and ex.kind in ("predict", "explain")):
         return not_answered()
+    p = params(eid, student)
     try:
-        if ex.kind == "predict":
-            if not isinstance(answer, str) or answer not in ex.choices:
-                options = ", ".join(repr(k) for k in ex.choices)
-                return wrong(f"Choose one of {options}; got {answer!r}.")
-        elif ex.kind == "compute":
-            if isinstance(answer, (str, bytes, bool)) or not isinstance(answer, (numbers.Real, np.ndarray, list, tuple)):
-                return wrong(f"{ex.answer_name or 'The answer'} should be a number; got {type(answer).__name__} "
-                             f"{_short(answer)}.")
-        elif ex.kind == "implement":
-            if not callable(answer):
-                return wrong(f"{ex.answer_name or 'The answer'} should be a function (def …); got "
-                             f"{type(answer).__name__} {_short(answer)}.")
-        fb = ex.grade(answer)
-    except _NotAnswered:
+        with guard.budget():
+            fb = _check(ex, answer, p)
+    except NotWritten:
         return not_answered(f"{ex.answer_name} still returns `...`: write its body.")
-    except Exception as exc:  # the student's code failed: one sentence, no traceback
-        return wrong(f"Your {ex.answer_name or 'answer'} raised {type(exc).__name__}: {exc}. {ex.hint}")
-    if not fb.correct and fb.answered and ex.hint and ex.hint not in fb.message:
-        fb = wrong(f"{fb.message} {ex.hint}")
+    except StudentError as exc:
+        fb = wrong(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+    except Exception as exc:  # noqa: BLE001 - a check must never show a traceback
+        fb = wrong(f"This answer could not be checked ({type(exc).__name__}: {short(str(exc), 120)}).")
+    if not fb.correct and fb.answered and ex.hint not in fb.message:
+        fb = wrong(f"{fb.message} Hint: {ex.hint}")
     return fb
 
 
-class _NotAnswered(Exception):
-    """A stub function returned ``...``."""
+def _check(ex: Exercise, answer, p: dict) -> Feedback:
+    name = ex.answer_name or "answer"
+    if ex.kind == "predict":
+        if not isinstance(answer, str) or answer not in ex.choices:
+            options = ", ".join(repr(k) for k in ex.choices)
+            return wrong(f"Choose one of {options}; got {short(answer)}.")
+        return ex.grade(answer, p)
+    if ex.kind == "explain":
+        if not isinstance(answer, str):
+            return wrong(f"Write your explanation as text; got {type(answer).__name__}.")
+        if len(answer.split()) < 4:
+            return not_answered("write your explanation (a sentence or two) before you compare it.")
+        return ex.grade(answer, p)
+    if ex.kind == "implement":
+        if answer is None or not callable(answer):
+            return wrong(f"{name} should be a function (def {name}(…): …); got {type(answer).__name__} "
+                         f"{short(answer)}.")
+        return ex.grade(answer, p)
+    # compute, derive: one number (or the vector the exercise asks for)
+    if answer is None:
+        return wrong(f"{name} is None: set it to a number (did a function you called return None?).")
+    return ex.grade(answer, p)
 
 
-def call(fn, *args):
-    """Call a student's function; ``...`` or None returned means "not written yet"."""
-    out = fn(*args)
-    if _missing(out):
-        raise _NotAnswered
-    return out
+class _TextAnswer(Exception):
+    pass
 
 
-def _short(x, n=60) -> str:
-    s = repr(x)
-    return s if len(s) <= n else s[: n - 1] + "…"
+def as_number(answer, name: str = "the answer", shape: tuple = ()) -> np.ndarray | float:
+    """The student's answer as one finite number (or an array of ``shape``), or a StudentError.
+
+    Numbers, numpy scalars and arrays of numbers only: text is refused wherever it is (``"2.4"``,
+    ``["2.4"]``), and so are True/False, complex numbers and other objects.
+    """
+    if isinstance(answer, (str, bytes)):
+        raise StudentError(f"{name} is text ({short(answer)}): write the number itself, without quotes")
+    if isinstance(answer, bool) or isinstance(answer, np.bool_):
+        raise StudentError(f"{name} is {answer}, a True/False value: give a number")
+    if isinstance(answer, numbers.Real):
+        arr = np.asarray(float(answer))
+    else:
+        if not isinstance(answer, (np.ndarray, list, tuple, np.generic)):
+            raise StudentError(f"{name} should be a number; got {type(answer).__name__} {short(answer)}")
+        try:
+            arr = np.asarray(answer)
+        except Exception:  # noqa: BLE001 - ragged lists and the like
+            raise StudentError(f"{name} should be a number; got {short(answer)}") from None
+        if arr.dtype.kind in "USO":
+            raise StudentError(f"{name} contains text or objects ({short(answer)}): give numbers, without quotes")
+        if arr.dtype.kind not in "iuf":
+            raise StudentError(f"{name} should be a number; got {short(answer)}")
+        arr = arr.astype(float)
+    want = int(np.prod(shape)) if shape else 1
+    if arr.size != want:
+        what = "one number" if not shape else f"{want} numbers"
+        raise StudentError(f"give {what}; {name} has {arr.size} (shape {arr.shape})")
+    arr = arr.reshape(shape)
+    if not np.all(np.isfinite(arr)):
+        raise StudentError(f"{name} is {short(arr.tolist())}: give finite numbers")
+    return float(arr) if not shape else arr
 
 
 def expectation() -> str | None:
@@ -224,71 +378,91 @@ def expectation() -> str | None:
 
 
 # ------------------------------------------------------------------ graders
-def number_grader(target: Callable[[], float] | float, *, rtol=1e-3, atol=0.0, unit: str = "",
-                  misconceptions: dict | None = None) -> Callable[[Any], Feedback]:
-    """A grader for a number: right within ``rtol``/``atol`` of the target.
+def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: str = "",
+                  misconceptions: Callable[[dict], dict] | None = None, shape: tuple = (),
+                  name: str = "the answer", digits: int = 4) -> Callable[[Any, dict], Feedback]:
+    """A grader for a number (or a small vector of ``shape``): right within ``rtol``/``atol`` of
+    ``target(params)``.
 
-    ``misconceptions`` maps a callable (or a value) giving a typical wrong result to the message
-    for it (e.g. the raw count N instead of Ñ): a student who lands there is told what they did.
+    ``misconceptions(params)`` gives a list of (value, message) pairs: the typical wrong results
+    (e.g. the raw count N instead of Ñ) with what the student did; an answer there is told so.
     """
 
-    def value(v):
-        return float(v() if callable(v) else v)
+    def close(x, goal):
+        return bool(np.all(np.isclose(x, goal, rtol=rtol, atol=atol)))
 
-    def grade(answer) -> Feedback:
-        arr = np.asarray(answer, dtype=float)
-        if arr.size != 1:
-            return wrong(f"Give one number; got an array of shape {arr.shape}.")
-        x, goal = float(arr.reshape(())), value(target)
-        if not math.isfinite(x):
-            return wrong(f"Your answer is {x}: give a finite number.")
-        if math.isclose(x, goal, rel_tol=rtol, abs_tol=atol):
-            return right(f"Right: {goal:.6g}{unit}.")
-        for v, msg in (misconceptions or {}).items():
-            if math.isclose(x, value(v), rel_tol=rtol, abs_tol=atol):
-                return wrong(f"{x:.6g} is not it: {msg}")
-        return wrong(f"{x:.6g}{unit} is not it.")
+    def fmt(x):
+        return f"{x:.{digits}g}" if np.ndim(x) == 0 else "(" + ", ".join(f"{v:.{digits}g}" for v in np.ravel(x)) + ")"
+
+    def grade(answer, p) -> Feedback:
+        x = as_number(answer, name, shape)
+        goal = np.asarray(target(p), dtype=float).reshape(shape) if shape else float(target(p))
+        if close(x, goal):
+            return right(f"Right: {fmt(goal)}{unit}.")
+        for value, msg in (misconceptions(p) if misconceptions else []):
+            if close(x, np.asarray(value, dtype=float).reshape(shape) if shape else float(value)):
+                return wrong(f"{fmt(x)} is not it: {msg}")
+        return wrong(f"{fmt(x)}{unit} is not it.")
 
     return grade
 
 
-def choice_grader(solution: str, why: dict[str, str]) -> Callable[[Any], Feedback]:
+def separated(answer: float, others, rtol: float, factor: float = 3.0) -> bool:
+    """True when every value of ``others`` is more than ``factor`` tolerances away from ``answer``
+    (so that a misconception or a neighbour's number cannot pass by accident)."""
+    return all(not math.isclose(answer, float(v), rel_tol=factor * rtol) for v in others)
+
+
+def choice_grader(solution: str, why: dict[str, str]) -> Callable[[Any, dict], Feedback]:
     """A grader for a predict question: ``why[choice]`` explains each choice (the right one too)."""
 
-    def grade(answer) -> Feedback:
+    def grade(answer, p) -> Feedback:
         text = why.get(answer, "")
         return right(f"Right. {text}".strip()) if answer == solution else wrong(f"Not quite. {text}".strip())
 
     return grade
 
 
+def explain_grader(model: str, points) -> Callable[[Any, dict], Feedback]:
+    """An explain exercise is self-assessed: the student compares their text with the model answer."""
+
+    def grade(answer, p) -> Feedback:
+        listed = "; ".join(f"({i}) {pt}" for i, pt in enumerate(points, 1))
+        return right(f"Compare your answer with this one: {model} A good answer mentions {listed}.")
+
+    return grade
+
+
 def function_grader(reference: Callable, inputs: Callable[[np.random.Generator], tuple], *, trials=20,
-                    rtol=1e-9, atol=1e-12, seed=0, simulate: Callable | None = None) -> Callable[[Any], Feedback]:
+                    rtol=1e-9, atol=1e-12, seed=0, simulate: Callable | None = None,
+                    name: str = "function", dtype=float) -> Callable[[Any, dict], Feedback]:
     """A grader for an implemented function: equal to ``reference`` on ``trials`` random inputs.
 
     ``inputs(rng)`` draws the arguments of one trial (arrays shaped like the engine's, (B, K));
     ``simulate(fn)``, if given, runs a short simulation of the student's policy against
-    delaylab's on shared draws and returns a Feedback (or None when they agree).
+    delaylab's on shared draws and returns a Feedback (or None when they agree). Every call of the
+    student's function goes through :func:`guard.call` (a time limit, no traceback).
     """
 
-    def grade(fn) -> Feedback:
+    def grade(fn, p) -> Feedback:
         rng = np.random.default_rng(seed)
         for trial in range(trials):
             args = inputs(rng)
-            want = np.asarray(reference(*args), dtype=float)
-            got = call(fn, *[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-            try:
-                got = np.asarray(got, dtype=float)
-            except (TypeError, ValueError):
-                return wrong(f"Your function returned {_short(got)}, which is not an array of numbers.")
+            want = np.asarray(reference(*args), dtype=dtype)
+            got = guard.call(fn, *[a.copy() if isinstance(a, np.ndarray) else a for a in args], name=name)
+            got = guard.as_array(got, name, dtype=dtype)
             if got.shape != want.shape:
-                return wrong(f"Your function returned shape {got.shape}; it should be {want.shape}, one value per "
+                return wrong(f"Your {name} returned shape {got.shape}; it should be {want.shape}, one value per "
                              f"run and arm.")
-            same = np.isclose(got, want, rtol=rtol, atol=atol) | (np.isinf(got) & np.isinf(want) & (np.sign(got) == np.sign(want)))
+            if dtype is bool:
+                same = got == want
+            else:
+                same = np.isclose(got, want, rtol=rtol, atol=atol) | (
+                    np.isinf(got) & np.isinf(want) & (np.sign(got) == np.sign(want)))
             if not same.all():
                 i = tuple(int(j) for j in np.argwhere(~same)[0])
-                shown = ", ".join(f"{name}={_fmt(a, i)}" for name, a in zip(_argnames(reference), args))
-                return wrong(f"Not yet: at {shown} it gives {got[i]:.6g} instead of {want[i]:.6g}.")
+                shown = ", ".join(f"{n}={_fmt(a, i)}" for n, a in zip(_argnames(reference), args))
+                return wrong(f"Not yet: at {shown} it gives {_fmt(got, i)} instead of {_fmt(want, i)}.")
         if simulate is not None:
             fb = simulate(fn)
             if fb is not None:
@@ -307,7 +481,16 @@ def _argnames(fn) -> list[str]:
 
 def _fmt(a, i) -> str:
     if isinstance(a, np.ndarray) and a.ndim == len(i):
-        return f"{a[i]:.4g}"
-    if isinstance(a, np.ndarray) and a.ndim >= 1 and i:
-        return f"{a[i[: a.ndim]]:.4g}" if a.ndim <= len(i) else "…"
-    return f"{a:.4g}" if isinstance(a, numbers.Real) else _short(a, 20)
+        v = a[i]
+    elif isinstance(a, np.ndarray) and 1 <= a.ndim <= len(i):
+        v = a[i[: a.ndim]]
+    elif isinstance(a, np.ndarray):
+        return "…"
+    else:
+        v = a
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    return f"{v:.4g}" if isinstance(v, numbers.Real) else short(v, 20)
+
+#: Kept for delaylab.panels.race (a stub function returned ``...``).
+_NotAnswered = NotWritten

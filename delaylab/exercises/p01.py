@@ -1,116 +1,251 @@
-"""Exercises of notebook 01: Vernade, Cappé, Perchet (2017), delayed conversions."""
+"""Exercises of notebook 01: Vernade, Cappé, Perchet (2017), delayed conversions.
+
+Every number a message states is computed here from delaylab (the laws, :mod:`delaylab.bounds`,
+:mod:`delaylab.indices`); the compute and derive exercises draw their parameters from the student.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import bounds
-from ..indices import delayed_ucb_index, kl_bernoulli
+from ..indices import klucb_bernoulli, klucb_poisson, kl_bernoulli
 from ..laws import Geometric
-from ..policies.delayed import DelayedUCB
+from ..papers.vernade2017 import MEAN_DELAY, THETA_L, WINDOW
+from ..policies.delayed import DelayedKLUCB
 from ..settings.bernoulli import Conversions
-from ._core import Exercise, choice_grader, function_grader, number_grader, register
+from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
 from .student import race_check, run_student
 
 
-# ---------------------------------------------------------------- compute: Ñ by hand (Section 2)
-NT_LAW, NT_PULLS, NT_NOW, NT_WINDOW = Geometric(mean=2), (2, 5, 9), 12, 4
+def _lam(mu) -> float:
+    """λ = μ/(1 + μ): P(D > d) = λ^(d+1) for the geometric law with mean μ."""
+    return mu / (1 + mu)
 
 
-def _tau(d):
-    return float(NT_LAW.cdf(d))
+def _tau(mu, d) -> float:
+    return float(Geometric(mean=mu).cdf(d))
 
 
-def n_tilde_answer() -> float:
-    """Ñ = Σ_s τ(min(t − 1 − s, m)) over the pulls s of the arm: τ(d) = 1 − (2/3)^(d+1) for μ = 2."""
-    return sum(_tau(min(NT_NOW - 1 - s, NT_WINDOW)) for s in NT_PULLS)
+# ---------------------------------------------------------------- 1.1 compute: Ñ by hand (Section 2)
+def _nt_lags(p):
+    return [p["t"] - 1 - s for s in p["pulls"]]
+
+
+def _nt(p, lags=None, cap=True, shift=0):
+    lags = _nt_lags(p) if lags is None else lags
+    return sum(_tau(p["mu"], min(e + shift, p["m"]) if cap else e + shift) for e in lags)
+
+
+def _nt_wrong(p):
+    return [
+        (3.0, "that is N, the raw number of pulls: a pull whose conversion could still be on its way counts only "
+              "for the probability τ that its news has arrived."),
+        (_nt(p, cap=False), f"this ignores the window: a conversion later than m = {p['m']} steps is never seen, "
+                            "so no lag counts beyond m (τ(min(t − 1 − s, m)))."),
+        (_nt(p, shift=1), "the lag is off by one: at the decision of step t the learner knows the conversions "
+                          "revealed by the end of step t − 1, so the lag of a pull at s is t − 1 − s."),
+        (3 * _tau(p["mu"], p["m"]), "that is τ_m·N, Discarding's count: it holds only for pulls at least m steps "
+                                    "old, and your most recent pull is younger than that."),
+    ]
+
+
+def _nt_draw(d):
+    mu, m = d.integer(2, 9), d.integer(3, 8)
+    t = d.integer(m + 8, 24)
+    recent = d.integer(0, m - 1)
+    older = d.sample(range(m, t - 1), 2)
+    return {"mu": mu, "m": m, "t": t, "pulls": tuple(sorted(t - 1 - e for e in [recent, *older]))}
+
+
+def _nt_given(p):
+    s = p["pulls"]
+    return (f"the arm was pulled at steps s = {s[0]}, {s[1]} and {s[2]}; the learner now decides step t = {p['t']}. "
+            f"Delays are geometric with mean μ = {p['mu']}, so τ(d) = P(D ≤ d) = 1 − λ^(d+1) with "
+            f"λ = μ/(1 + μ) = {p['mu']}/{p['mu'] + 1}; the window is m = {p['m']}.")
+
+
+def _nt_code(p):
+    lags = ", ".join(str(e) for e in _nt_lags(p))
+    return (f"lam = {p['mu']} / {p['mu'] + 1}                      # λ = μ/(1 + μ)\n"
+            f"tau = lambda d: 1 - lam ** (d + 1)          # τ(d) = P(D ≤ d)\n"
+            f"pulls, t, m = {p['pulls']}, {p['t']}, {p['m']}\n"
+            f"n_tilde = sum(tau(min(t - 1 - s, m)) for s in pulls)   # lags {lags}, each capped at m\n")
+
+
+def _nt_explain(p):
+    lags = _nt_lags(p)
+    capped = [min(e, p["m"]) for e in lags]
+    terms = " + ".join(f"τ({c})" for c in capped)
+    return (f"Lags at t = {p['t']}: {', '.join(map(str, lags))}; capped at m = {p['m']}: "
+            f"{', '.join(map(str, capped))}. Ñ = {terms} = {_nt(p):.4f}. Dividing the conversions seen by Ñ, not by "
+            f"N = 3, removes the bias of the pulls whose news may still come.")
 
 
 register(Exercise(
     id="01.n-tilde",
     kind="compute",
-    title="Compute Ñ by hand for three pulls",
+    stars=1,
+    minutes=8,
+    title="Ñ by hand for three pulls",
     answer_name="n_tilde",
-    stub=("# An arm was pulled at steps s = 2, 5 and 9; the learner now decides step t = 12.\n"
-          "# Geometric delays with mean μ = 2: τ(d) = P(D ≤ d) = 1 − λ^(d+1), λ = μ/(1+μ) = 2/3; window m = 4.\n"
-          "n_tilde = ...   # Ñ for this arm: a number (a Python expression is fine)\n"),
-    solution_code=("lam = 2 / 3\n"
-                   "tau = lambda d: 1 - lam ** (d + 1)\n"
-                   "n_tilde = sum(tau(min(12 - 1 - s, 4)) for s in (2, 5, 9))   # 2·τ(4) + τ(2) ≈ 2.4403\n"),
-    solution=n_tilde_answer(),
-    grade=number_grader(n_tilde_answer, rtol=5e-3, misconceptions={
-        3.0: "that is N, the raw number of pulls: a pull whose conversion could still be on its way counts "
-             "only for the probability τ that its news has arrived.",
-        sum(_tau(NT_NOW - 1 - s) for s in NT_PULLS): "this ignores the window: a conversion later than m = 4 "
-             "steps is never seen, so no lag counts beyond m (τ(min(t − 1 − s, m))).",
-        sum(_tau(min(NT_NOW - s, NT_WINDOW)) for s in NT_PULLS): "the lag is off by one: at the decision of "
-             "step t the learner knows the conversions revealed by the end of step t − 1, so the lag of a pull "
-             "at s is t − 1 − s.",
-        len(NT_PULLS) * _tau(NT_WINDOW): "that is τ_m·N, Discarding's count: it holds only for pulls at least "
-             "m steps old; the recent pull at s = 9 has had only 2 steps.",
-    }),
-    hint=("Look again at Section 2 (Counting what could have been seen): Ñ weights each pull by τ of its "
-          "lag t − 1 − s, capped at the window m."),
-    explanation=("Lags at t = 12: 9, 6 and 2, capped at m = 4: Ñ = τ(4) + τ(4) + τ(2) = 2(1 − (2/3)⁵) + "
-                 "(1 − (2/3)³) ≈ 2.440. Dividing the conversions seen by Ñ, not by N = 3, removes the bias "
-                 "of the pulls whose news may still come."),
-    wrong_answers=[3, 2.6278, 2.5391, 2.6049, 0.0],
+    stub=("# ✎ Exercise 1.1: Ñ for YOUR numbers (shown above). A Python expression is fine.\n"
+          "n_tilde = ...\n"),
+    solution_code=_nt_code,
+    solution=_nt,
+    draw=_nt_draw,
+    default={"mu": 2, "m": 4, "t": 12, "pulls": (2, 5, 9)},
+    accept=lambda p: separated(_nt(p), [v for v, _ in _nt_wrong(p)], 1e-3),
+    given=_nt_given,
+    grade=number_grader(_nt, rtol=1e-3, misconceptions=_nt_wrong, name="n_tilde"),
+    hints=("Section 2 (Counting what could have been seen): each pull counts for the probability that its "
+           "conversion, if any, has been seen by now — which depends on how long ago it was made.",
+           "Ñ = Σ over the pulls s of τ(min(t − 1 − s, m)), with τ(d) = 1 − λ^(d+1): compute each lag t − 1 − s, "
+           "cap it at m, and add the three τ's."),
+    explanation=_nt_explain,
+    wrong_answers=lambda p: [v for v, _ in _nt_wrong(p)] + [0.0],
 ))
 
 
-# ---------------------------------------------------------------- predict: doubling the window (Section 4)
+# ---------------------------------------------------------------- 1.2 derive: the weight still pending (Eq. 6)
+def _pending(p):
+    lam = _lam(p["mu"])
+    return lam ** (p["r"] + 1) / (1 - lam ** p["K"])
+
+
+def _pending_wrong(p):
+    lam, r, K = _lam(p["mu"]), p["r"], p["K"]
+    return [
+        (float(p["mu"]), "that is the limit for an arm pulled at EVERY step (λ/(1 − λ) = μ); this arm is pulled "
+                         f"every {K} steps."),
+        (lam ** r / (1 - lam ** K), "the lag is off by one: a pull of lag e is still pending with probability "
+                                    "P(D > e) = λ^(e+1), not λ^e."),
+        (lam ** (r + 1) / (1 - lam), f"this sums over every lag r, r + 1, r + 2, …; the arm's pulls are {K} steps "
+                                     f"apart: lags r, r + {K}, r + {2 * K}, …"),
+        (p["mu"] / K, "a share 1/K of μ is a guess, not the sum: write N − Ñ as a sum over the arm's pulls."),
+    ]
+
+
+def _pending_draw(d):
+    K = d.integer(2, 6)
+    return {"K": K, "mu": d.integer(3, 60), "r": d.integer(0, K - 1)}
+
+
+register(Exercise(
+    id="01.pending",
+    kind="derive",
+    stars=2,
+    minutes=15,
+    title="The weight still pending under round robin",
+    answer_name="pending",
+    stub=("# ✎ Exercise 1.2: the limit of N − Ñ as t → ∞, for YOUR numbers (derive it on paper first).\n"
+          "pending = ...\n"),
+    solution_code=lambda p: (f"lam = {p['mu']} / {p['mu'] + 1}                  # λ = μ/(1 + μ)\n"
+                             f"# lags r, r + K, r + 2K, …: N − Ñ = Σ_j P(D > r + jK) = Σ_j λ^(r + jK + 1)\n"
+                             f"pending = lam ** ({p['r']} + 1) / (1 - lam ** {p['K']})   # a geometric series\n"),
+    solution=_pending,
+    draw=_pending_draw,
+    default={"K": 3, "mu": 10, "r": 0},
+    accept=lambda p: separated(_pending(p), [v for v, _ in _pending_wrong(p)], 1e-3),
+    given=lambda p: (f"{p['K']} arms are played in turn (round robin) for a very long time, with geometric delays of "
+                     f"mean μ = {p['mu']} and no window. At the decision, this arm's most recent pull has lag "
+                     f"t − 1 − s = {p['r']}, the one before lag {p['r'] + p['K']}, and so on."),
+    grade=number_grader(_pending, rtol=1e-3, misconceptions=_pending_wrong, name="pending"),
+    hints=("Section 2, after Exercise 1.1: N − Ñ is the weight O still pending — each past pull counts for the "
+           "probability P(D > lag) that its news has not arrived yet.",
+           "P(D > e) = λ^(e+1) with λ = μ/(1 + μ), and the arm's lags are r, r + K, r + 2K, …: the sum is a "
+           "geometric series, Σ_j x^j = 1/(1 − x) for |x| < 1."),
+    explanation=lambda p: (f"N − Ñ = Σ_j P(D > r + jK) = Σ_j λ^(r + jK + 1) = λ^(r+1)/(1 − λ^K) = {_pending(p):.4f} "
+                           f"(λ = {_lam(p['mu']):.4f}). It does not grow with t: the recursion O ← λ(O + 1{{A_t = k}}) "
+                           "of Eq. (6) keeps exactly this weight up to date in O(1) per step. For an arm pulled at "
+                           "every step (K = 1) it is λ/(1 − λ) = μ, the mean delay."),
+    wrong_answers=lambda p: [v for v, _ in _pending_wrong(p)] + [0.0],
+))
+
+
+# ---------------------------------------------------------------- 1.3 predict: doubling the window (Section 4)
+_TAU_1000, _TAU_2000 = _tau(MEAN_DELAY, WINDOW), _tau(MEAN_DELAY, 2 * WINDOW)
+_RR_COST = float(np.mean(max(THETA_L) - np.asarray(THETA_L)))  # regret per step of round robin on θ_L
+
 register(Exercise(
     id="01.window",
     kind="predict",
-    title="Predict: double the window m",
+    stars=2,
+    minutes=5,
+    title="Double the window m",
     choices={
-        "both-shrink": "both shrink: a larger window shows more conversions",
+        "both-shrink": "both shrink",
         "discarding-grows": "Discarding KL-UCB's grows a lot; D-KLUCB's barely changes",
-        "both-grow": "both grow: with a longer window everybody waits longer",
+        "both-grow": "both grow",
         "dklucb-grows": "D-KLUCB's grows; Discarding KL-UCB's shrinks",
     },
     solution="discarding-grows",
     grade=choice_grader("discarding-grows", {
-        "both-shrink": "A larger window does show more conversions (τ_m rises from 0.86 to 0.98), but "
-                       "Discarding uses only pulls at least m steps old: for its first m = 2000 steps it has no "
-                       "index and plays round robin, 0.04 regret per step on θ_L.",
-        "discarding-grows": "Discarding plays round robin until its pulls are m steps old: with m = 2000 that "
-                            "is 0.04 × 2000 = 80 regret before it learns anything. D-KLUCB uses every pull from "
-                            "the start; τ_m rises from 0.86 to 0.98, so it sees a few more conversions and its "
-                            "regret barely moves (slightly down).",
+        "both-shrink": f"A larger window does show more conversions (τ_m rises from {_TAU_1000:.2f} to "
+                       f"{_TAU_2000:.2f}), but Discarding uses only pulls at least m steps old: for its first "
+                       f"m = {2 * WINDOW} steps it has no index and plays round robin, {_RR_COST:.2f} regret per step "
+                       "on θ_L.",
+        "discarding-grows": f"Discarding plays round robin until its pulls are m steps old: with m = {2 * WINDOW} "
+                            f"that is {_RR_COST:.2f} × {2 * WINDOW} = {_RR_COST * 2 * WINDOW:.0f} regret before it "
+                            "learns anything. D-KLUCB uses every pull from the start; τ_m rises from "
+                            f"{_TAU_1000:.2f} to {_TAU_2000:.2f}, so it sees a few more conversions and its regret "
+                            "barely moves.",
         "both-grow": "D-KLUCB does not wait: it divides by Ñ and uses every pull from the first step, so a longer "
                      "window only shows it more conversions.",
         "dklucb-grows": "It is the other way round: Discarding waits m steps before it has an index.",
     }),
-    hint=("Look again at Section 3 (The algorithms: Discarding uses only pulls at least m steps old) and at "
-          "Section 7 (Figure 2: what waiting costs)."),
-    explanation=("At the panel's μ = 500, θ_L, T = 2500, when m goes from 1000 to 2000: D-KLUCB's regret stays "
-                 "about 30 (30.2 → 29.5 over 60 runs), Discarding KL-UCB's goes from 44 to 83."),
+    hints=("Section 3 (The algorithms): which pulls does each policy use at step t, and what does Discarding do "
+           "before any pull is m steps old?",
+           f"Round robin on θ_L costs the mean gap, {_RR_COST:.2f} per step; τ_m = P(D ≤ m) changes little "
+           f"between m = {WINDOW} and {2 * WINDOW}."),
+    explanation="Move the window slider from 1000 to 2000 in the panel below and read the two curves at T.",
     wrong_answers=["both-shrink", "both-grow", "dklucb-grows"],
 ))
 
 
-# ---------------------------------------------------------------- implement: the D-UCB index (Section 4)
-def d_ucb_index(S, N, N_tilde, t):
-    """D-UCB's index (Section 5.2): θ̂ + sqrt(N/Ñ)·sqrt(β(t)/(2Ñ)), θ̂ = S/Ñ, β(t) = log t.
-
-    S, N, N_tilde have shape (runs, arms) and N_tilde > 0; t is the 1-based decision number.
-    """
-    theta_hat = S / N_tilde
-    return theta_hat + np.sqrt(N / N_tilde) * np.sqrt(np.log(t) / (2 * N_tilde))
-
-
-def _index_inputs(rng):
-    B, K = rng.integers(1, 6), rng.integers(2, 5)
-    N = rng.integers(1, 400, size=(B, K)).astype(float)
-    N_tilde = N * rng.uniform(0.05, 1.0, size=(B, K))
-    S = np.floor(N_tilde * rng.uniform(0, 0.6, size=(B, K)))
-    t = int(N.sum(axis=1).max()) + int(rng.integers(1, 50))
-    return S, N, N_tilde, t
+# ---------------------------------------------------------------- 1.4 implement: the D-KLUCB index (Section 3)
+def d_klucb_index(theta_hat, N_tilde, beta):
+    """D-KLUCB's index (Section 5.3): max{q ∈ [θ̂, 1] : Ñ·d_Pois(θ̂, q) ≤ β}, by bisection."""
+    def d_pois(p, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(p > 0, p * np.log(p / q), 0.0) + q - p
+    lo = np.minimum(theta_hat, 1.0)
+    hi = np.ones_like(lo)
+    top = N_tilde * d_pois(theta_hat, hi) <= beta
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        ok = N_tilde * d_pois(theta_hat, mid) <= beta
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+    return np.where(theta_hat >= 1, theta_hat, np.where(top, 1.0, lo))
 
 
-class StudentDelayedUCB(DelayedUCB):
-    """D-UCB whose index is the student's function (Ñ = 0 still gives +inf, as in delaylab's)."""
+_KL_CODE = '''def d_klucb_index(theta_hat, N_tilde, beta):
+    def d_pois(p, q):                                   # p log(p/q) + q − p, with 0·log 0 = 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(p > 0, p * np.log(p / q), 0.0) + q - p
+    lo = np.minimum(theta_hat, 1.0)                     # q = θ̂ is always allowed (d_Pois = 0)
+    hi = np.ones_like(lo)
+    top = N_tilde * d_pois(theta_hat, hi) <= beta       # q = 1 allowed: the index is 1
+    for _ in range(60):                                 # bisection: d_Pois(θ̂, q) grows with q ≥ θ̂
+        mid = (lo + hi) / 2
+        ok = N_tilde * d_pois(theta_hat, mid) <= beta
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+    return np.where(theta_hat >= 1, theta_hat, np.where(top, 1.0, lo))
+'''
+
+
+def _kl_inputs(rng):
+    B, K = int(rng.integers(1, 6)), int(rng.integers(2, 5))
+    N_tilde = rng.uniform(0.3, 600, size=(B, K))
+    theta_hat = rng.uniform(0, 0.9, size=(B, K)) * (rng.random((B, K)) > 0.15)  # some arms have seen nothing
+    if rng.random() < 0.3:
+        theta_hat[0, 0] = rng.uniform(1.0, 1.3)  # possible: Ñ < N
+    beta = float(np.log(rng.integers(2, 5000)))
+    return theta_hat, N_tilde, beta
+
+
+class StudentDelayedKLUCB(DelayedKLUCB):
+    """D-KLUCB whose index is the student's function (Ñ = 0 still gives +inf, as in delaylab's)."""
 
     def __init__(self, index_fn=None, delay=None, window=None, eps=0.0):
         self.index_fn = index_fn
@@ -118,89 +253,142 @@ class StudentDelayedUCB(DelayedUCB):
 
     @property
     def label(self):
-        return "your D-UCB"
+        return "your D-KLUCB"
 
-    def index(self, t):
-        n_tilde = self.count_.value()
+    def _index(self, theta, n_tilde, beta):
         seen = n_tilde > 0
         safe = np.where(seen, n_tilde, 1.0)
-        idx = run_student(self.index_fn, "d_ucb_index", n_tilde.shape, self.successes_.copy(), self.pulls_.copy(),
-                          safe, t + 1)
+        b = float(np.ravel(beta)[0]) if np.size(beta) == 1 else np.broadcast_to(beta, theta.shape).copy()
+        idx = run_student(self.index_fn, "d_klucb_index", theta.shape, theta.copy(), safe, b)
         return np.where(seen, idx, np.inf)
 
 
-def _d_ucb_race(fn):
+def _kl_race(fn):
     law = Geometric(mean=50)
-    env = Conversions(means=(0.5, 0.4, 0.3), delays=law, window=100)
-    return race_check(lambda: StudentDelayedUCB(fn, law, 100), lambda: DelayedUCB(law, 100), env)
+    env = Conversions(means=(0.3, 0.2, 0.1), delays=law, window=100)
+    return race_check(lambda: StudentDelayedKLUCB(fn, law, 100), lambda: DelayedKLUCB(law, 100), env)
 
 
 register(Exercise(
-    id="01.d-ucb-index",
+    id="01.d-klucb-index",
     kind="implement",
-    title="Implement the D-UCB index and race it",
-    answer_name="d_ucb_index",
-    stub=("def d_ucb_index(S, N, N_tilde, t):\n"
-          "    \"\"\"D-UCB's index for every run and arm (arrays of shape (runs, arms); N_tilde > 0).\n"
-          "    S: conversions seen, N: pulls, N_tilde: delay-corrected count Ñ, t: decision number (1, 2, …).\"\"\"\n"
-          "    # your code here: θ̂ = S / Ñ, then add the exploration width of Section 5.2 with β(t) = log t\n"
+    stars=3,
+    minutes=30,
+    title="The D-KLUCB index, raced in the live panel",
+    answer_name="d_klucb_index",
+    stub=("def d_klucb_index(theta_hat, N_tilde, beta):\n"
+          "    \"\"\"D-KLUCB's index for every run and arm: the largest q in [θ̂, 1] with Ñ·d_Pois(θ̂, q) ≤ β.\n"
+          "    theta_hat, N_tilde: arrays of shape (runs, arms), N_tilde > 0; beta: β(t) = log t, a number.\"\"\"\n"
+          "    # your code here (all runs and arms at once)\n"
           "    return ...\n"),
-    solution_code=("def d_ucb_index(S, N, N_tilde, t):\n"
-                   "    theta_hat = S / N_tilde\n"
-                   "    return theta_hat + np.sqrt(N / N_tilde) * np.sqrt(np.log(t) / (2 * N_tilde))\n"),
-    solution=d_ucb_index,
-    grade=function_grader(lambda S, N, N_tilde, t: delayed_ucb_index(S / N_tilde, N, N_tilde, np.log(t)),
-                          _index_inputs, simulate=_d_ucb_race),
-    hint=("Look again at Section 3 (The algorithms): the estimate divides by Ñ, not N, and the width "
-          "sqrt(β/(2Ñ)) is inflated by sqrt(N/Ñ) ≥ 1."),
-    explanation=("θ̂ = S/Ñ is unbiased because Ñ counts only the pulls that could have converted by now; "
-                 "the factor sqrt(N/Ñ) widens the interval while feedback is still on its way."),
+    solution_code=_KL_CODE,
+    solution=d_klucb_index,
+    grade=function_grader(lambda theta_hat, N_tilde, beta: klucb_poisson(theta_hat, N_tilde, beta),
+                          _kl_inputs, rtol=0, atol=1e-6, simulate=_kl_race, name="d_klucb_index"),
+    hints=("Section 3's table: the index is the largest q between θ̂ and 1 whose Poisson divergence from θ̂, "
+           "times Ñ, stays below β(t); above θ̂ that divergence grows with q, so the allowed q form an interval.",
+           "Bisection for all runs and arms at once: lo = θ̂ (always allowed), hi = 1 (check first whether q = 1 is "
+           "allowed); halve [lo, hi] about 50 times, keeping lo allowed. d_Pois(p, q) = p log(p/q) + q − p, with "
+           "0·log 0 = 0 when θ̂ = 0; where θ̂ ≥ 1 the index is θ̂."),
+    explanation=("Bisection works because q ↦ d_Pois(θ̂, q) is increasing on [θ̂, ∞): the set of allowed q is the "
+                 "interval [θ̂, index]. delaylab solves the same equation with three Newton steps "
+                 "(delaylab.indices.klucb_poisson); both agree to 1e-10. The Poisson divergence, not the Bernoulli "
+                 "one, is what Lemma 13 makes valid for sums of Bernoulli variables with different rates τθ."),
     wrong_answers=[
-        lambda S, N, N_tilde, t: np.zeros_like(S),
-        lambda S, N, N_tilde, t: S / N + np.sqrt(np.log(t) / (2 * N)),                   # UCB on raw counts
-        lambda S, N, N_tilde, t: S / N_tilde + np.sqrt(np.log(t) / (2 * N_tilde)),       # no sqrt(N/Ñ)
+        lambda theta_hat, N_tilde, beta: np.zeros_like(theta_hat),
+        lambda theta_hat, N_tilde, beta: klucb_bernoulli(np.minimum(theta_hat, 1.0), N_tilde, beta),  # Bernoulli
+        lambda theta_hat, N_tilde, beta: klucb_poisson(theta_hat, N_tilde, beta, upper=np.inf),       # no cap at 1
+        lambda theta_hat, N_tilde, beta: theta_hat + np.sqrt(beta / (2 * N_tilde)),                   # a UCB width
     ],
-    policy=lambda fn, delay, window: StudentDelayedUCB(fn, delay, window),
+    policy=lambda fn, delay, window: StudentDelayedKLUCB(fn, delay, window),
+    race_against="D-KLUCB",
 ))
 
 
-# ---------------------------------------------------------------- compute: Theorem 3's constant (Section 5)
-LB_THETA, LB_MEAN_DELAY, LB_WINDOW = (0.1, 0.05), 500, 1000
+# ---------------------------------------------------------------- 1.5 compute: Theorem 3's constant (Section 5)
+def _lb(p):
+    return bounds.censored_slope((p["best"], p["other"]), _tau(p["mu"], p["m"]))
 
 
-def lower_bound_answer() -> float:
-    """Σ_k (θ* − θ_k) / d(τ_m θ_k, τ_m θ*) for θ = (0.1, 0.05), geometric μ = 500, m = 1000."""
-    return bounds.censored_slope(LB_THETA, float(Geometric(LB_MEAN_DELAY).cdf(LB_WINDOW)))
+def _lb_wrong(p):
+    th, tm = (p["best"], p["other"]), _tau(p["mu"], p["m"])
+    gap = p["best"] - p["other"]
+    return [
+        (bounds.lai_robbins_slope(th), "that is Lai & Robbins' constant (Theorem 4, uncensored): with a window, only "
+                                       "a share τ_m of the conversions is ever seen, so the divergence is between "
+                                       "τ_mθ_k and τ_mθ*."),
+        (bounds.censored_slope(th, tm, paper_regret=True), "that is the paper's constant for its own regret L(T), "
+                                                           "whose terms carry a factor τ_m; the panel plots the "
+                                                           "pseudo-regret Σ Δ (no factor τ_m)."),
+        (gap / float(kl_bernoulli(tm * p["best"], tm * p["other"])), "the divergence's arguments are swapped: "
+                                                                     "d(τ_mθ_k, τ_mθ*), the suboptimal arm first."),
+        (1 / float(kl_bernoulli(tm * p["other"], tm * p["best"])), "that is the number of pulls per log T of the "
+                                                                   "suboptimal arm; the regret multiplies it by the "
+                                                                   f"gap Δ = {gap:g}."),
+    ]
 
 
-_TM = float(Geometric(LB_MEAN_DELAY).cdf(LB_WINDOW))
+def _lb_draw(d):
+    best = d.grid(0.08, 0.2, 0.01)
+    return {"best": best, "other": d.grid(0.02, round(best - 0.03, 2), 0.01), "mu": int(d.grid(100, 900, 50)),
+            "m": int(d.grid(100, 2000, 100))}
+
 
 register(Exercise(
     id="01.lower-bound",
     kind="compute",
-    title="Compute the constant of Theorem 3's lower bound",
+    stars=2,
+    minutes=12,
+    title="The constant of Theorem 3's lower bound",
     answer_name="slope_c",
-    stub=("# Two arms θ = (0.1, 0.05), geometric delays with mean μ = 500, window m = 1000.\n"
-          "# d(p, q) = p log(p/q) + (1 − p) log((1 − p)/(1 − q)) is the Bernoulli divergence (dl.indices.kl_bernoulli).\n"
-          "slope_c = ...   # c such that the regret of any uniformly efficient algorithm grows at least like c·log T\n"),
-    solution_code=("tau_m = dl.Geometric(mean=500).cdf(1000)           # P(D ≤ m) ≈ 0.865\n"
-                   "slope_c = (0.1 - 0.05) / dl.indices.kl_bernoulli(tau_m * 0.05, tau_m * 0.1)   # ≈ 3.50\n"),
-    solution=lower_bound_answer(),
-    grade=number_grader(lower_bound_answer, rtol=5e-3, misconceptions={
-        bounds.lai_robbins_slope(LB_THETA): "that is Lai & Robbins' constant (Theorem 4, uncensored): with a "
-            "window, only a share τ_m of the conversions is ever seen, so the divergence is between τ_mθ_k and τ_mθ*.",
-        bounds.censored_slope(LB_THETA, _TM, paper_regret=True): "that is the paper's constant for its own "
-            "regret L(T), whose terms carry a factor τ_m; the panel plots the pseudo-regret Σ Δ (no factor τ_m).",
-        0.05 / float(kl_bernoulli(_TM * 0.1, _TM * 0.05)): "the divergence's arguments are swapped: "
-            "d(τ_mθ_k, τ_mθ*), the suboptimal arm first.",
-        1 / float(kl_bernoulli(_TM * 0.05, _TM * 0.1)): "that is the number of pulls per log T of the "
-            "suboptimal arm; the regret multiplies it by the gap Δ = 0.05.",
-    }),
-    hint=("Look again at Section 5 (How hard is it? The lower bounds): Theorem 3 uses d(τ_mθ_k, τ_mθ*) and "
-          "each suboptimal pull costs the gap Δ_k."),
-    explanation=("τ_m = 1 − (500/501)^1001 ≈ 0.865, and c = Δ/d(τ_m·0.05, τ_m·0.1) ≈ 3.50, above the "
-                 "uncensored 2.99: censoring makes the problem harder. This is an asymptotic slope (T → ∞): at "
-                 "the panel's horizons the curves may lie below c·log T."),
-    wrong_answers=[bounds.lai_robbins_slope(LB_THETA), bounds.censored_slope(LB_THETA, _TM, paper_regret=True),
-                   0.05 / float(kl_bernoulli(_TM * 0.1, _TM * 0.05)), 0],
+    stub=("# ✎ Exercise 1.5: the constant c of Theorem 3 for YOUR numbers (shown above).\n"
+          "# dl.Geometric(mean=μ).cdf(m) gives τ_m; dl.indices.kl_bernoulli(p, q) the divergence d(p, q).\n"
+          "slope_c = ...\n"),
+    solution_code=lambda p: (f"tau_m = dl.Geometric(mean={p['mu']}).cdf({p['m']})      # P(D ≤ m) ≈ "
+                             f"{_tau(p['mu'], p['m']):.3f}\n"
+                             f"slope_c = ({p['best']} - {p['other']}) / dl.indices.kl_bernoulli(tau_m * {p['other']}, "
+                             f"tau_m * {p['best']})   # ≈ {_lb(p):.3f}\n"),
+    solution=_lb,
+    draw=_lb_draw,
+    default={"best": 0.1, "other": 0.05, "mu": MEAN_DELAY, "m": WINDOW},
+    accept=lambda p: separated(_lb(p), [v for v, _ in _lb_wrong(p)], 2e-3),
+    given=lambda p: (f"two arms θ = ({p['best']}, {p['other']}); geometric delays with mean μ = {p['mu']}; "
+                     f"window m = {p['m']}."),
+    grade=number_grader(_lb, rtol=2e-3, misconceptions=_lb_wrong, name="slope_c"),
+    hints=("Section 5 (the lower bounds): in the censored model (Theorem 3) the divergence is taken between the "
+           "scaled rates, and each suboptimal pull costs its gap.",
+           "c = Σ_k Δ_k / d(τ_mθ_k, τ_mθ*) with τ_m = P(D ≤ m), d the Bernoulli divergence, the suboptimal arm "
+           "first; here one suboptimal arm."),
+    explanation=lambda p: (f"τ_m = P(D ≤ {p['m']}) = {_tau(p['mu'], p['m']):.3f}, and c = Δ/d(τ_m·{p['other']}, "
+                           f"τ_m·{p['best']}) = {_lb(p):.3f}, above the uncensored "
+                           f"{bounds.lai_robbins_slope((p['best'], p['other'])):.3f}: censoring makes the problem "
+                           "harder. This is an asymptotic slope (T → ∞): at the panel's horizons the curves may lie "
+                           "below c·log T."),
+    wrong_answers=lambda p: [v for v, _ in _lb_wrong(p)] + [0.0],
+))
+
+
+# ---------------------------------------------------------------- 1.6 explain: why a window changes the difficulty
+_WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information, by an "
+               "amount that does not grow with T, so after log T-many pulls the learner knows as much as without "
+               "delays — an additive cost, invisible in the log T slope. With a window, a share 1 − τ_m of the "
+               "conversions is lost for good: each pull only tells about the rate τ_m·θ, and the rates τ_mθ_k and "
+               "τ_mθ* are closer in divergence than θ_k and θ*, so each suboptimal arm needs more pulls, "
+               "log T / d(τ_mθ_k, τ_mθ*).")
+
+register(Exercise(
+    id="01.why-window",
+    kind="explain",
+    stars=2,
+    minutes=8,
+    title="Why a window changes the asymptotic difficulty, and delays do not",
+    solution=_WHY_WINDOW,
+    points=("without a window, delays postpone the information but every conversion arrives",
+            "the postponement is a constant that does not grow with T (an additive cost)",
+            "with a window, a share 1 − τ_m of the conversions is lost for good: a pull tells only about τ_m·θ",
+            "scaled rates are harder to tell apart: more pulls, log T / d(τ_mθ_k, τ_mθ*)"),
+    hints=("Section 5: compare what a pull eventually tells the learner with and without a window.",
+           "Without a window: everything arrives, only later. With one: what fraction arrives, and what does the "
+           "divergence between the scaled rates do to the number of pulls needed?"),
+    wrong_answers=[],
 ))

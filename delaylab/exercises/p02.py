@@ -1,87 +1,199 @@
-"""Exercises of notebook 02: Manegueu, Vernade, Carpentier, Valko (2020), arm-dependent delays."""
+"""Exercises of notebook 02: Manegueu, Vernade, Carpentier, Valko (2020), arm-dependent delays.
+
+Every number a message states is computed here from delaylab; the compute and derive exercises
+draw their parameters from the student.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..laws import Pareto
-from ..policies.patient import PatientBandits, patient_index
+from ..papers.manegueu2020 import FIG45_MEANS, expected_observed_mean, looks_worse_until, pareto_arms
+from ..policies.patient import PatientBandits, log_term, patient_index
 from ..settings.bernoulli import Conversions
-from ._core import Exercise, choice_grader, function_grader, number_grader, register
+from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
 from .student import race_check, run_student
 
-# ---------------------------------------------------------------- predict: which arm looks best (Section 2)
+# ---------------------------------------------------------------- 2.1 predict: which arm looks best (Section 2)
+_ALPHAS = (1.0, 0.3)
+_AT = 100
+_SEEN = (expected_observed_mean(FIG45_MEANS, pareto_arms(_ALPHAS), np.array([_AT]))[0] / np.array(FIG45_MEANS))
+_LOOKS = _SEEN * np.array(FIG45_MEANS)
+_UNTIL = looks_worse_until(FIG45_MEANS, _ALPHAS)
+
 register(Exercise(
     id="02.looks-best",
     kind="predict",
-    title="Predict: which arm looks best at t = 100?",
+    stars=1,
+    minutes=4,
+    title=f"Which arm looks best at t = {_AT}?",
     choices={
-        "better": "arm 2 (μ = 0.8): the observed means estimate the true means",
-        "worse": "arm 1 (μ = 0.6): arm 2's conversions are still on their way",
-        "equal": "they look the same: both observed means are biased by the same amount",
-        "zero": "neither: no conversion is seen before the delays' means have passed",
+        "better": f"arm 2, the better one (μ = {FIG45_MEANS[1]})",
+        "worse": f"arm 1 (μ = {FIG45_MEANS[0]})",
+        "equal": "they look the same",
+        "zero": "neither, since no conversion has been seen yet",
     },
     solution="worse",
     grade=choice_grader("worse", {
         "better": "The observed mean divides the conversions seen by all the pulls, including those whose "
                   "conversion is still on its way: it is biased low, and more for the heavier tail.",
-        "worse": "Arm 2's Pareto(0.3) delays are heavy-tailed: at t = 100 only about 66% of its conversions "
-                 "have arrived, against 96% of arm 1's (α = 1), so 0.8 looks like 0.53 and 0.6 like 0.58. The "
-                 "better arm looks worse until about t = 300.",
-        "equal": "The bias depends on each arm's own delay law: arm 2's heavier tail (α = 0.3) hides many more "
-                 "of its conversions than arm 1's (α = 1).",
-        "zero": "A Pareto delay is often short (P(D ≤ 1) ≈ 0.19 even for α = 0.3): conversions trickle in from "
-                "the start. The mean delay of Pareto(0.3) is even infinite.",
+        "worse": f"Arm 2's Pareto(0.3) delays are heavy-tailed: at t = {_AT} only about {_SEEN[1]:.0%} of its "
+                 f"conversions have arrived, against {_SEEN[0]:.0%} of arm 1's (α = 1), so {FIG45_MEANS[1]} looks like "
+                 f"{_LOOKS[1]:.2f} and {FIG45_MEANS[0]} like {_LOOKS[0]:.2f}. The better arm looks worse until "
+                 f"t = {_UNTIL}.",
+        "equal": "The bias depends on each arm's own delay law: arm 2's heavier tail (α = 0.3) hides many more of "
+                 "its conversions than arm 1's (α = 1).",
+        "zero": f"A Pareto delay is often short (P(D ≤ 1) = {float(Pareto(0.3).cdf(1)):.2f} even for α = 0.3): "
+                "conversions trickle in from the start.",
     }),
-    hint="Look again at Section 2 (What the learner estimates: the observed mean, and its bias): E μ̂ = (μ/T_i)·Σ τ_i(lag).",
-    explanation="The expected observed means at t = 100 are about 0.58 (arm 1) and 0.53 (arm 2): see the figure.",
+    hints=("Section 2 (What the learner estimates): the observed mean divides the conversions seen so far by all "
+           "the pulls, and how many have been seen depends on each arm's own delays.",
+           "E μ̂_i(t) = μ_i times the average over arm i's pulls of τ_i(t − 1 − s): compare that share for a tail "
+           "index 1 and for 0.3."),
+    explanation=f"The expected observed means at t = {_AT} are {_LOOKS[0]:.2f} (arm 1) and {_LOOKS[1]:.2f} (arm 2): "
+                "see the figure below.",
     wrong_answers=["better", "equal", "zero"],
 ))
 
 
-# ---------------------------------------------------------------- compute: the bias of the observed mean (Section 2)
-BIAS_MEAN, BIAS_ALPHA, BIAS_PULLS = 0.8, 0.3, 10
+# ---------------------------------------------------------------- 2.2 compute: the bias of the observed mean (Section 2)
+def _lags(p):
+    return np.arange(p["n"])  # pulls at s = 1 … n, decision t = n + 1: lags t − 1 − s = n − s
 
 
-def bias_answer() -> float:
-    """μ − E μ̂(t) = (μ/T_i)·Σ_s P(D > t − 1 − s) for pulls s = 1 … 10 at t = 11 (lags 0 … 9)."""
-    lags = np.arange(BIAS_PULLS)
-    return float(BIAS_MEAN * Pareto(BIAS_ALPHA).sf(lags).mean())
+def _bias(p):
+    return float(p["mu"] * Pareto(p["alpha"]).sf(_lags(p)).mean())
 
 
-_LAGS = np.arange(BIAS_PULLS)
+def _bias_wrong(p):
+    law, lags, mu, a, n = Pareto(p["alpha"]), _lags(p), p["mu"], p["alpha"], p["n"]
+    return [
+        (float(law.sf(lags).mean()), "that is the share of conversions still on their way; the bias is μ times that "
+                                     "share (only pulls that convert can be missing)."),
+        (float(mu * law.sf(lags + 1).mean()), "the lags are off by one: at the decision of step t the learner knows "
+                                              "what was revealed by the end of step t − 1, so the lag of a pull at s "
+                                              f"is t − 1 − s (0 for the pull at s = {n})."),
+        (2 * n ** -min(a, 0.5), "that is Theorem 1's worst-case bound 2·T_i^(−(α∧1/2)), which holds for every law of "
+                                "Assumption 1; the bias of this arm is smaller."),
+        (float(mu * (1 - law.sf(lags).mean())), "that is E[μ̂], the observed mean itself; the bias is μ − E[μ̂]."),
+    ]
+
+
 register(Exercise(
     id="02.bias",
     kind="compute",
-    title="Compute the bias of the observed mean",
+    stars=2,
+    minutes=10,
+    title="The bias of the observed mean",
     answer_name="bias",
-    stub=("# Arm 2 of Figure 5: μ = 0.8, Pareto delays with α = 0.3: P(D > u) = (1 + u)^(−0.3) for u = 0, 1, 2, …\n"
-          "# It was pulled at every step s = 1, …, 10; the learner now decides step t = 11.\n"
-          "bias = ...   # μ − E[μ̂(11)]: how far below 0.8 the observed mean is on average\n"),
-    solution_code=("lags = np.arange(10)                       # t − 1 − s for s = 10, 9, …, 1\n"
-                   "bias = 0.8 * np.mean((1.0 + lags) ** -0.3)  # ≈ 0.520\n"),
-    solution=bias_answer(),
-    grade=number_grader(bias_answer, rtol=5e-3, misconceptions={
-        float(Pareto(BIAS_ALPHA).sf(_LAGS).mean()): "that is the share of conversions still on their way; the "
-            "bias is μ times that share (only pulls that convert can be missing).",
-        float(BIAS_MEAN * Pareto(BIAS_ALPHA).sf(_LAGS + 1).mean()): "the lags are off by one: at the decision "
-            "of step t the learner knows what was revealed by the end of step t − 1, so the lag of a pull at s is "
-            "t − 1 − s (from 0 for the pull at s = 10).",
-        2 * BIAS_PULLS ** -min(BIAS_ALPHA, 0.5): "that is Theorem 1's worst-case bound 2·T_i^(−(α∧1/2)), which "
-            "holds for every arm of Assumption 1; the bias of this arm is smaller.",
-        float(BIAS_MEAN * (1 - Pareto(BIAS_ALPHA).sf(_LAGS).mean())): "that is E[μ̂], the observed mean itself; "
-            "the bias is μ − E[μ̂].",
-    }),
-    hint=("Look again at Section 2 (What the learner estimates: the observed mean, and its bias): "
-          "μ − E μ̂ = (μ/T_i)·Σ_s P(D > t − 1 − s)."),
-    explanation=("Lags 0 … 9: μ − E μ̂ = 0.8 × mean((1 + u)^(−0.3)) ≈ 0.520, so μ̂ ≈ 0.28 on average after ten "
-                 "pulls — far below the other arm's 0.6 if its delays are short. Theorem 1's bound "
-                 "2·10^(−0.3) ≈ 1.0 is a worst case over all laws with this tail."),
-    wrong_answers=[0.6505, 0.4793, 1.0024, 0.2796, -0.52],
+    stub=("# ✎ Exercise 2.2: μ − E[μ̂] for YOUR numbers (shown above); numpy is fine.\n"
+          "bias = ...\n"),
+    solution_code=lambda p: (f"lags = np.arange({p['n']})                     # t − 1 − s for s = {p['n']}, …, 1\n"
+                             f"bias = {p['mu']} * np.mean((1.0 + lags) ** -{p['alpha']})   # ≈ {_bias(p):.4f}\n"),
+    solution=_bias,
+    draw=lambda d: {"mu": d.grid(0.5, 0.95, 0.01), "alpha": d.grid(0.15, 0.6, 0.01), "n": d.integer(6, 16)},
+    default={"mu": 0.8, "alpha": 0.3, "n": 10},
+    accept=lambda p: separated(_bias(p), [v for v, _ in _bias_wrong(p)], 1e-3),
+    given=lambda p: (f"an arm with μ = {p['mu']} and Pareto delays, P(D > u) = (1 + u)^(−{p['alpha']}) for "
+                     f"u = 0, 1, 2, …, was pulled at every step s = 1, …, {p['n']}; the learner now decides step "
+                     f"t = {p['n'] + 1}. By how much is its observed mean too low on average, μ − E[μ̂(t)]?"),
+    grade=number_grader(_bias, rtol=1e-3, misconceptions=_bias_wrong, name="bias"),
+    hints=("Section 2: the formula for E μ̂_i(t) — which share of the pulls can have shown their conversion by now?",
+           "μ − E μ̂ = (μ/T_i)·Σ_s P(D > t − 1 − s): here the lags are 0, 1, …, n − 1 and P(D > u) = (1 + u)^(−α)."),
+    explanation=lambda p: (f"Lags 0 … {p['n'] - 1}: μ − E μ̂ = {p['mu']} × mean((1 + u)^(−{p['alpha']})) = "
+                           f"{_bias(p):.4f}, so μ̂ ≈ {p['mu'] - _bias(p):.3f} on average after {p['n']} pulls. "
+                           f"Theorem 1's bound 2·{p['n']}^(−{min(p['alpha'], 0.5)}) = "
+                           f"{2 * p['n'] ** -min(p['alpha'], 0.5):.3f} is a worst case over all laws with this tail."),
+    wrong_answers=lambda p: [v for v, _ in _bias_wrong(p)] + [-_bias(p)],
 ))
 
 
-# ---------------------------------------------------------------- implement: Patient Bandits' index (Section 3)
+# ---------------------------------------------------------------- 2.3 derive: how fast the bias vanishes (Section 2)
+def _rate(p):
+    return p["mu"] / (1 - p["alpha"])
+
+
+def _rate_wrong(p):
+    mu, a = p["mu"], p["alpha"]
+    return [
+        (mu / a, "the integral of x^(−α) is x^(1−α)/(1 − α), not x^(1−α)/α."),
+        (1 / (1 - a), "only the pulls that convert can be missing: the bias carries the factor μ."),
+        (mu, "the sum Σ v^(−α) up to T grows like T^(1−α)/(1 − α): the factor 1/(1 − α) does not vanish."),
+        (mu * (1 - a), "the factor is 1/(1 − α), from the integral of x^(−α), not 1 − α."),
+    ]
+
+
+register(Exercise(
+    id="02.bias-rate",
+    kind="derive",
+    stars=3,
+    minutes=25,
+    title="How fast the bias of the observed mean vanishes",
+    answer_name="bias_limit",
+    stub=("# ✎ Exercise 2.3: the limit of T^α · (μ − E[μ̂(T)]) as T → ∞, for YOUR numbers (derive it first).\n"
+          "bias_limit = ...\n"),
+    solution_code=lambda p: ("# b(T) = (μ/T)·Σ_{v=1}^{T} v^(−α) and Σ_{v=1}^{T} v^(−α) ≈ T^(1−α)/(1 − α) (α < 1),\n"
+                             "# so T^α · b(T) → μ/(1 − α)\n"
+                             f"bias_limit = {p['mu']} / (1 - {p['alpha']})\n"),
+    solution=_rate,
+    draw=lambda d: {"mu": d.grid(0.3, 0.95, 0.01), "alpha": d.grid(0.1, 0.8, 0.01)},
+    default={"mu": 0.8, "alpha": 0.3},
+    accept=lambda p: separated(_rate(p), [v for v, _ in _rate_wrong(p)], 1e-3),
+    given=lambda p: (f"an arm with μ = {p['mu']} and Pareto delays, P(D > u) = (1 + u)^(−α) with α = {p['alpha']}, "
+                     f"is pulled at every step s = 1, …, T; b(T) = μ − E[μ̂] at the decision of step T + 1."),
+    grade=number_grader(_rate, rtol=1e-3, misconceptions=_rate_wrong, name="bias_limit"),
+    hints=("Section 2's formula for E μ̂_i(t), with every step a pull: b(T) is μ times the average of "
+           "P(D > lag) over the lags 0, …, T − 1.",
+           "With v = lag + 1, b(T) = (μ/T)·Σ_{v=1}^{T} v^(−α); compare the sum with ∫_1^T x^(−α) dx = "
+           "(T^(1−α) − 1)/(1 − α), then multiply by T^α and let T → ∞."),
+    explanation=lambda p: (f"T^α·b(T) → μ/(1 − α) = {_rate(p):.4f}. So the observed mean's bias vanishes like "
+                           f"T^(−α) = T^(−{p['alpha']}): for α < 1/2 more slowly than the statistical error "
+                           "T^(−1/2). That is why Theorem 1 pays 2·T_i^(−(α∧1/2)), and why tails with α < 1/2 "
+                           "change the rate of the regret (Theorems 3–4)."),
+    wrong_answers=lambda p: [v for v, _ in _rate_wrong(p)] + [0.0],
+))
+
+
+# ---------------------------------------------------------------- 2.4 predict: the choice of α̂ (Section 3)
+_FIG2_T = 3000
+_BIAS_AT_T = {a: 2 * _FIG2_T ** -min(a, 0.5) for a in (0.1, 0.5)}
+_DEV_AT_T = float(np.sqrt(2 * log_term(2, _FIG2_T) / _FIG2_T))
+
+register(Exercise(
+    id="02.alpha-hat",
+    kind="predict",
+    stars=2,
+    minutes=5,
+    title="The regret against the hyperparameter α̂",
+    choices={
+        "decreasing": "it decreases as α̂ grows",
+        "increasing": "it increases as α̂ grows",
+        "u-shaped": "it first decreases, then increases (lowest for an α̂ in between)",
+        "flat": "it does not depend on α̂",
+    },
+    solution="u-shaped",
+    grade=choice_grader("u-shaped", {
+        "decreasing": "Up to a point: beyond min α_i = 0.3 the bias term no longer covers the conversions of the "
+                      "heavier-tailed arm still on their way, and the index can trust a mean that is biased low.",
+        "increasing": "A small α̂ is valid for every tail, but it pays a bias term 2·T_i^(−α̂) that stays large for "
+                      "a long time: the policy keeps exploring the worse arm.",
+        "u-shaped": "Too small an α̂ over-pays the bias (more exploration), too large an α̂ under-pays it; the paper "
+                    "finds the bottom near α̂ = min α_i = 0.3. Figure 2 below measures how deep the U is.",
+        "flat": f"At T = {_FIG2_T} the bias term is still {_BIAS_AT_T[0.1]:.2f} after {_FIG2_T} pulls for α̂ = 0.1, "
+                f"against {_BIAS_AT_T[0.5]:.2f} for α̂ = 0.5 (and a deviation term of {_DEV_AT_T:.2f}): α̂ matters for "
+                "the whole horizon.",
+    }),
+    hints=("Section 3: what does the bias term 2·T_i^(−(α̂∧1/2)) do to exploration when α̂ is small, and what "
+           "happens when it is smaller than the bias the heavier tail really causes?",
+           "Two effects pull in opposite directions: a small α̂ explores too much, an α̂ above min α_i can trust "
+           "a mean that is biased low."),
+    explanation="Figure 2 below: the regret against α̂ ∈ [0.02, 0.5], all values on the same draws.",
+    wrong_answers=["decreasing", "increasing", "flat"],
+))
+
+
+# ---------------------------------------------------------------- 2.5 implement: Patient Bandits' index (Section 3)
 def patient_ucb(mu_hat, T_i, alpha, K, T):
     """Patient Bandits' UCB (Theorem 1): μ̂ + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−min(α, 1/2))."""
     deviation = np.sqrt(2 * np.log(2 * K * T**3) / T_i)
@@ -121,19 +233,21 @@ class StudentPatientBandits(PatientBandits):
 
 
 def _patient_race(fn):
-    env = Conversions((0.6, 0.8), delays=[Pareto(1.0), Pareto(0.3)])
+    env = Conversions(FIG45_MEANS, delays=pareto_arms(_ALPHAS))
     return race_check(lambda: StudentPatientBandits(fn, 0.3), lambda: PatientBandits(0.3), env, horizon=600)
 
 
 register(Exercise(
     id="02.patient-ucb",
     kind="implement",
-    title="Implement Patient Bandits' index and race it",
+    stars=2,
+    minutes=15,
+    title="Patient Bandits' index, raced in the live panel",
     answer_name="patient_ucb",
     stub=("def patient_ucb(mu_hat, T_i, alpha, K, T):\n"
           "    \"\"\"Patient Bandits' UCB for every run and arm (mu_hat, T_i: arrays of shape (runs, arms), T_i ≥ 1).\n"
           "    alpha: the tail index the policy assumes (α̂), K: number of arms, T: horizon.\"\"\"\n"
-          "    # your code here: the observed mean, plus the deviation term, plus the bias term of Theorem 1\n"
+          "    # your code here\n"
           "    return ...\n"),
     solution_code=("def patient_ucb(mu_hat, T_i, alpha, K, T):\n"
                    "    deviation = np.sqrt(2 * np.log(2 * K * T**3) / T_i)\n"
@@ -141,12 +255,15 @@ register(Exercise(
                    "    return mu_hat + deviation + bias\n"),
     solution=patient_ucb,
     grade=function_grader(lambda mu_hat, T_i, alpha, K, T: patient_index(mu_hat, T_i, alpha, K, T),
-                          _patient_inputs, simulate=_patient_race),
-    hint=("Look again at Section 3 (Patient Bandits: pay for the bias explicitly): the index adds to μ̂ the "
-          "deviation sqrt(2 log(2KT³)/T_i) and the bias 2·T_i^(−(α∧1/2)), with α∧1/2 = min(α, 1/2)."),
-    explanation=("The deviation term is the usual Hoeffding width at confidence 1/T³ per arm and round; the "
-                 "bias term pays, in the worst case allowed by Assumption 1, for the conversions still on their "
-                 "way. With α̂ ≥ 1/2 the bias term decays like the deviation term; below, it dominates."),
+                          _patient_inputs, simulate=_patient_race, name="patient_ucb"),
+    hints=("Section 3 (Patient Bandits: pay for the bias explicitly): the index is the observed mean plus two "
+           "terms, one for the random fluctuation and one for the conversions still on their way.",
+           "UCB_i = μ̂_i + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−(α∧1/2)), with α∧1/2 = min(α, 1/2); every operation "
+           "works on whole arrays."),
+    explanation=("The deviation term sqrt(2 log(2KT³)/T_i) is twice the two-sided Hoeffding width "
+                 "sqrt(log(2/δ)/(2T_i)) at δ = 1/(KT³); the bias term pays, in the worst case allowed by "
+                 "Assumption 1, for the conversions still on their way. With α̂ ≥ 1/2 the bias term decays like the "
+                 "deviation term; below, it dominates."),
     wrong_answers=[
         lambda mu_hat, T_i, alpha, K, T: np.zeros_like(mu_hat),
         lambda mu_hat, T_i, alpha, K, T: mu_hat + np.sqrt(2 * np.log(2 * K * T**3) / T_i),        # no bias term
@@ -155,33 +272,31 @@ register(Exercise(
         lambda mu_hat, T_i, alpha, K, T: mu_hat + np.sqrt(2 * np.log(T) / T_i) + 2 * T_i ** (-min(alpha, 0.5)),   # UCB1's log t
     ],
     policy=lambda fn, alpha_hat: StudentPatientBandits(fn, alpha_hat),
+    race_against="Patient Bandits",
 ))
 
 
-# ---------------------------------------------------------------- predict: the choice of α̂ (Section 5)
+# ---------------------------------------------------------------- 2.6 explain: why not divide by Ñ?
+_WHY_NOT_CORRECT = ("Dividing by Ñ needs each arm's delay law τ_i, to know how likely each pull's conversion is to "
+                    "have arrived. Here the laws differ across arms and are unknown, and they cannot be learnt from "
+                    "what is observed: an arm that always converts after an infinite delay and an arm that never "
+                    "converts look the same (the problem is not identifiable). Assumption 1 only bounds the tails, "
+                    "so Patient Bandits keeps the biased observed mean and adds to its index the largest bias the "
+                    "assumption allows, 2·T_i^(−(α∧1/2)): the index stays an upper confidence bound.")
+
 register(Exercise(
-    id="02.alpha-hat",
-    kind="predict",
-    title="Predict: regret against the hyperparameter α̂",
-    choices={
-        "decreasing": "it decreases with α̂: a larger α̂ means a smaller bias term, so less exploration",
-        "increasing": "it increases with α̂: a small α̂ is safe for every tail, so it is always best",
-        "u-shaped": "U-shaped: too small explores too much, too large under-pays the bias; lowest near min α_i",
-        "flat": "flat: α̂ only changes a term that vanishes as T_i grows",
-    },
-    solution="u-shaped",
-    grade=choice_grader("u-shaped", {
-        "decreasing": "Up to a point: beyond min α_i = 0.3 the bias term no longer covers the conversions of "
-                      "the heavier-tailed arm still on their way, and the index can trust a biased-low mean.",
-        "increasing": "A small α̂ is valid, but it pays a bias term 2·T_i^(−α̂) that stays large for a long time: "
-                      "the policy keeps exploring the worse arm.",
-        "u-shaped": "Too small an α̂ over-pays the bias (more exploration), too large under-pays it; the paper "
-                    "finds the bottom near α̂ = min α_i = 0.3. In our runs the U is shallow and its bottom flat "
-                    "between about 0.1 and 0.3.",
-        "flat": "At T = 3000 the bias term 2·T_i^(−α̂) is still large for small α̂ (0.9 after 3000 pulls for "
-                "α̂ = 0.1): it matters for the whole horizon.",
-    }),
-    hint="Look again at Section 3 (Patient Bandits: pay for the bias explicitly): the table of the deviation and bias terms.",
-    explanation="Figure 2 below: the regret against α̂ ∈ [0.02, 0.5], all values on the same draws.",
-    wrong_answers=["decreasing", "increasing", "flat"],
+    id="02.why-not-correct",
+    kind="explain",
+    stars=2,
+    minutes=8,
+    title="Why Patient Bandits cannot divide by Ñ",
+    solution=_WHY_NOT_CORRECT,
+    points=("Ñ needs each arm's delay law, which is unknown and differs across arms",
+            "the laws cannot be learnt from conversions alone (not identifiable)",
+            "Assumption 1 bounds the bias instead of removing it",
+            "the bias term keeps the index an upper confidence bound (optimistic)"),
+    hints=("Section 1 (why this is hard — identifiability) and Section 3: what does notebook 01's correction need "
+           "to know?",
+           "Ñ weights each pull by τ(lag). Which τ, here? And what does Assumption 1 give instead?"),
+    wrong_answers=[],
 ))

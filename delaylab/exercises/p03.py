@@ -2,7 +2,8 @@
 linear bandits with delayed, censored conversions.
 
 The formulas are those of :mod:`delaylab.policies.linear` (Theorem 1, Algorithm 1); the numbers
-come from its functions (``confidence_radius``, ``weighted_norms``) and from the delay laws.
+come from its functions (``confidence_radius``, ``weighted_norms``) and from the delay laws. The
+compute and derive exercises draw their parameters from the student.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 from ..laws import Geometric
 from ..policies.linear import OTFLinUCB, confidence_radius, weighted_norms
 from ..settings.linear import LinearConversions
-from ._core import Exercise, choice_grader, function_grader, number_grader, register
+from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
 from .student import race_check, run_student
 
 
@@ -20,91 +21,195 @@ def _zeros_index(theta_hat, v_inv, actions, f, delay_term):
     """A wrong answer (tests): all zeros."""
     return np.zeros(actions.shape[:2])
 
-# ---------------------------------------------------------------- predict: what θ̂ᵂ estimates
-_TAU_50 = float(Geometric(50).cdf(50))
+
+def _tau(mu, m) -> float:
+    return float(Geometric(mu).cdf(m))
+
+
+# ---------------------------------------------------------------- 3.1 predict: what θ̂ᵂ estimates
+_MU_E, _M_E = 50, 50
+_TAU_E = _tau(_MU_E, _M_E)
 
 register(Exercise(
     id="03.estimate-target",
     kind="predict",
+    stars=1,
+    minutes=4,
     title="Where does the windowed estimate go?",
     choices={
-        "theta": "to θ itself: least squares is consistent, the delays only slow it down",
-        "tau-theta": f"to τ_m·θ ≈ {_TAU_50:.2f}·θ: shorter than θ, in the same direction",
-        "zero": "to 0: with μ = m most conversions are never seen",
-        "beyond": "beyond θ: the window keeps only the fast, lucky conversions",
+        "theta": "to θ",
+        "tau-theta": "to a vector in the direction of θ, but shorter",
+        "zero": "to 0",
+        "beyond": "to a vector in the direction of θ, but longer",
     },
     solution="tau-theta",
     grade=choice_grader("tau-theta", {
-        "theta": "Every action enters V_t at once, but only the conversions that arrive within m steps enter "
-                 "B_t: on average a fraction τ_m of them. The estimate is shrunk by τ_m.",
+        "theta": "Every action enters V_t at once, but only the conversions that arrive within m steps enter B_t: "
+                 "on average a fraction τ_m of them. The estimate is shrunk by τ_m.",
         "tau-theta": f"Each action is in V_t, but it converts within the window only with probability "
-                     f"τ_m⟨A_s, θ⟩; θ̂ᵂ estimates τ_m·θ (here τ_m = P(D ≤ 50) = {_TAU_50:.3f}). It ranks the "
+                     f"τ_m⟨A_s, θ⟩: θ̂ᵂ estimates τ_m·θ (here τ_m = P(D ≤ {_M_E}) = {_TAU_E:.3f}). It ranks the "
                      "actions like θ, which is all a learner needs.",
-        "zero": f"With geometric delays of mean 50, τ_m = P(D ≤ 50) = {_TAU_50:.2f}: most conversions do "
-                "arrive within the window. The estimate is shrunk, not lost.",
-        "beyond": "The window discards conversions, it never adds any: B_t has fewer terms than without "
-                  "censoring, so the estimate is shorter than θ, not longer.",
+        "zero": f"With geometric delays of mean {_MU_E}, τ_m = P(D ≤ {_M_E}) = {_TAU_E:.2f}: most conversions do arrive "
+                "within the window. The estimate is shrunk, not lost.",
+        "beyond": "The window discards conversions, it never adds any: B_t has fewer terms than without censoring, so "
+                  "the estimate is shorter than θ, not longer.",
     }),
-    hint="Read Section 2 again: which sum contains all past actions (V_t), which only the conversions seen within m steps (B_t)?",
-    explanation="θ̂ᵂ_t = V_t⁻¹B_t with every action in V_t and only the conversions seen within m steps in "
-                "B_t: it converges to τ_m·θ, τ_m = P(D ≤ m).",
+    hints=("Which sum contains every past action (V_t), and which only the conversions seen within m steps (B_t)?",
+           "A conversion counts in B_t only if it arrives within m steps: with probability τ_m = P(D ≤ m)."),
+    explanation="θ̂ᵂ_t = V_t⁻¹B_t with every action in V_t and only the conversions seen within m steps in B_t: "
+                "it converges to τ_m·θ, τ_m = P(D ≤ m).",
     wrong_answers=["theta", "zero", "beyond"],
 ))
 
 
-# ---------------------------------------------------------------- compute: the width along an action
-WIDTH_V = np.array([[41.0, 12.0], [12.0, 26.0]])
-WIDTH_A = np.array([0.6, 0.8])
-WIDTH_T, WIDTH_DELTA, WIDTH_LAM, WIDTH_DELAY_TERM = 200, 0.1, 1.0, 2.4
+# ---------------------------------------------------------------- 3.2 compute: the width along an action
+_ACTIONS_2D = [(0.6, 0.8), (0.8, 0.6), (1.0, 0.0), (0.0, 1.0), (0.28, 0.96), (0.96, 0.28)]
 
 
-def _width_parts():
-    f = float(confidence_radius(WIDTH_T, 2, WIDTH_LAM, WIDTH_DELTA))
-    norm = float(weighted_norms(WIDTH_A[None, None, :], np.linalg.inv(WIDTH_V)[None])[0, 0])
-    return f, norm
+def _width_parts(p):
+    V, a = np.asarray(p["V"], dtype=float), np.asarray(p["a"], dtype=float)
+    f = float(confidence_radius(p["t"], 2, p["lam"], p["delta"]))
+    norm = float(weighted_norms(a[None, None, :], np.linalg.inv(V)[None])[0, 0])
+    return f, norm, V, a
 
 
-def width_answer() -> float:
-    """α_{t,δ}‖a‖_{V⁻¹} with α = 2f_{t,δ} + (delay term)."""
-    f, norm = _width_parts()
-    return (2 * f + WIDTH_DELAY_TERM) * norm
+def _width(p):
+    f, norm, _, _ = _width_parts(p)
+    return (2 * f + p["delay_term"]) * norm
+
+
+def _width_wrong(p):
+    f, norm, V, a = _width_parts(p)
+    dt = p["delay_term"]
+    return [
+        (2 * f * norm, "you left out the delay term: α_{t,δ} = 2f_{t,δ} + Σ‖A_s‖, and the sum is the price of the "
+                       "delays."),
+        ((f + dt) * norm, "α_{t,δ} has 2f_{t,δ}, not f_{t,δ}."),
+        ((2 * f + dt) * float(np.sqrt(a @ V @ a)), "the norm is taken in V⁻¹ (the ellipse is narrow where V is "
+                                                   "large), not in V."),
+        ((2 * f + dt) * norm ** 2, "‖a‖ in V⁻¹ is the square root of aᵀV⁻¹a."),
+    ]
+
+
+def _width_draw(d):
+    a, b, c = d.integer(20, 60), d.integer(-12, 15), d.integer(15, 50)
+    return {"V": ((a, b), (b, c)), "a": d.choice(_ACTIONS_2D),
+            "t": d.integer(100, 600), "delta": d.choice([0.05, 0.1, 0.2]), "lam": d.choice([0.5, 1.0, 2.0]),
+            "delay_term": d.grid(1.0, 4.0, 0.1)}
 
 
 register(Exercise(
     id="03.width",
     kind="compute",
+    stars=2,
+    minutes=12,
     title="The width of the confidence ellipse along one action",
     answer_name="width",
-    stub=("# d = 2, λ = 1, δ = 0.1, paper's round t = 200,\n"
-          "# V = [[41, 12], [12, 26]], a = (0.6, 0.8), and the delay term Σ_{s=t−m}^{t−1} ‖A_s‖ in V⁻¹ equals 2.4.\n"
-          "# width = α_{t,δ} · ‖a‖ in V⁻¹ (numpy is available as np)\n"
+    stub=("# ✎ Exercise 3.2: the width α_{t,δ}·‖a‖ in V⁻¹ for YOUR numbers (shown above); numpy is np.\n"
           "width = ...\n"),
-    solution_code=("V = np.array([[41.0, 12.0], [12.0, 26.0]])\n"
-                   "a = np.array([0.6, 0.8])\n"
-                   "d, lam, delta, t = 2, 1.0, 0.1, 200\n"
-                   "f = np.sqrt(lam) + np.sqrt(2 * np.log(1 / delta) + d * np.log((d * lam + t) / (d * lam)))\n"
-                   "alpha = 2 * f + 2.4\n"
-                   "width = alpha * np.sqrt(a @ np.linalg.solve(V, a))\n"),
-    solution=width_answer(),
-    grade=number_grader(width_answer, rtol=2e-3, misconceptions={
-        (lambda: 2 * _width_parts()[0] * _width_parts()[1]): "you left out the delay term: α_{t,δ} = 2f_{t,δ} "
-                                                            "+ Σ‖A_s‖, and the sum is the price of the delays.",
-        (lambda: (_width_parts()[0] + WIDTH_DELAY_TERM) * _width_parts()[1]): "α_{t,δ} has 2f_{t,δ}, not f_{t,δ}.",
-        (lambda: (2 * _width_parts()[0] + WIDTH_DELAY_TERM) * float(np.sqrt(WIDTH_A @ WIDTH_V @ WIDTH_A))):
-            "the norm is taken in V⁻¹ (the ellipse is narrow where V is large), not in V.",
-        (lambda: (2 * _width_parts()[0] + WIDTH_DELAY_TERM) * _width_parts()[1] ** 2):
-            "‖a‖ in V⁻¹ is the square root of aᵀV⁻¹a.",
-    }),
-    hint=("Section 3 of the notebook: α_{t,δ} = 2f_{t,δ} + Σ_{s=t−m}^{t−1}‖A_s‖ in V_t⁻¹, f_{t,δ} from "
-          "Section 2, and ‖a‖ in V⁻¹ = sqrt(aᵀV⁻¹a)."),
-    explanation=(f"f = √λ + sqrt(2 log(1/δ) + d log((dλ + t)/(dλ))) = {_width_parts()[0]:.3f}, so α = 2f + 2.4 = "
-                 f"{2 * _width_parts()[0] + 2.4:.3f}; ‖a‖ in V⁻¹ = {_width_parts()[1]:.4f}: the width is their "
-                 f"product, {width_answer():.4f}."),
-    wrong_answers=[2 * _width_parts()[0] * _width_parts()[1], (_width_parts()[0] + 2.4) * _width_parts()[1], 0.0],
+    solution_code=lambda q: (
+        f"V = np.array([[{q['V'][0][0]}, {q['V'][0][1]}], [{q['V'][1][0]}, {q['V'][1][1]}]])\n"
+        f"a = np.array([{q['a'][0]}, {q['a'][1]}])\n"
+        f"d, lam, delta, t = 2, {q['lam']}, {q['delta']}, {q['t']}\n"
+        "f = np.sqrt(lam) + np.sqrt(2 * np.log(1 / delta) + d * np.log((d * lam + t) / (d * lam)))\n"
+        f"alpha = 2 * f + {q['delay_term']}                 # + the delay term\n"
+        "width = alpha * np.sqrt(a @ np.linalg.solve(V, a))   # ‖a‖ in V⁻¹ = sqrt(aᵀV⁻¹a)\n"),
+    solution=_width,
+    draw=_width_draw,
+    default={"V": ((41, 12), (12, 26)), "a": (0.6, 0.8), "t": 200, "delta": 0.1, "lam": 1.0, "delay_term": 2.4},
+    accept=lambda p: separated(_width(p), [v for v, _ in _width_wrong(p)], 2e-3),
+    given=lambda q: (
+        f"d = 2, λ = {q['lam']:g}, δ = {q['delta']}, the paper's round t = {q['t']}; "
+        f"V = [[{q['V'][0][0]}, {q['V'][0][1]}], [{q['V'][1][0]}, {q['V'][1][1]}]], a = ({q['a'][0]}, "
+        f"{q['a'][1]}), and the delay term Σ_{{s=t−m}}^{{t−1}} ‖A_s‖ in V⁻¹ equals {q['delay_term']}."),
+    grade=number_grader(_width, rtol=2e-3, misconceptions=_width_wrong, name="width"),
+    hints=("Sections 2 and 3: the width is the factor α_{t,δ} of OTFLinUCB's index times the norm of a in V⁻¹.",
+           "α_{t,δ} = 2f_{t,δ} + (delay term), f_{t,δ} = √λ + sqrt(2 log(1/δ) + d log((dλ + t)/(dλ))), and "
+           "‖a‖ in V⁻¹ = sqrt(aᵀV⁻¹a) (np.linalg.solve(V, a) gives V⁻¹a)."),
+    explanation=lambda q: (
+        f"f = √λ + sqrt(2 log(1/δ) + d log((dλ + t)/(dλ))) = {_width_parts(q)[0]:.3f}, so α = 2f + "
+        f"{q['delay_term']} = {2 * _width_parts(q)[0] + q['delay_term']:.3f}; ‖a‖ in V⁻¹ = {_width_parts(q)[1]:.4f}: "
+        f"the width is their product, {_width(q):.4f}."),
+    wrong_answers=lambda p: [v for v, _ in _width_wrong(p)] + [0.0],
 ))
 
 
-# ---------------------------------------------------------------- implement: OTFLinUCB's index
+# ---------------------------------------------------------------- 3.3 derive: what the estimate's mean is
+_U = 2 ** -0.5
+
+
+def _gram(p):
+    n1, n2, n3 = p["counts"]
+    return np.array([[n1 + n3 / 2, n3 / 2], [n3 / 2, n2 + n3 / 2]])
+
+
+def _target(p):
+    G = _gram(p)
+    V = G + p["lam"] * np.eye(2)
+    return _tau(p["mu"], p["m"]) * np.linalg.solve(V, G @ np.asarray(p["theta"], dtype=float))
+
+
+def _target_wrong(p):
+    G, theta, tm = _gram(p), np.asarray(p["theta"], dtype=float), _tau(p["mu"], p["m"])
+    V = G + p["lam"] * np.eye(2)
+    return [
+        (tm * theta, "that is τ_m·θ, the limit as t → ∞; at finite t the regulariser λI shrinks the estimate "
+                     "too: E θ̂ᵂ = τ_m·V⁻¹(V − λI)θ."),
+        (np.linalg.solve(V, G @ theta), "that is ridge regression without censoring: only a share τ_m = P(D ≤ m) of "
+                                        "the conversions is counted in B_t."),
+        (_tau(p["mu"], p["m"] - 1) * np.linalg.solve(V, G @ theta), "τ_m = P(D ≤ m) = 1 − λ^(m+1) for the "
+                                                                   "geometric law; this uses P(D ≤ m − 1)."),
+        (theta, "θ itself: least squares with censored conversions does not estimate θ."),
+    ]
+
+
+def _far(x, others, rtol):
+    return all(np.max(np.abs(np.asarray(x) - np.asarray(o)) / np.maximum(np.abs(np.asarray(x)), 1e-9)) > 3 * rtol
+               for o in others)
+
+
+register(Exercise(
+    id="03.ridge-target",
+    kind="derive",
+    stars=3,
+    minutes=25,
+    title="The mean of the windowed estimate at a finite time",
+    answer_name="mean_estimate",
+    stub=("# ✎ Exercise 3.3: E[θ̂ᵂ_t] for YOUR numbers (shown above), two numbers: derive the formula first.\n"
+          "mean_estimate = ...\n"),
+    solution_code=lambda p: (
+        f"tau_m = 1 - ({p['mu']} / {p['mu'] + 1}) ** ({p['m']} + 1)          # P(D ≤ m), geometric law\n"
+        f"A = np.array([[1, 0]] * {p['counts'][0]} + [[0, 1]] * {p['counts'][1]} + [[2 ** -0.5, 2 ** -0.5]] * "
+        f"{p['counts'][2]})\n"
+        "G = A.T @ A                                          # Σ A_s A_sᵀ\n"
+        f"V = G + {p['lam']:g} * np.eye(2)                     # V_t = Σ A_s A_sᵀ + λI\n"
+        f"theta = np.array([{p['theta'][0]}, {p['theta'][1]}])\n"
+        "mean_estimate = tau_m * np.linalg.solve(V, G @ theta)   # E[B_t] = τ_m·G θ, E θ̂ᵂ = V⁻¹ E[B_t]\n"),
+    solution=_target,
+    draw=lambda d: {"counts": (d.integer(2, 30), d.integer(2, 30), d.integer(2, 30)), "lam": d.choice([1.0, 2.0, 5.0]),
+                    "theta": (d.grid(0.1, 0.7, 0.05), d.grid(0.1, 0.7, 0.05)), "mu": d.integer(20, 200),
+                    "m": int(d.grid(20, 300, 10))},
+    default={"counts": (10, 5, 8), "lam": 1.0, "theta": (0.6, 0.3), "mu": 50, "m": 50},
+    accept=lambda p: _far(_target(p), [v for v, _ in _target_wrong(p)], 2e-3),
+    given=lambda p: (f"d = 2 and λ = {p['lam']:g}. The learner has played e₁ = (1, 0) {p['counts'][0]} times, "
+                     f"e₂ = (0, 1) {p['counts'][1]} times and u = (1/√2, 1/√2) {p['counts'][2]} times, all more than "
+                     f"m steps ago; θ = ({p['theta'][0]}, {p['theta'][1]}); delays are geometric with mean "
+                     f"μ = {p['mu']}; the window is m = {p['m']}. Give E[θ̂ᵂ_t] as two numbers, e.g. "
+                     "np.array([x, y])."),
+    grade=number_grader(_target, rtol=2e-3, shape=(2,), misconceptions=_target_wrong, name="mean_estimate"),
+    hints=("Section 2: θ̂ᵂ_t = V_t⁻¹B_t, V_t holds every action and λI, B_t only the conversions seen within m "
+           "steps; the actions are fixed, so take the expectation of B_t alone.",
+           "For a pull more than m steps old, E[Ỹ_s] = P(D ≤ m)·⟨A_s, θ⟩, so E[B_t] = τ_m·(Σ A_s A_sᵀ)θ = "
+           "τ_m(V_t − λI)θ; then E θ̂ᵂ_t = V_t⁻¹ E[B_t]."),
+    explanation=lambda p: (f"E[θ̂ᵂ_t] = τ_m·V_t⁻¹(V_t − λI)θ = ({_target(p)[0]:.4f}, {_target(p)[1]:.4f}), with "
+                           f"τ_m = {_tau(p['mu'], p['m']):.4f}. Two shrinkages: τ_m, which stays (the window loses "
+                           "conversions for good), and V_t⁻¹(V_t − λI) = I − λV_t⁻¹, the ridge bias, which vanishes as "
+                           "the actions pile up in V_t. The limit is τ_m·θ."),
+    wrong_answers=lambda p: [v for v, _ in _target_wrong(p)] + [np.zeros(2)],
+))
+
+
+# ---------------------------------------------------------------- 3.4 implement: OTFLinUCB's index
 def otf_index(theta_hat, v_inv, actions, f, delay_term):
     """OTFLinUCB's index ⟨a, θ̂ᵂ⟩ + (2f + delay term)·‖a‖ in V⁻¹ for every run and action (Algorithm 1)."""
     mean = np.einsum("bkd,bd->bk", actions, theta_hat)
@@ -157,25 +262,30 @@ def _otf_race(fn):
 register(Exercise(
     id="03.otf-index",
     kind="implement",
-    title="Implement OTFLinUCB's index and race it",
+    stars=2,
+    minutes=20,
+    title="OTFLinUCB's index, raced in the live panel",
     answer_name="otf_index",
     stub=("def otf_index(theta_hat, v_inv, actions, f, delay_term):\n"
           "    \"\"\"OTFLinUCB's index for every run and action: an array of shape (runs, K).\n"
           "    theta_hat (runs, d): θ̂ᵂ_t; v_inv (runs, d, d): V_t⁻¹; actions (runs, K, d): the round's actions;\n"
           "    f (runs,): f_{t,δ}; delay_term (runs,): Σ_{s=t−m}^{t−1} ‖A_s‖ in V_t⁻¹.\"\"\"\n"
-          "    # your code here: ⟨a, θ̂ᵂ⟩ + α_{t,δ}·‖a‖ in V⁻¹ (np.einsum or @ help with the batch axis)\n"
+          "    # your code here (all runs at once)\n"
           "    return ...\n"),
     solution_code=("def otf_index(theta_hat, v_inv, actions, f, delay_term):\n"
                    "    mean = np.einsum(\"bkd,bd->bk\", actions, theta_hat)\n"
                    "    norm = np.sqrt(np.einsum(\"bkd,bde,bke->bk\", actions, v_inv, actions))\n"
                    "    return mean + (2 * f + delay_term)[:, None] * norm\n"),
     solution=otf_index,
-    grade=function_grader(_reference_index, _index_inputs, rtol=1e-8, atol=1e-10, simulate=_otf_race),
-    hint=("Section 3 of the notebook: the index is ⟨a, θ̂ᵂ_t⟩ + α_{t,δ}‖a‖ in V_t⁻¹ with "
-          "α_{t,δ} = 2f_{t,δ} + Σ‖A_s‖ (Eq. 6), and ‖a‖ in V⁻¹ = sqrt(aᵀV⁻¹a)."),
-    explanation=("The mean ⟨a, θ̂ᵂ⟩ estimates τ_m⟨a, θ⟩; the bonus is the half-width of the confidence "
-                 "ellipse along a. Its factor has two parts: 2f_{t,δ}, the usual least-squares radius, and the "
-                 "delay term, the price of the m last actions whose conversions may still come."),
+    grade=function_grader(_reference_index, _index_inputs, rtol=1e-8, atol=1e-10, simulate=_otf_race,
+                          name="otf_index"),
+    hints=("Section 3 (Algorithm 1): the index of an action is its estimated mean plus the half-width of the "
+           "confidence ellipse along it.",
+           "⟨a, θ̂ᵂ_t⟩ + α_{t,δ}·sqrt(aᵀV_t⁻¹a) with α_{t,δ} = 2f_{t,δ} + delay term, for every run b and action k: "
+           "np.einsum (or @ with a batch axis) computes aᵀθ̂ and aᵀV⁻¹a for all of them."),
+    explanation=("The mean ⟨a, θ̂ᵂ⟩ estimates τ_m⟨a, θ⟩; the bonus is the half-width of the confidence ellipse "
+                 "along a. Its factor has two parts: 2f_{t,δ}, the least-squares radius, and the delay term, the price "
+                 "of the m last actions whose conversions may still come."),
     wrong_answers=[
         _zeros_index,
         lambda theta_hat, v_inv, actions, f, delay_term: (               # no delay term
@@ -189,31 +299,67 @@ register(Exercise(
             + (2 * f + delay_term)[:, None] * np.einsum("bkd,bde,bke->bk", actions, v_inv, actions)),
     ],
     policy=lambda fn, window, delta=0.1, lam=1.0, width="exact": StudentOTFLinUCB(fn, window, delta, lam, width),
+    race_against="OTFLinUCB",
 ))
 
 
-# ---------------------------------------------------------------- predict: shrinking the window
+# ---------------------------------------------------------------- 3.5 predict: shrinking the window
+_MU_S, _M_FROM, _M_TO = 100, 100, 20
+_TAU_FROM, _TAU_TO = _tau(_MU_S, _M_FROM), _tau(_MU_S, _M_TO)
+
 register(Exercise(
     id="03.small-window",
     kind="predict",
+    stars=2,
+    minutes=5,
     title="Shrink the window below the mean delay",
     choices={
-        "lower": "lower: the delay term sums fewer norms (m instead of 100), so OTFLinUCB explores less",
-        "higher": "higher: τ_m drops from 0.63 to 0.18, the signal θ̂ᵂ ≈ τ_m·θ is much weaker",
-        "same": "about the same: the window only changes constants",
+        "lower": "lower",
+        "higher": "higher",
+        "same": "about the same",
     },
     solution="higher",
     grade=choice_grader("higher", {
-        "lower": "The delay term does shrink, but the estimate now converges to τ_m·θ with τ_m = P(D ≤ 20) ≈ "
-                 "0.18: the gaps between actions are 3.5 times smaller while f_{t,δ} is unchanged. Learning "
-                 "slows down: the regret at T is higher.",
-        "higher": "With m = 20 only 18% of the conversions are ever counted; the differences "
-                  "between actions shrink by τ_m while the 2f_{t,δ} part of the width stays: learning slows down.",
-        "same": "τ_m multiplies the signal: 0.63 at m = 100, 0.18 at m = 20 (geometric delays, mean 100). "
-                "That is not a constant the learner can ignore.",
+        "lower": f"The delay term does shrink, but the estimate now converges to τ_m·θ with τ_m = P(D ≤ {_M_TO}) = "
+                 f"{_TAU_TO:.3f}: the gaps between actions are {_TAU_FROM / _TAU_TO:.2f} times smaller while f_{{t,δ}} "
+                 "is unchanged. Learning slows down: the regret at T is higher.",
+        "higher": f"With m = {_M_TO} only {_TAU_TO:.1%} of the conversions are ever counted (against {_TAU_FROM:.1%} "
+                  f"with m = {_M_FROM}); the differences between actions shrink by that factor while the 2f_{{t,δ}} part "
+                  "of the width stays: learning slows down.",
+        "same": f"τ_m multiplies the signal: {_TAU_FROM:.3f} at m = {_M_FROM}, {_TAU_TO:.3f} at m = {_M_TO} (geometric "
+                f"delays, mean {_MU_S}). That is not a constant the learner can ignore.",
     }),
-    hint="Compare τ_m = P(D ≤ m) at m = 100 and m = 20 (the status line of the panel prints it) with what the delay term saves.",
-    explanation="A smaller window trims the delay term but throws away most conversions: the signal τ_m·θ "
-                "weakens while 2f_{t,δ} does not, so the regret at T grows.",
+    hints=("Two things depend on m: the delay term of the width, and the share τ_m of conversions that are counted "
+           "at all.",
+           f"Compare τ_m = P(D ≤ m) at m = {_M_FROM} and m = {_M_TO} for a mean delay of {_MU_S} with what a smaller "
+           "delay term saves."),
+    explanation="A smaller window trims the delay term but throws away most conversions: the signal τ_m·θ weakens "
+                "while 2f_{t,δ} does not, so the regret at T grows.",
     wrong_answers=["lower", "same"],
+))
+
+
+# ---------------------------------------------------------------- 3.6 explain: why the last m actions
+_WHY_LAST_M = ("Only the conversions of the last m actions can still arrive and be counted: an action more than m "
+               "steps old has either shown its conversion within the window or never will be counted (the learner "
+               "ignores what comes later), so its contribution to B_t is final and its censoring is the same factor "
+               "τ_m for every action — which estimating τ_m·θ instead of θ absorbs. For the last m actions B_t may "
+               "still miss conversions that will count: that bias points along those actions, and it is bounded by "
+               "their norms in V_t⁻¹, hence the sum of the last m norms in the width.")
+
+register(Exercise(
+    id="03.why-last-m",
+    kind="explain",
+    stars=2,
+    minutes=8,
+    title="Why the width pays for the last m actions only",
+    solution=_WHY_LAST_M,
+    points=("an action older than m steps is final: its conversion was counted or never will be",
+            "the censoring of older actions is a common factor τ_m, absorbed by estimating τ_m·θ",
+            "the last m actions may still get conversions that will count: B_t misses them for now",
+            "that missing part biases the estimate along those actions, at most their norms in V_t⁻¹"),
+    hints=("Section 2: which actions' conversions can still change B_t, and which are settled for good?",
+           "Think of an action 2m steps old and one m/2 steps old: what can still happen to each, and what does "
+           "estimating τ_m·θ instead of θ already take into account?"),
+    wrong_answers=[],
 ))

@@ -2,17 +2,19 @@
 aggregated, anonymous feedback.
 
 The phase sizes are our *reconstruction* (the paper's equations were lost in our copy; see
-docs/readings.md and :mod:`delaylab.policies.odaaf`): the exercises say so.
+docs/readings.md and :mod:`delaylab.policies.odaaf`). The two derivations (the leak between
+blocks, the bias of a block's mean) hold for any phase sizes; they draw their parameters from the
+student.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..laws import Uniform
-from ..policies.odaaf import ODAAF, _size, _tolerance, odaaf_sizes, survivors
+from ..laws import Geometric, Poisson, Uniform
+from ..policies.odaaf import ODAAF, survivors
 from ..settings.bernoulli import AggregatedAnonymous
-from ._core import Exercise, choice_grader, function_grader, number_grader, register
+from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
 from .student import race_check, run_student
 
 
@@ -20,96 +22,145 @@ def _zeros_survivors(means, active, tolerance):
     """A wrong answer (tests): all zeros."""
     return np.zeros(means.shape, dtype=bool)
 
-# ---------------------------------------------------------------- compute: the leak from the previous block
-LEAK_THETA, LEAK_LAW = 0.6, Uniform(0, 20)
+
+# ---------------------------------------------------------------- 4.1 derive: the leak from the previous block
+def _law(p):
+    kind, v = p["law"]
+    return {"uniform": lambda: Uniform(0, v), "geometric": lambda: Geometric(mean=v), "poisson": lambda: Poisson(v)}[kind]()
 
 
-def leak_answer() -> float:
-    """θ_prev · Σ_{k ≥ 0} P(τ > k) = θ_prev · E[τ] rewards of the previous arm arrive in the next block."""
-    return LEAK_THETA * float(LEAK_LAW.mean)
+def _law_text(p):
+    kind, v = p["law"]
+    return {"uniform": f"uniform on {{0, 1, …, {v}}}",
+            "geometric": f"geometric on {{0, 1, 2, …}} with mean {v} (P(τ > k) = λ^(k+1), λ = {v}/{v + 1})",
+            "poisson": f"Poisson with mean {v}"}[kind]
+
+
+def _leak(p):
+    return p["theta"] * float(_law(p).mean)
+
+
+def _leak_wrong(p):
+    mean = float(_law(p).mean)
+    out = [
+        (mean, "that is E[τ] rewards; only a share θ_j of arm j's pulls gives a reward at all."),
+        (p["theta"] * (mean + 1), "a pull made k + 1 steps before the switch lands in the new block when τ > k, "
+                                  "not τ ≥ k: Σ_k P(τ > k) = E[τ], not E[τ] + 1."),
+        (p["theta"] * mean / 2, "every late reward of arm j lands in arm i's block if the block is long; there is "
+                                "no factor 1/2."),
+    ]
+    if p["law"][0] == "uniform":
+        out.append((p["theta"] * p["law"][1], f"that counts every pull of the last d = {p['law'][1]} steps as "
+                                              "arriving late; a pull made k + 1 steps before the switch lands in the "
+                                              "new block only with probability P(τ > k)."))
+    return out
+
+
+def _leak_draw(d):
+    kind = d.choice(["uniform", "geometric", "poisson"])
+    v = d.integer(6, 40) if kind == "uniform" else d.integer(3, 25)
+    return {"theta": d.grid(0.3, 0.9, 0.01), "law": (kind, v)}
+
+
+def _leak_code(p):
+    kind, v = p["law"]
+    first = {"uniform": f"E_tau = {v} / 2                 # uniform on {{0, …, {v}}}",
+             "geometric": f"E_tau = {v}                     # the geometric law's mean",
+             "poisson": f"E_tau = {v}                     # the Poisson law's mean"}[kind]
+    return (f"# a pull made k + 1 steps before the switch lands in the new block if τ > k:\n"
+            f"# Σ_k θ_j·P(τ > k) = θ_j·E[τ]\n"
+            f"{first}\n"
+            f"leak = {p['theta']} * E_tau\n")
 
 
 register(Exercise(
     id="04.leak",
-    kind="compute",
+    kind="derive",
+    stars=2,
+    minutes=12,
     title="How much of the previous block leaks into the next one",
     answer_name="leak",
-    stub=("# Arm 1 (θ_1 = 0.6) was played for a long block; arm 2's block starts now. Delays are uniform\n"
-          "# on {0, …, 20}. How many rewards of arm 1, in expectation, arrive during arm 2's block\n"
-          "# (at least 20 steps long) and are credited to arm 2?\n"
+    stub=("# ✎ Exercise 4.1: the expected number of arm j's rewards that land in arm i's block, for YOUR numbers.\n"
           "leak = ...\n"),
-    solution_code=("# a pull k + 1 steps before the switch lands in the new block if its delay exceeds k\n"
-                   "p_later = [(20 - k) / 21 for k in range(21)]      # P(τ > k) for τ uniform on {0..20}\n"
-                   "leak = 0.6 * sum(p_later)                          # = θ_1 · E[τ]\n"),
-    solution=leak_answer(),
-    grade=number_grader(leak_answer, rtol=1e-3, misconceptions={
-        LEAK_THETA * 20: "that counts every pull of the last d = 20 steps as arriving late; a pull made k + 1 "
-                         "steps before the switch lands in the new block only if its delay exceeds k.",
-        float(LEAK_LAW.mean): "that is E[τ] rewards; only a fraction θ_1 of the pulls give a reward at all.",
-        LEAK_THETA * 21: "that counts every pull of the last 21 steps; a pull k + 1 steps before the switch "
-                         "lands late only with probability P(τ > k).",
-    }),
-    hint=("Section 2 of the notebook: a pull of arm 1 made k + 1 steps before the change lands in arm 2's "
-          "block when τ > k; sum θ_1·P(τ > k) over k ≥ 0 (that sum is E[τ])."),
-    explanation=("θ_1·Σ_{k≥0}P(τ > k) = θ_1·E[τ] = 0.6 × 10 = 6 rewards. As many of arm 2's own rewards leave "
-                 "its block at its end, so in a long block the two roughly cancel — but the incoming ones depend "
-                 "on which arm was played before, hence on the last elimination: the bridge period (played, then "
-                 "discarded) cuts that dependence."),
-    wrong_answers=[LEAK_THETA * 20, float(LEAK_LAW.mean), 0.0],
+    solution_code=_leak_code,
+    solution=_leak,
+    draw=_leak_draw,
+    default={"theta": 0.6, "law": ("uniform", 20)},
+    accept=lambda p: separated(_leak(p), [v for v, _ in _leak_wrong(p)], 1e-3),
+    given=lambda p: (f"arm j (θ_j = {p['theta']}) was played for a long block; arm i's block starts now and is long. "
+                     f"Delays are {_law_text(p)}, the same for every pull. In expectation, how many of arm j's rewards "
+                     "arrive during arm i's block (and are credited to it)?"),
+    grade=number_grader(_leak, rtol=1e-3, misconceptions=_leak_wrong, name="leak"),
+    hints=("Section 2 (one run, step by step): which of arm j's pulls, made just before the switch, still have their "
+           "reward on the way when arm i's block starts?",
+           "A pull made k + 1 steps before the switch lands in the new block when its delay exceeds k: sum "
+           "θ_j·P(τ > k) over k ≥ 0, and use Σ_{k≥0} P(τ > k) = E[τ] for a delay on {0, 1, 2, …}."),
+    explanation=lambda p: (f"θ_j·Σ_{{k≥0}} P(τ > k) = θ_j·E[τ] = {p['theta']} × {float(_law(p).mean):g} = "
+                           f"{_leak(p):.4g} rewards. As many of arm i's own rewards leave its block at its end, so in "
+                           "a long block the two roughly cancel — Exercise 4.2 makes this exact."),
+    wrong_answers=lambda p: [v for v, _ in _leak_wrong(p)] + [0.0],
 ))
 
 
-# ---------------------------------------------------------------- compute: a phase length
-PHASE_M, PHASE_T, PHASE_MU = 2, 20_000, 20.0
+# ---------------------------------------------------------------- 4.2 derive: the bias of a block's mean
+def _bb(p):
+    return (p["theta_j"] - p["theta_i"]) * (p["d"] / 2) / p["n"]
 
 
-def phase_answer() -> float:
-    return float(odaaf_sizes(PHASE_M, PHASE_T, PHASE_MU))
+def _bb_wrong(p):
+    e, n, ti, tj = p["d"] / 2, p["n"], p["theta_i"], p["theta_j"]
+    return [
+        (tj * e / n, "that counts only the rewards of arm j that come in; as many of arm i's own rewards, θ_i·E[τ], "
+                     "leave the block at its end and are never seen in it."),
+        (-ti * e / n, "that counts only arm i's rewards that leave the block; arm j's late rewards come in at its "
+                      "start."),
+        ((tj - ti) * e, "that is the bias of the block's SUM; X̄ is its mean over n steps."),
+        ((ti - tj) * e / n, "the sign: arm j's rewards come in (+θ_j·E[τ]), arm i's go out (−θ_i·E[τ])."),
+    ]
 
 
-def _phase_without_m() -> float:
-    tol = _tolerance(PHASE_M)
-    return float(_size(PHASE_M, PHASE_T, 6 * tol * PHASE_MU))
-
-
-def _improved_ucb_n() -> float:
-    tol = float(_tolerance(PHASE_M))
-    return float(np.ceil(2 * np.log(PHASE_T * tol**2) / tol**2))
-
-
-def _block() -> float:
-    return float(odaaf_sizes(PHASE_M, PHASE_T, PHASE_MU) - odaaf_sizes(PHASE_M - 1, PHASE_T, PHASE_MU))
+def _bb_draw(d):
+    ti = d.grid(0.2, 0.9, 0.05)
+    tj = d.choice([round(float(x), 2) for x in np.arange(0.2, 0.91, 0.05) if abs(x - ti) >= 0.1 - 1e-9])
+    dd = d.integer(5, 40)
+    return {"theta_i": ti, "theta_j": tj, "d": dd, "n": d.integer(dd + 5, 200)}
 
 
 register(Exercise(
-    id="04.phase-length",
-    kind="compute",
-    title="ODAAF's phase length n_m (our reconstruction)",
-    answer_name="n_2",
-    stub=("# ODAAF's n_m for phase m = 2, horizon T = 20,000 and E[τ] = 20 (the formula of Section 3;\n"
-          "# Δ̃_1 = 1/2 and the tolerance halves every phase). Round up: n_m is a number of samples.\n"
-          "n_2 = ...\n"),
-    solution_code=("m, T, mu = 2, 20_000, 20.0\n"
-                   "tol = 0.5 ** m                      # Δ̃_2 = 1/4\n"
-                   "L = np.log(T * tol**2)\n"
-                   "n_2 = np.ceil((np.sqrt(2 * L) + np.sqrt(2 * L + 8 / 3 * tol * L + 6 * tol * m * mu)) ** 2 / tol**2)\n"),
-    solution=phase_answer(),
-    grade=number_grader(phase_answer, rtol=0, atol=1.01, misconceptions={
-        _phase_without_m: "the last term is 6Δ̃_m·m·E[τ]: it grows with the phase number m, because the "
-                          "corruption of every earlier block accumulates in the estimates.",
-        _improved_ucb_n: "that is Improved UCB's n_m, without any delay; ODAAF's has the extra terms.",
-        _block: "that is n_2 − n_1, the length of phase 2's block for each arm; n_m counts the samples in total.",
-    }),
-    hint=("Section 3 of the notebook, the ODAAF bullet: L = log(TΔ̃_m²), Δ̃_2 = 1/4, and the last term "
-          "under the second root is 6Δ̃_m·m·E[τ]."),
-    explanation=(f"Δ̃_2 = 1/4, L = log(20,000/16) ≈ {np.log(PHASE_T / 16):.3f}; the formula gives n_2 = "
-                 f"{phase_answer():.0f} samples per active arm (phase 1: {float(odaaf_sizes(1, PHASE_T, PHASE_MU)):.0f}). "
-                 "This formula is our reconstruction (from a third party's implementation), not the paper's lost text."),
-    wrong_answers=[_phase_without_m(), _improved_ucb_n(), _block(), 0.0],
+    id="04.block-bias",
+    kind="derive",
+    stars=3,
+    minutes=25,
+    title="The bias of a block's mean estimate",
+    answer_name="block_bias",
+    stub=("# ✎ Exercise 4.2: E[X̄] − θ_i for YOUR numbers (shown above): derive it on paper first.\n"
+          "block_bias = ...\n"),
+    solution_code=lambda p: (
+        f"E_tau = {p['d']} / 2                             # uniform on {{0, …, {p['d']}}}\n"
+        f"# in: θ_j·E[τ] rewards of arm j; out: θ_i·E[τ] of arm i's own (n = {p['n']} > d: exact)\n"
+        f"block_bias = ({p['theta_j']} - {p['theta_i']}) * E_tau / {p['n']}\n"),
+    solution=_bb,
+    draw=_bb_draw,
+    default={"theta_i": 0.45, "theta_j": 0.6, "d": 20, "n": 100},
+    accept=lambda p: separated(_bb(p), [v for v, _ in _bb_wrong(p)], 1e-3),
+    given=lambda p: (f"arm j (θ_j = {p['theta_j']}) was played for a long block; then arm i (θ_i = {p['theta_i']}) is "
+                     f"played for n = {p['n']} steps. Delays are uniform on {{0, 1, …, {p['d']}}} for every pull. "
+                     "X̄ is the mean of the n anonymous observations Y_t made during arm i's block. "
+                     "Give E[X̄] − θ_i."),
+    grade=number_grader(_bb, rtol=1e-3, atol=1e-9, misconceptions=_bb_wrong, name="block_bias"),
+    hints=("Section 2 and Exercise 4.1: during arm i's block, some rewards come in from the block before, and some "
+           "of arm i's own rewards go out, arriving after the block ends.",
+           "Count both with Σ_{k≥0} P(τ > k) = E[τ]: n·E[X̄] = n·θ_i − θ_i·E[τ] + θ_j·E[τ] when n exceeds the "
+           "largest delay; divide by n."),
+    explanation=lambda p: (f"n·E[X̄] = n·θ_i − θ_i·E[τ] + θ_j·E[τ], so E[X̄] − θ_i = (θ_j − θ_i)·E[τ]/n = "
+                           f"({p['theta_j']} − {p['theta_i']}) × {p['d'] / 2:g} / {p['n']} = {_bb(p):.5f}. The bias "
+                           "shrinks like 1/n, which is why ODAAF's phases lengthen with E[τ], and it depends on the "
+                           "arm played before — which is what the bridge periods make harmless."),
+    wrong_answers=lambda p: [v for v, _ in _bb_wrong(p)] + [0.0],
 ))
 
 
-# ---------------------------------------------------------------- implement: the elimination test
+# ---------------------------------------------------------------- 4.3 implement: the elimination test
 def survivors_solution(means, active, tolerance):
     """Step 2: arm j survives if it is active and X̄_j + Δ̃ ≥ max of X̄ over the active arms."""
     best = np.where(active, means, -np.inf).max(axis=1, keepdims=True)
@@ -137,9 +188,8 @@ class StudentODAAF(ODAAF):
         return "your ODAAF"
 
     def survivors(self, means, active, tolerance):
-        out = run_student(self.survivors_fn, "survivors", active.shape, means.copy(), active.copy(),
-                          np.asarray(tolerance, dtype=float).copy())
-        return out != 0
+        return run_student(self.survivors_fn, "survivors", active.shape, means.copy(), active.copy(),
+                           np.asarray(tolerance, dtype=float).copy(), dtype=bool)
 
 
 def _odaaf_race(fn):
@@ -150,24 +200,28 @@ def _odaaf_race(fn):
 register(Exercise(
     id="04.survivors",
     kind="implement",
-    title="Implement ODAAF's elimination test and race it",
+    stars=2,
+    minutes=15,
+    title="ODAAF's elimination test, raced in the live panel",
     answer_name="survivors",
     stub=("def survivors(means, active, tolerance):\n"
           "    \"\"\"The arms still active after Step 2, a bool array of shape (runs, K).\n"
           "    means (runs, K): the estimates X̄_{m,i}; active (runs, K) bool: the active arms;\n"
           "    tolerance (runs,): Δ̃_m.\"\"\"\n"
-          "    # your code here: eliminate j if X̄_j + Δ̃_m < max over the ACTIVE arms of X̄_i\n"
+          "    # your code here (all runs at once)\n"
           "    return ...\n"),
     solution_code=("def survivors(means, active, tolerance):\n"
                    "    best = np.where(active, means, -np.inf).max(axis=1, keepdims=True)\n"
                    "    return active & (means + tolerance[:, None] >= best)\n"),
     solution=survivors_solution,
-    grade=function_grader(survivors, _survivor_inputs, trials=40, simulate=_odaaf_race),
-    hint=("Step 2 in Section 3 of the notebook: the max is over the active arms only, an arm survives while "
-          "X̄_j + Δ̃_m ≥ that max, and an eliminated arm never comes back."),
-    explanation=("An arm is dropped once it is worse than the best active estimate by more than the tolerance; "
-                 "the tolerance halves every phase while n_m grows so that the estimates are within Δ̃_m/2 of the "
-                 "truth — then the best arm is never dropped (with high probability)."),
+    grade=function_grader(survivors, _survivor_inputs, trials=40, simulate=_odaaf_race, name="survivors", dtype=bool),
+    hints=("Step 2 in Section 3: an arm is eliminated when its estimate plus the tolerance falls below the best "
+           "estimate — best among which arms?",
+           "The max is over the active arms only (np.where(active, means, -np.inf) hides the others); an arm "
+           "survives if it is active and X̄_j + Δ̃_m ≥ that max; an eliminated arm never comes back."),
+    explanation=("An arm is dropped once it is worse than the best active estimate by more than the tolerance; the "
+                 "tolerance halves every phase while n_m grows so that the estimates are within Δ̃_m/2 of the truth — "
+                 "then the best arm is never dropped (with high probability)."),
     wrong_answers=[
         _zeros_survivors,
         lambda means, active, tolerance: active & (means + tolerance[:, None]       # max over every arm
@@ -178,30 +232,62 @@ register(Exercise(
                                           >= np.where(active, means, -np.inf).max(axis=1, keepdims=True)),
     ],
     policy=lambda fn, mean_delay: StudentODAAF(fn, mean_delay),
+    race_against="ODAAF",
 ))
 
 
-# ---------------------------------------------------------------- predict: doubling E[τ]
+# ---------------------------------------------------------------- 4.4 predict: doubling E[τ]
 register(Exercise(
     id="04.double-delay",
     kind="predict",
+    stars=2,
+    minutes=5,
     title="Double the expected delay",
     choices={
-        "grows": "ODAAF's regret at T grows markedly: its phases lengthen with E[τ]",
-        "same": "ODAAF's regret stays about the same: delays cost only an additive constant",
-        "shrinks": "ODAAF's regret shrinks: longer blocks give cleaner sums",
+        "grows": "ODAAF's regret at T grows markedly",
+        "same": "ODAAF's regret at T stays about the same",
+        "shrinks": "ODAAF's regret at T shrinks",
     },
     solution="grows",
     grade=choice_grader("grows", {
-        "grows": "E[τ] enters n_m through the term 6Δ̃_m·m·E[τ]: every phase is longer, the worse arm is played "
-                 "longer before it is eliminated. Appendix F below measures it: about linear in E[τ].",
+        "grows": "E[τ] enters n_m through the term 6Δ̃_m·m·E[τ]: every phase is longer, the worse arm is played longer "
+                 "before it is eliminated. Appendix F below measures it: about linear in E[τ].",
         "same": "The cost of delays is additive in T, but not small: E[τ] sits inside n_m, so every phase — and the "
                 "regret paid while both arms are active — grows with it. QPM-D, with labelled rewards, barely moves.",
-        "shrinks": "Blocks are longer because they must be: the leak θ·E[τ] at each change grows with E[τ]. Longer "
-                   "phases mean more pulls of the worse arm before the elimination.",
+        "shrinks": "Blocks are longer because they must be: the bias of a block's mean, (θ_j − θ_i)·E[τ]/n, grows with "
+                   "E[τ]. Longer phases mean more pulls of the worse arm before the elimination.",
     }),
-    hint="Look at where E[τ] enters the phase sizes n_m in Section 3, and at what the regret pays during a phase.",
-    explanation="n_m grows with E[τ] (linearly in the last term under the root), so the worse arm is played "
-                "longer: ODAAF's regret grows about linearly in E[τ] (Appendix F).",
+    hints=("Section 3: where does E[τ] enter the phase sizes n_m, and what does the regret pay during a phase?",
+           "While both arms are active, each phase plays the worse arm for about half of its n_m − n_{m−1} steps."),
+    explanation="n_m grows with E[τ] (linearly in the last term under the root), so the worse arm is played longer: "
+                "ODAAF's regret grows about linearly in E[τ] (Appendix F).",
     wrong_answers=["same", "shrinks"],
+))
+
+
+# ---------------------------------------------------------------- 4.5 explain: why bridge periods
+_WHY_BRIDGE = ("The rewards that leak into a block come from the arm played just before it. Without a bridge, that "
+               "arm — and so the corruption of the next phase's first block — is decided by the previous phase's "
+               "estimates and eliminations: the errors of one phase feed into the next and accumulate, which is why "
+               "plain ODAAF's n_m carries a term growing with the phase number m. A bridge period plays one active "
+               "arm for a while and throws its observations away, so the next phase starts from a situation that "
+               "does not depend on the data that decided the eliminations; its bias is the bounded (θ_j − θ_i)·E[τ]/n "
+               "of one block, not an accumulation, and ODAAF-B and ODAAF-V can use shorter phases.")
+
+register(Exercise(
+    id="04.why-bridge",
+    kind="explain",
+    stars=2,
+    minutes=10,
+    title="What the bridge periods buy",
+    solution=_WHY_BRIDGE,
+    points=("the leak into a block comes from the arm played just before it",
+            "without a bridge, that arm depends on the previous phase's estimates and eliminations",
+            "the bridge's observations are thrown away: the next phase no longer depends on that data",
+            "the errors no longer accumulate over phases: shorter phases (no term growing with m)"),
+    hints=("Section 3, Step 4, with Exercise 4.2's result: which arm's rewards corrupt a block, and what decided "
+           "which arm that was?",
+           "Compare the first block of phase m + 1 with and without a bridge: on what does its bias depend in each "
+           "case?"),
+    wrong_answers=[],
 ))

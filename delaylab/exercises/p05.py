@@ -1,8 +1,9 @@
 """Exercises of notebook 05: Thune, Cesa-Bianchi, Seldin (2019), nonstochastic bandits with
 unrestricted delays (DEW, Skipper).
 
-The numbers come from :func:`delaylab.policies.exp_weights.theorem1_eta`,
-:func:`delaylab.policies.skipper.corollary4_beta` and the notebook's own delay sequence.
+The numbers come from :func:`delaylab.policies.exp_weights.theorem1_eta` and
+:func:`delaylab.policies.skipper.corollary4_beta`; the compute and derive exercises draw their
+parameters from the student.
 """
 
 from __future__ import annotations
@@ -13,61 +14,93 @@ import numpy as np
 
 from ..policies.exp_weights import DEW, theorem1_eta
 from ..policies.skipper import corollary4_beta
-from ..settings.adversarial import AdversarialLosses
 from ..settings import sequences as sq
-from ._core import Exercise, choice_grader, function_grader, number_grader, register
+from ..settings.adversarial import AdversarialLosses
+from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
 from .student import race_check, run_student
 
-# the notebook's sequence: T = 1000, d = 20 except five rounds with d = 500, K = 2
-K, T = 2, 1000
-D = 995 * 20 + 5 * 500
-DMAX = 500
-
+E = math.e
 
 
 def _zeros_update(L_hat, run, arm, loss, p_pull, p_now):
     """A wrong answer (tests): all zeros."""
     return np.zeros_like(L_hat)
 
-# ---------------------------------------------------------------- compute: DEW's learning rate
-def eta_answer() -> float:
-    """η' = min(η, 1/(4e d_max)) with η of Theorem 1."""
-    return min(theorem1_eta(K, T, D), 1 / (4 * math.e * DMAX))
+
+# ---------------------------------------------------------------- 5.1 compute: DEW's learning rate
+def _D(p):
+    return (p["T"] - p["n"]) * p["d"] + p["n"] * p["s"]
+
+
+def _eta_p(p):
+    return min(theorem1_eta(p["K"], p["T"], _D(p)), 1 / (4 * E * p["s"]))
+
+
+def _eta_wrong(p):
+    K, T, D, s = p["K"], p["T"], _D(p), p["s"]
+    trunc = 1 / (4 * E * s)
+    no_d = math.sqrt(math.log(K) / (K * T * E / 2))
+    return [
+        (trunc, f"that is the truncation 1/(4e·d_max) = 1/(4e·{s}); here it is larger than Theorem 1's η, so the "
+                "minimum is η itself."),
+        (no_d, "you left out D, the sum of all the delays: η = sqrt(ln K/(KTe/2 + D))."),
+        (min(math.sqrt(math.log(K) / (K * T / 2 + D)), trunc), "the first term of the denominator is KTe/2 (with "
+                                                               "e = 2.718…), not KT/2."),
+        (min(math.sqrt(math.log10(K) / (K * T * E / 2 + D)), trunc), "ln K is the natural logarithm (math.log), "
+                                                                     "not log₁₀."),
+        (1 / (4 * E * p["d"]), "d_max is the largest delay of the sequence, and the truncation does not bind here "
+                               "anyway: compare it with Theorem 1's η."),
+    ]
+
+
+def _eta_draw(d):
+    return {"K": d.integer(2, 6), "T": int(d.grid(2000, 20000, 100)), "d": d.integer(2, 8), "n": d.integer(1, 5),
+            "s": d.integer(10, 40)}
+
+
+def _eta_accept(p):
+    eta = theorem1_eta(p["K"], p["T"], _D(p))
+    return p["s"] > p["d"] + 2 and 1 / (4 * E * p["s"]) > 1.05 * eta and separated(
+        _eta_p(p), [v for v, _ in _eta_wrong(p)], 1e-3)
 
 
 register(Exercise(
     id="05.eta",
     kind="compute",
+    stars=2,
+    minutes=10,
     title="DEW's learning rate, tuned by Theorem 1 and truncated",
     answer_name="eta_prime",
-    stub=("# K = 2 arms, T = 1000 rounds, delays d = 20 except five rounds with d = 500 (the sequence above).\n"
-          "# The learning rate DEW actually uses, η' = min(η, 1/(4e·d_max)), with η tuned as in Theorem 1.\n"
+    stub=("# ✎ Exercise 5.1: η' = min(η, 1/(4e·d_max)) with Theorem 1's η, for YOUR sequence (shown above).\n"
           "# (math and numpy are imported: math.e, math.log, np.sqrt …)\n"
           "eta_prime = ...\n"),
-    solution_code=("K, T = 2, 1000\n"
-                   "D = 995 * 20 + 5 * 500                       # total delay\n"
-                   "eta = math.sqrt(math.log(K) / (K * T * math.e / 2 + D))\n"
-                   "eta_prime = min(eta, 1 / (4 * math.e * 500))\n"),
-    solution=eta_answer(),
-    grade=number_grader(eta_answer, rtol=5e-3, misconceptions={
-        (lambda: theorem1_eta(K, T, D)): "that is Theorem 1's η before truncation; DEW uses "
-                                         "η' = min(η, 1/(4e·d_max)), and d_max = 500 here.",
-        (lambda: min(theorem1_eta(K, T, 0), 1 / (4 * math.e * DMAX))): "you left out D; but the truncation "
-                                                                      "decides anyway — check which term is smaller.",
-        (lambda: min(theorem1_eta(K, T, D), 1 / (4 * math.e * 20))): "d_max is the largest delay of the sequence "
-                                                                     "(500), not the typical one (20).",
-        (lambda: math.sqrt(math.log(K) / (K * T * math.e / 2))): "that is η without D and without truncation.",
-    }),
-    hint=("Section 2 of the notebook: η = sqrt(ln K / (KTe/2 + D)) with D the sum of all delays, then "
-          "η' = min(η, 1/(4e·d_max)) with d_max the largest delay."),
-    explanation=(f"D = 22,400, η = sqrt(ln 2/(1000e + 22,400)) ≈ {theorem1_eta(K, T, D):.2e}, but 1/(4e·500) ≈ "
-                 f"{1 / (4 * math.e * DMAX):.2e} is smaller: five delays out of a thousand set the learning rate, "
-                 "28 times smaller than Theorem 1's η."),
-    wrong_answers=[theorem1_eta(K, T, D), min(theorem1_eta(K, T, D), 1 / (4 * math.e * 20)), 0.0],
+    solution_code=lambda p: (
+        f"K, T = {p['K']}, {p['T']}\n"
+        f"D = {p['T'] - p['n']} * {p['d']} + {p['n']} * {p['s']}           # the sum of all the delays\n"
+        "eta = math.sqrt(math.log(K) / (K * T * math.e / 2 + D))     # Theorem 1\n"
+        f"eta_prime = min(eta, 1 / (4 * math.e * {p['s']}))            # d_max = {p['s']}\n"),
+    solution=_eta_p,
+    draw=_eta_draw,
+    default={"K": 2, "T": 5000, "d": 5, "n": 3, "s": 20},
+    accept=_eta_accept,
+    given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds; every round has delay d = {p['d']} except {p['n']} "
+                     f"round{'s' if p['n'] > 1 else ''} with delay {p['s']}. DEW is tuned as in Theorem 1 (T and D "
+                     "known) and truncated with d_max, the largest delay."),
+    grade=number_grader(_eta_p, rtol=1e-3, misconceptions=_eta_wrong, name="eta_prime"),
+    hints=("Section 2: DEW's learning rate is the smaller of two numbers, one from Theorem 1's tuning and one from "
+           "the largest delay.",
+           "η = sqrt(ln K/(KTe/2 + D)) with D the sum of ALL the delays, then η' = min(η, 1/(4e·d_max)); compute "
+           "both and compare."),
+    explanation=lambda p: (f"D = {_D(p):,}, η = sqrt(ln {p['K']}/({p['K']}·{p['T']}·e/2 + {_D(p):,})) = "
+                           f"{theorem1_eta(p['K'], p['T'], _D(p)):.4e}; the truncation 1/(4e·{p['s']}) = "
+                           f"{1 / (4 * E * p['s']):.4e} is larger, so η' = η: with delays this small, Theorem 1's "
+                           "tuning holds and gives 2·sqrt((KTe/2 + D) ln K). The sequence of Section 1, with five "
+                           "delays of 500, is the opposite case."),
+    wrong_answers=lambda p: [v for v, _ in _eta_wrong(p)] + [0.0],
 ))
 
 
-# ---------------------------------------------------------------- implement: DEW's delayed update
+# ---------------------------------------------------------------- 5.2 implement: DEW's delayed update
 def dew_update(L_hat, run, arm, loss, p_pull, p_now):
     """L̂ plus the importance-weighted estimates ℓ_s(A_s)/p_s(A_s) of the losses that just arrived."""
     out = L_hat.copy()
@@ -115,39 +148,6 @@ def _dew_race(fn):
                       lambda: DEW(eta=0.05, dmax=float(delays.max())), env, horizon=400, runs=20)
 
 
-register(Exercise(
-    id="05.dew-update",
-    kind="implement",
-    title="Implement DEW's delayed, importance-weighted update and race it",
-    answer_name="dew_update",
-    stub=("def dew_update(L_hat, run, arm, loss, p_pull, p_now):\n"
-          "    \"\"\"The new sums of arrived loss estimates, shape (runs, K), after the losses that just arrived.\n"
-          "    L_hat (runs, K): L̂_t before; one entry per arriving loss: run, arm (int arrays: which run, which\n"
-          "    arm A_s was pulled), loss (ℓ_s(A_s)), p_pull (p_s(A_s), the probability of that arm when it was\n"
-          "    pulled); p_now (runs, K): the current distribution p_t.\"\"\"\n"
-          "    # your code here (a run can receive several losses at once: np.add.at adds them all)\n"
-          "    return ...\n"),
-    solution_code=("def dew_update(L_hat, run, arm, loss, p_pull, p_now):\n"
-                   "    out = L_hat.copy()\n"
-                   "    np.add.at(out, (run, arm), loss / p_pull)\n"
-                   "    return out\n"),
-    solution=dew_update,
-    grade=function_grader(dew_update, _update_inputs, trials=30, simulate=_dew_race),
-    hint=("Section 2 of the notebook: ℓ̂_s(a) = ℓ_s(a)·1{a = A_s}/p_s(A_s) divides by the probability at the "
-          "time s of the pull (p_pull), not by today's p_t, and every arrived estimate is added to L̂."),
-    explanation=("Dividing by p_s(A_s) makes the estimate unbiased for the distribution the arm was actually drawn "
-                 "from; the current p_t has moved since (the loss was delayed), and dividing by it biases L̂. "
-                 "DEW then plays p_{t+1} ∝ exp(−η'L̂)."),
-    wrong_answers=[
-        _zeros_update,
-        lambda L_hat, run, arm, loss, p_pull, p_now: _add(L_hat, run, arm, loss),               # no weighting
-        lambda L_hat, run, arm, loss, p_pull, p_now: _add(L_hat, run, arm, loss / p_now[run, arm]),  # p today
-        lambda L_hat, run, arm, loss, p_pull, p_now: _assign(L_hat, run, arm, loss / p_pull),    # += drops repeats
-    ],
-    policy=lambda fn, eta, dmax=None: StudentDEW(fn, eta, dmax),
-))
-
-
 def _add(L, run, arm, values):
     out = L.copy()
     np.add.at(out, (run, arm), values)
@@ -160,55 +160,147 @@ def _assign(L, run, arm, values):
     return out
 
 
-# ---------------------------------------------------------------- compute: Corollary 4's threshold
-def beta_answer() -> float:
-    return corollary4_beta(K, T, D)
-
-
 register(Exercise(
-    id="05.beta-cor4",
-    kind="compute",
-    title="Corollary 4's threshold β for the notebook's sequence",
-    answer_name="beta",
-    stub=("# Corollary 4's β for the same sequence (K = 2, T = 1000, d = 20 except five rounds with d = 500).\n"
-          "beta = ...\n"),
-    solution_code=("K, T, D = 2, 1000, 995 * 20 + 5 * 500\n"
-                   "beta = math.sqrt((math.e * K * T / 2 + D) / (4 * math.e * math.log(K)))\n"),
-    solution=beta_answer(),
-    grade=number_grader(beta_answer, rtol=5e-3, misconceptions={
-        (lambda: corollary4_beta(K, T, 0)): "you left out D, the total delay: with D = 22,400 it is the larger part.",
-        (lambda: math.sqrt((math.e * K * T / 2 + D) / math.log(K))): "the denominator is 4e·ln K.",
-        (lambda: (math.e * K * T / 2 + D) / (4 * math.e * math.log(K))): "take the square root.",
-    }),
-    hint="Section 3 of the notebook: Corollary 4 takes β = sqrt((eKT/2 + D)/(4e ln K)), with D the sum of all the delays.",
-    explanation=(f"β = sqrt((1000e + 22,400)/(4e ln 2)) ≈ {beta_answer():.1f}: the five rounds with d = 500 are "
-                 "skipped, the others (d = 20 < β) are kept, and the base DEW uses η = 1/(4eβ) instead of "
-                 "1/(4e·500)."),
-    wrong_answers=[corollary4_beta(K, T, 0), (math.e * K * T / 2 + D) / (4 * math.e * math.log(K)), 0.0],
+    id="05.dew-update",
+    kind="implement",
+    stars=2,
+    minutes=15,
+    title="DEW's delayed, importance-weighted update, raced in the live panel",
+    answer_name="dew_update",
+    stub=("def dew_update(L_hat, run, arm, loss, p_pull, p_now):\n"
+          "    \"\"\"The new sums of arrived loss estimates, shape (runs, K), after the losses that just arrived.\n"
+          "    L_hat (runs, K): L̂_t before; one entry per arriving loss: run, arm (int arrays: which run, which\n"
+          "    arm A_s was pulled), loss (ℓ_s(A_s)), p_pull (p_s(A_s), the probability of that arm when it was\n"
+          "    pulled); p_now (runs, K): the current distribution p_t.\"\"\"\n"
+          "    # your code here (a run may receive several losses at once, even for the same arm)\n"
+          "    return ...\n"),
+    solution_code=("def dew_update(L_hat, run, arm, loss, p_pull, p_now):\n"
+                   "    out = L_hat.copy()\n"
+                   "    np.add.at(out, (run, arm), loss / p_pull)   # adds repeated (run, arm) pairs, in place\n"
+                   "    return out\n"),
+    solution=dew_update,
+    grade=function_grader(dew_update, _update_inputs, trials=30, simulate=_dew_race, name="dew_update"),
+    hints=("Section 2: each arrived loss adds its importance-weighted estimate to L̂ — divided by a probability, "
+           "but which one: today's, or the one the arm had when it was pulled?",
+           "ℓ̂_s(A_s) = ℓ_s(A_s)/p_s(A_s) with p_s the distribution at the time s of the pull (p_pull, not p_now); "
+           "np.add.at(out, (run, arm), values) adds every entry, also repeated (run, arm) pairs (out[run, arm] += "
+           "values would add a repeated pair once). np.add.at works in place and returns None."),
+    explanation=("Dividing by p_s(A_s) makes the estimate unbiased for the distribution the arm was actually drawn "
+                 "from; the current p_t has moved since (the loss was delayed), and dividing by it biases L̂. "
+                 "DEW then plays p_{t+1} ∝ exp(−η'L̂)."),
+    wrong_answers=[
+        _zeros_update,
+        lambda L_hat, run, arm, loss, p_pull, p_now: _add(L_hat, run, arm, loss),               # no weighting
+        lambda L_hat, run, arm, loss, p_pull, p_now: _add(L_hat, run, arm, loss / p_now[run, arm]),  # p today
+        lambda L_hat, run, arm, loss, p_pull, p_now: _assign(L_hat, run, arm, loss / p_pull),    # += drops repeats
+    ],
+    policy=lambda fn, eta, dmax=None: StudentDEW(fn, eta, dmax),
+    race_against="DEW",
 ))
 
 
-# ---------------------------------------------------------------- predict: a small threshold β
+# ---------------------------------------------------------------- 5.3 derive: Corollary 4's threshold
+def _beta(p):
+    return corollary4_beta(p["K"], p["T"], p["D"])
+
+
+def _beta_wrong(p):
+    K, T, D = p["K"], p["T"], p["D"]
+    lnK = math.log(K)
+    return [
+        (math.sqrt((E * K * T / 2 + D) / (4 * E * lnK)), "with η = 1/(4eβ) the two terms are 4eβ·ln K and "
+                                                         "(…)/(4eβ): balancing them gives (4e)² ln K below the "
+                                                         "fraction, and |S_β| ≤ D/β adds 4eD above it."),
+        (math.sqrt((E * K * T / 2 + D) / (16 * E * E * lnK)), "you left out the skipped rounds: |S_β| ≤ D/β adds "
+                                                              "D/β = 4eD/(4eβ), so the numerator is eKT/2 + (1 + 4e)D."),
+        ((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * lnK), "that is β²: take the square root."),
+        (math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * math.log10(K))), "ln K is the natural "
+                                                                                       "logarithm, not log₁₀."),
+    ]
+
+
+register(Exercise(
+    id="05.beta",
+    kind="derive",
+    stars=3,
+    minutes=25,
+    title="Corollary 4's threshold β, by balancing Theorem 3",
+    answer_name="beta_star",
+    stub=("# ✎ Exercise 5.3: the β that minimises the bound, for YOUR numbers (shown above): derive it first.\n"
+          "beta_star = ...\n"),
+    solution_code=lambda p: (
+        f"K, T, D = {p['K']}, {p['T']}, {p['D']}\n"
+        "# bound(β) = D/β + 4eβ·ln K + (eKT/2 + D)/(4eβ) = 4eβ·ln K + (eKT/2 + (1 + 4e)D)/(4eβ):\n"
+        "# the two terms are equal, and their sum smallest, at β² = (eKT/2 + (1 + 4e)D)/(16e² ln K)\n"
+        "beta_star = math.sqrt((math.e * K * T / 2 + (1 + 4 * math.e) * D) / (16 * math.e**2 * math.log(K)))\n"),
+    solution=_beta,
+    draw=lambda d: (lambda T: {"K": d.integer(2, 8), "T": T, "D": T * d.integer(1, 40)})(int(d.grid(1000, 20000, 500))),
+    default={"K": 3, "T": 2000, "D": 10_000},
+    accept=lambda p: separated(_beta(p), [v for v, _ in _beta_wrong(p)], 2e-3),
+    given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds, total delay D = {p['D']:,}. Skipper(β, DEW(η, β)) "
+                     "with η = 1/(4eβ); bound |S_β| by D/β and D_β by D in Theorem 3, then choose β."),
+    grade=number_grader(_beta, rtol=2e-3, misconceptions=_beta_wrong, name="beta_star"),
+    hints=("Section 3: in Theorem 3 with η = 1/(4eβ), |S_β| ≤ D/β (each skipped round has d_t ≥ β) and D_β ≤ D, the "
+           "bound is a sum of a term that grows with β and terms that shrink like 1/β.",
+           "With η = 1/(4eβ), max{ln K/η, 4eβ ln K} = 4eβ ln K, and the rest is (eKT/2 + (1 + 4e)D)/(4eβ): "
+           "minimise aβ + b/β (at β = sqrt(b/a), where the two terms are equal)."),
+    explanation=lambda p: (f"β* = sqrt((eKT/2 + (1 + 4e)D)/(16e² ln K)) = {_beta(p):.3f}; at β* the bound is "
+                           "2·sqrt((KTe/2 + (1 + 4e)D) ln K), Corollary 4's. Our copy of the paper prints β with a "
+                           "damaged formula; this derivation is how we settled it (docs/readings.md, paper 5)."),
+    wrong_answers=lambda p: [v for v, _ in _beta_wrong(p)] + [0.0],
+))
+
+
+# ---------------------------------------------------------------- 5.4 predict: a small threshold β
 register(Exercise(
     id="05.skipper-beta",
     kind="predict",
+    stars=1,
+    minutes=4,
     title="Skipper with a threshold below the typical delay",
     choices={
-        "uniform": "Skipper skips every round, learns nothing and plays uniformly: its regret grows linearly",
-        "better": "Skipper learns faster: it keeps only the freshest feedback",
-        "same": "nothing changes: the five huge delays are skipped either way",
+        "uniform": "it learns nothing, and its regret grows linearly",
+        "better": "it learns faster than with β = 30",
+        "same": "nothing changes",
     },
     solution="uniform",
     grade=choice_grader("uniform", {
         "uniform": "Every round with d_s ≥ β is skipped; with β = 5 and d = 20 that is every round. The base DEW "
                    "never sees a loss and keeps p uniform: each skipped round costs up to one unit of regret "
                    "(Lemma 2).",
-        "better": "Skipper keeps only the losses with d_s < β. With β = 5 and d = 20 there are none left: "
-                  "nothing is fresh enough.",
+        "better": "Skipper keeps only the losses with d_s < β. With β = 5 and d = 20 there are none left: nothing is "
+                  "fresh enough.",
         "same": "The five huge rounds are skipped for any β ≤ 500, but with β = 5 the 995 ordinary rounds "
                 "(d = 20 ≥ β) are skipped too.",
     }),
-    hint="Section 3 of the notebook: the skipped set is S_β = {t : d_t ≥ β}; what is in it when β = 5 and d = 20?",
+    hints=("Section 3: Skipper gives its base learner only the losses of the rounds NOT in S_β = {t : d_t ≥ β}.",
+           "With β = 5 and d = 20 for the ordinary rounds, which rounds are in S_β?"),
     explanation="S_β = {t : d_t ≥ β} is every round when β ≤ d: |S_β| = T, the first term of Theorem 3, dominates.",
     wrong_answers=["better", "same"],
+))
+
+
+# ---------------------------------------------------------------- 5.5 explain: why skipping helps
+_WHY_SKIP = ("DEW's learning rate must be at most 1/(4e·d_max) for its analysis (the weights must not move much "
+             "while feedback is outstanding), so a handful of huge delays forces a tiny rate on every round and DEW "
+             "hardly learns. Skipping the rounds with d_t ≥ β costs at most one unit of regret each (losses are in "
+             "[0, 1]), and the base learner then only sees delays below β, so its rate can be 1/(4eβ). Giving up a "
+             "few rounds' feedback is cheap; being slow on all rounds is not — as long as few rounds are skipped.")
+
+register(Exercise(
+    id="05.why-skip",
+    kind="explain",
+    stars=2,
+    minutes=8,
+    title="Why throwing feedback away helps",
+    solution=_WHY_SKIP,
+    points=("DEW's rate is capped by 1/(4e·d_max): one huge delay slows learning on every round",
+            "a skipped round costs at most one unit of regret (losses in [0, 1])",
+            "the base then sees delays below β only, so its rate can be 1/(4eβ)",
+            "it pays off when few rounds are skipped (the |S_β| term)"),
+    hints=("Section 2 (why one huge delay ruins DEW) and Section 3 (Lemma 2): what does a huge delay cost DEW, and "
+           "what does skipping its round cost?",
+           "Compare the learning rate DEW may use with and without the rounds of huge delay, and the price of "
+           "one skipped round."),
+    wrong_answers=[],
 ))

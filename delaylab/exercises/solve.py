@@ -15,8 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import get
-from ._core import EXPECT_ENV
+from ._core import EXPECT_ENV, solution_code
 
 
 def answer_cells(nb: dict):
@@ -28,10 +27,11 @@ def answer_cells(nb: dict):
 
 
 def solved(nb: dict) -> dict:
-    """A copy of the notebook with every answer cell filled in and checks that must pass."""
+    """A copy of the notebook with every answer cell filled in (the default instance's solution, the
+    instance ``ex.start("")`` gives) and checks that must pass."""
     out = copy.deepcopy(nb)
     for i, eid in answer_cells(out):
-        out["cells"][i]["source"] = get(eid).solution_code
+        out["cells"][i]["source"] = solution_code(eid, student="")
     first = {"cell_type": "code", "execution_count": None, "id": "delaylab-solved-mode", "metadata": {},
              "outputs": [], "source": f"import os\nos.environ[{EXPECT_ENV!r}] = 'correct'"}
     out["cells"].insert(0, first)

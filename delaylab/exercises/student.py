@@ -4,31 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import Feedback, _NotAnswered, right, wrong
+from . import guard
+from ._core import Feedback, wrong
+from .guard import NotWritten, StudentError
 
 
-class StudentCodeError(ValueError):
+class StudentCodeError(StudentError, ValueError):
     """The student's function failed or returned something unusable during a simulation."""
 
 
-def run_student(fn, name: str, shape: tuple, *args) -> np.ndarray:
-    """``fn(*args)`` as a float array of ``shape``, or a StudentCodeError saying what went wrong."""
+def run_student(fn, name: str, shape: tuple, *args, dtype=float) -> np.ndarray:
+    """``fn(*args)`` as an array of ``shape`` (with :func:`guard.call`'s time limit), or a
+    StudentCodeError saying what went wrong."""
     try:
-        out = fn(*args)
-    except Exception as exc:
-        raise StudentCodeError(f"your {name} raised {type(exc).__name__}: {exc}") from None
-    if out is None or out is Ellipsis:
-        raise _NotAnswered
-    try:
-        arr = np.asarray(out, dtype=float)
-    except (TypeError, ValueError):
-        raise StudentCodeError(f"your {name} returned {type(out).__name__}, not an array of numbers") from None
-    if arr.shape != shape:
-        try:
-            arr = np.broadcast_to(arr, shape)
-        except ValueError:
-            raise StudentCodeError(f"your {name} returned shape {arr.shape}; expected {shape}") from None
-    return arr
+        return guard.as_array(guard.call(fn, *args, name=name), name, shape, dtype=dtype)
+    except NotWritten:
+        raise
+    except StudentError as exc:
+        raise StudentCodeError(str(exc)) from None
 
 
 def race_check(make_student, make_reference, setting, *, horizon=400, runs=20, seed=1,
@@ -44,9 +37,9 @@ def race_check(make_student, make_reference, setting, *, horizon=400, runs=20, s
     try:
         res = simulate(setting, {"yours": make_student(), "delaylab": make_reference()}, horizon, runs, seed,
                        checkpoints=1)
-    except _NotAnswered:
+    except NotWritten:
         raise
-    except StudentCodeError as exc:
+    except StudentError as exc:
         return wrong(f"In a simulation, {exc}.")
     mine, ref = res.regret["yours"][:, -1], res.regret["delaylab"][:, -1]
     same = float(np.mean(np.isclose(mine, ref, rtol=1e-9, atol=1e-9)))
@@ -57,4 +50,4 @@ def race_check(make_student, make_reference, setting, *, horizon=400, runs=20, s
                  f"policy's mean regret is {mine.mean():.2f} against {ref.mean():.2f} for delaylab's.")
 
 
-__all__ = ["StudentCodeError", "run_student", "race_check", "right"]
+__all__ = ["StudentCodeError", "run_student", "race_check"]

@@ -1,24 +1,50 @@
-"""What the student sees of an exercise: predict widgets, feedback boxes, "show solution", and
-the student's policy racing the paper's in a live panel. Everything here works in JupyterLab and
-on the Voila dashboards (widgets only), and never shows a traceback to a student."""
+"""What the student sees of an exercise: their numbers, predict and explain widgets, feedback boxes,
+hints in steps, "show solution", and the student's policy racing the paper's in a live panel.
+Everything here works in JupyterLab and on the Voila dashboards (widgets only), and never shows a
+traceback to a student.
+
+Answers are taken when their cell runs. A notebook's answer cell assigns a variable (``n_tilde =
+…``) or defines a function (``def d_klucb_index(…)``); right after any cell that assigns such a
+name, its value is kept (:func:`capture`, an IPython ``post_run_cell`` hook), and the check cell
+grades that value: a later cell that reuses the name cannot change what is graded, and a value
+the notebook computed elsewhere is never graded in place of the student's.
+"""
 
 from __future__ import annotations
 
+import ast
+import copy
 import html
+import os
 
 import ipywidgets as W
 
-from ._core import Feedback, check, expectation, get, not_answered, right, wrong
+from . import instance
+from ._core import (Feedback, check, expectation, explanation, get, given, ids, not_answered, params, right,
+                    solution_code, wrong)
 
 _COLOURS = {"correct": ("#E8F5E9", "#1B5E20", "✓"), "wrong": ("#FFF3E0", "#8A3B00", "✗"),
             "unanswered": ("#F3F4F6", "#374151", "…")}
+_KIND_TEXT = {"predict": "predict", "compute": "compute", "derive": "derive", "explain": "explain why",
+              "implement": "implement"}
+#: Set (to "off") in a graded release: no solution is shown (see ``python3 tasks.py assignment``).
+SOLUTIONS_ENV = "DELAYLAB_SOLUTIONS"
+SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your lecturer after the deadline."
 
 
-def feedback_html(fb: Feedback) -> str:
+def solutions_shown() -> bool:
+    return os.environ.get(SOLUTIONS_ENV, "").strip().lower() != "off"
+
+
+def stars(n: int) -> str:
+    return "★" * n + "☆" * (3 - n)
+
+
+def feedback_html(fb: Feedback, extra: str = "") -> str:
     """The verdict as a coloured box (green: right, orange: wrong, grey: not answered yet)."""
     bg, fg, mark = _COLOURS[fb.status]
     return (f"<div style='background:{bg};color:{fg};border-left:4px solid {fg};padding:6px 10px;"
-            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {html.escape(fb.message)}</div>")
+            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {html.escape(fb.message)}{extra}</div>")
 
 
 def _enforce(eid: str, fb: Feedback) -> None:
@@ -28,71 +54,241 @@ def _enforce(eid: str, fb: Feedback) -> None:
         raise AssertionError(f"exercise {eid}: expected {want}, got {fb.status}: {fb.message}")
 
 
-def solution_button(eid: str) -> W.Widget:
-    """A "show solution" toggle: the filled-in answer cell and why it is right, one click away."""
+def _box(text: str, colour: str = "#374151", background: str = "#F8F9FB") -> str:
+    return (f"<div style='background:{background};color:{colour};border-left:4px solid #9CA3AF;padding:6px 10px;"
+            f"margin:4px 0;font-size:14px;line-height:1.45'>{text}</div>")
+
+
+# ------------------------------------------------------------------ the student
+class Started:
+    """What :func:`start` shows: whose numbers the exercises use."""
+
+    def __init__(self, student: str):
+        self.student = student
+
+    def html(self) -> str:
+        if self.student:
+            return _box(f"✎ The exercises of this notebook use the numbers of <b>{html.escape(self.student)}</b>: "
+                        "your neighbours get other numbers, and your answers are checked against yours.")
+        return _box("✎ The exercises use the <b>default numbers</b> (those of the solved copy). For your own "
+                    "numbers, put your name or student id between the quotes of <code>ex.start(\"…\")</code> "
+                    "and run the cell again.")
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(W.HTML(self.html()))
+
+    def __repr__(self) -> str:
+        return f"exercises for {self.student!r}" if self.student else "exercises with the default numbers"
+
+
+def start(student: str | None = None) -> Started:
+    """Set the student whose numbers every compute and derive exercise uses (a name or a student
+    id; stable across runs and machines). Without one, ``$DELAYLAB_STUDENT``, else the default
+    instance (the numbers of the notebook's solved copy)."""
+    install_capture()
+    return Started(instance.set_current(student))
+
+
+class Given:
+    """The student's numbers for one exercise, shown above its answer cell."""
+
+    def __init__(self, eid: str):
+        self.eid, self.text = eid, given(eid)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        who = instance.current()
+        owner = f"for {html.escape(who)}" if who else "default numbers"
+        display(W.HTML(_box(f"<b>Your numbers</b> ({owner}): {html.escape(self.text)}", "#1F2937", "#EEF2FF")))
+
+    def __repr__(self) -> str:
+        return f"Your numbers: {self.text}"
+
+
+def show_given(eid: str) -> Given:
+    """The student's own numbers for a compute or derive exercise (``ex.given("01.n-tilde")``)."""
     ex = get(eid)
-    text = (f"<pre style='background:#F8F8F8;padding:8px;white-space:pre-wrap'>{html.escape(ex.solution_code)}</pre>"
-            + (f"<div style='margin:4px 0 8px 0'>{html.escape(ex.explanation)}</div>" if ex.explanation else ""))
-    shown = W.HTML("")
-    button = W.ToggleButton(value=False, description="show solution", icon="eye",
-                            tooltip="try first: the solution stays hidden until you click",
-                            layout=W.Layout(width="150px"))
-
-    def toggle(change):
-        shown.value = text if change["new"] else ""
-        button.description = "hide solution" if change["new"] else "show solution"
-
-    button.observe(toggle, names="value")
-    return W.VBox([button, shown])
+    if not ex.parameterised:
+        raise ValueError(f"{eid} is a {ex.kind} exercise: it has no numbers of its own")
+    return Given(eid)
 
 
-def _user_namespace() -> dict:
+# ------------------------------------------------------------------ taking answers when their cell runs
+_MISSING = object()
+_CAPTURED: dict[str, object] = {}
+_HOOKED: list = []
+
+
+def _answer_names() -> set[str]:
+    return {get(e).answer_name for e in ids() if get(e).answer_name}
+
+
+def assigned_names(source: str) -> set[str]:
+    """The names a cell assigns or defines at its top level (``x = …``, ``x: float = …``, ``def x``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        out.add(n.id)
+    return out
+
+
+def _snapshot(value):
+    if callable(value):
+        return value
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # noqa: BLE001 - a student's odd object: keep it as it is
+        return value
+
+
+def capture(source: str, namespace: dict) -> None:
+    """Keep the answers a cell of ``source`` just set in ``namespace``."""
+    for name in assigned_names(source) & _answer_names():
+        if name in namespace:
+            _CAPTURED[name] = _snapshot(namespace[name])
+
+
+def _after_cell(result) -> None:
+    try:
+        if getattr(result, "error_in_exec", None) is not None or getattr(result, "error_before_exec", None):
+            return
+        ip = _ipython()
+        if ip is not None:
+            capture(result.info.raw_cell or "", ip.user_ns)
+    except Exception:  # noqa: BLE001 - never break the student's kernel
+        pass
+
+
+def _ipython():
     try:
         from IPython import get_ipython
-
-        ip = get_ipython()
     except ImportError:  # pragma: no cover - IPython ships with ipykernel
-        ip = None
-    return ip.user_ns if ip is not None else {}
+        return None
+    return get_ipython()
+
+
+def install_capture() -> bool:
+    """Register the answer hook in the running IPython kernel (once); False outside IPython."""
+    ip = _ipython()
+    if ip is None:
+        return False
+    if not _HOOKED or _HOOKED[0] is not ip:
+        ip.events.register("post_run_cell", _after_cell)
+        _HOOKED[:] = [ip]
+    return True
 
 
 def answer_of(eid: str, namespace: dict | None = None):
-    """The student's answer to a compute or implement exercise, read from the notebook's namespace."""
-    ex = get(eid)
-    ns = _user_namespace() if namespace is None else namespace
-    return ns.get(ex.answer_name, None)
+    """The student's answer to a compute, derive or implement exercise: the value its answer cell
+    set when it last ran; from ``namespace`` when one is given (tests, plain Python)."""
+    name = get(eid).answer_name
+    if namespace is not None:
+        return namespace.get(name, _MISSING)
+    if _HOOKED:
+        return _CAPTURED.get(name, _MISSING)
+    ip = _ipython()
+    return _MISSING if ip is None else ip.user_ns.get(name, _MISSING)
 
 
 def on_dashboard() -> bool:
     """True in a Voila dashboard's kernel (Voila gives its kernels VOILA_* variables)."""
-    import os
-
     return any(k in os.environ for k in ("VOILA_KERNEL_ID", "VOILA_BASE_URL", "VOILA_SERVER_URL"))
 
 
-_ON_DASHBOARD = ("on this dashboard the code is hidden: compute and implement exercises are answered in "
+_ON_DASHBOARD = ("on this dashboard the code is hidden: compute, derive and implement exercises are answered in "
                  "JupyterLab (open this notebook with `python3 tasks.py lab`).")
 
 
-def feedback(eid: str, answer=None, *, namespace: dict | None = None):
-    """The check cell of a compute or implement exercise: the verdict and a "show solution" button.
+# ------------------------------------------------------------------ hints in steps, then the solution
+class Steps:
+    """One button that reveals the hints one by one, then the solution for the student's numbers."""
 
-    The answer is read from the notebook (the variable or function named by the exercise) unless
-    given. Returns the Feedback (displayed as a box by the notebook).
-    """
+    def __init__(self, eid: str):
+        ex = get(eid)
+        self.eid, self.shown = eid, 0
+        self.steps = [("where to look", ex.hints[0])] + [("the method", h) for h in ex.hints[1:]]
+        self.out = W.HTML("")
+        self.button = W.Button(layout=W.Layout(width="auto"), icon="lightbulb-o")
+        self.button.on_click(lambda _: self.next())
+        self._label()
+
+    def _label(self) -> None:
+        n = len(self.steps)
+        if self.shown < n:
+            self.button.description = f"hint {self.shown + 1} of {n}: {self.steps[self.shown][0]}"
+        elif self.shown == n:
+            self.button.description = "show the solution"
+            self.button.icon = "eye"
+        else:
+            self.button.description = "hide hints and solution"
+            self.button.icon = "eye-slash"
+
+    def next(self) -> None:
+        n = len(self.steps)
+        if self.shown > n:
+            self.shown, self.out.value, self.button.icon = 0, "", "lightbulb-o"
+        else:
+            self.shown += 1
+            self.out.value = self._html()
+        self._label()
+
+    def _html(self) -> str:
+        parts = [_box(f"<b>Hint {i + 1}</b> ({what}): {html.escape(text)}")
+                 for i, (what, text) in enumerate(self.steps[: self.shown])]
+        if self.shown > len(self.steps):
+            parts.append(solution_html(self.eid))
+        return "".join(parts)
+
+    @property
+    def widget(self) -> W.Widget:
+        return W.VBox([self.button, self.out])
+
+
+def solution_html(eid: str) -> str:
+    """The solution for the current student: the answer cell filled in, and why."""
+    if not solutions_shown():
+        return _box(html.escape(SOLUTIONS_OFF), "#8A3B00", "#FFF3E0")
+    code = solution_code(eid)
+    why = explanation(eid)
+    return (f"<pre style='background:#F8F8F8;padding:8px;white-space:pre-wrap;margin:4px 0'>{html.escape(code)}</pre>"
+            + (f"<div style='margin:4px 0 8px 0'>{html.escape(why)}</div>" if why else ""))
+
+
+# ------------------------------------------------------------------ check cells
+def feedback(eid: str, answer=_MISSING, *, namespace: dict | None = None):
+    """The check cell of a compute, derive or implement exercise: the verdict, then hints in steps
+    and the solution. The answer is the one its cell set when it last ran, unless given."""
     ex = get(eid)
-    if answer is None:
+    if ex.kind in ("predict", "explain"):
+        raise ValueError(f"{eid} is a {ex.kind} exercise: its widget checks itself (ex.{ex.kind}(\"{eid}\"))")
+    if answer is _MISSING:
         answer = answer_of(eid, namespace)
-    fb = check(eid, answer)
-    if not fb.answered and ex.answer_name and answer is None:
+    if answer is _MISSING:
         fb = not_answered(_ON_DASHBOARD if on_dashboard() else
-                          f"set {ex.answer_name} in the cell above and run it, then run this cell again.")
+                          f"set {ex.answer_name} in the answer cell above and run it, then run this cell again.")
+    else:
+        fb = check(eid, answer)
+        if not fb.answered and on_dashboard():
+            fb = not_answered(_ON_DASHBOARD)
     _enforce(eid, fb)
     return Checked(eid, fb)
 
 
 class Checked:
-    """A checked answer as displayed in a notebook: a coloured box and a "show solution" button."""
+    """A checked answer as displayed in a notebook: a coloured box, hints in steps, the solution."""
 
     def __init__(self, eid: str, fb: Feedback):
         self.eid, self.feedback = eid, fb
@@ -100,7 +296,7 @@ class Checked:
 
     @property
     def widget(self) -> W.Widget:
-        return W.VBox([W.HTML(feedback_html(self.feedback)), solution_button(self.eid)])
+        return W.VBox([W.HTML(feedback_html(self.feedback)), Steps(self.eid).widget])
 
     def _ipython_display_(self):
         from IPython.display import display
@@ -111,17 +307,22 @@ class Checked:
         return f"{self.feedback.status}: {self.feedback.message}"
 
 
-class Predict:
-    """A predict question as a widget: the choices, a "check" button and the verdict.
+# ------------------------------------------------------------------ predict
+_FIRST: dict[str, str] = {}
 
-    ``choice`` preselects an answer and checks it at once (the solved notebooks of the tests).
+
+class Predict:
+    """A predict question as a widget: the choices, a "check" button, the verdict and the reasons.
+
+    The student's first answer is kept and shown next to every later verdict. ``choice``
+    preselects an answer and checks it at once (the solved notebooks of the tests).
     """
 
     def __init__(self, eid: str, choice=None):
         ex = get(eid)
         if ex.kind != "predict":
             raise ValueError(f"{eid} is a {ex.kind} exercise, not a predict question")
-        self.eid = eid
+        self.eid, self.ex = eid, ex
         options = [(label, key) for key, label in ex.choices.items()]
         self.choices = W.RadioButtons(options=options, value=None, layout=W.Layout(width="auto"))
         self.button = W.Button(description="check", button_style="primary", icon="check",
@@ -138,9 +339,20 @@ class Predict:
         fb = check(self.eid, self.choices.value)
         if not fb.answered:
             fb = not_answered("choose an answer, then click check.")
+            self.feedback, self.out.value = fb, feedback_html(fb)
+            return fb
+        first = _FIRST.setdefault(self.eid, self.choices.value)
+        label = html.escape(self.ex.choices.get(first, first))
+        verdict = "right" if first == self.ex.solution else "not it"
+        note = f"<div style='margin-top:4px;font-size:13px'>Your first answer: “{label}” ({verdict}).</div>"
         self.feedback = fb
-        self.out.value = feedback_html(fb)
+        self.out.value = feedback_html(fb, note)
         return fb
+
+    @property
+    def first(self):
+        """The student's first checked choice (None before any check)."""
+        return _FIRST.get(self.eid)
 
     @property
     def widget(self) -> W.Widget:
@@ -157,6 +369,67 @@ def predict(eid: str, choice=None) -> Predict:
     return Predict(eid, choice)
 
 
+# ------------------------------------------------------------------ explain
+_WRITTEN: dict[str, str] = {}
+
+
+class Explain:
+    """An "explain why" question: the student writes, then compares with the model answer and ticks
+    off the points it mentions (self-assessed; nothing is graded). ``text`` fills the box and
+    compares at once (the solved notebooks)."""
+
+    def __init__(self, eid: str, text: str | None = None):
+        ex = get(eid)
+        if ex.kind != "explain":
+            raise ValueError(f"{eid} is a {ex.kind} exercise, not an explain question")
+        self.eid, self.ex = eid, ex
+        self.text = W.Textarea(value=_WRITTEN.get(eid, ""), placeholder="Your explanation, in a sentence or two…",
+                               layout=W.Layout(width="95%", height="90px"))
+        self.button = W.Button(description="compare with the model answer", button_style="primary", icon="check",
+                               layout=W.Layout(width="auto"))
+        self.out = W.HTML(feedback_html(not_answered("write your explanation, then compare.")))
+        self.ticks = W.VBox([])
+        self.feedback = not_answered()
+        self.button.on_click(lambda _: self.compare())
+        if text is not None:
+            self.text.value = text
+            self.compare()
+        _enforce(eid, self.feedback)
+
+    def compare(self) -> Feedback:
+        fb = check(self.eid, self.text.value)
+        self.feedback = fb
+        if not fb.answered or not fb.correct:
+            self.out.value = feedback_html(fb)
+            return fb
+        _WRITTEN.setdefault(self.eid, self.text.value)
+        if solutions_shown():
+            mine = html.escape(_WRITTEN[self.eid])
+            self.out.value = (_box(f"<b>Your first answer:</b> {mine}")
+                              + _box(f"<b>A model answer:</b> {html.escape(self.ex.solution)}", "#1B5E20", "#E8F5E9")
+                              + _box("<b>Does your answer mention…</b> (tick what it does; nothing is graded)"))
+            self.ticks.children = [W.Checkbox(value=False, description=p, indent=False,
+                                              layout=W.Layout(width="auto")) for p in self.ex.points]
+        else:
+            self.out.value = _box("Your answer is written down. " + html.escape(SOLUTIONS_OFF))
+        return fb
+
+    @property
+    def widget(self) -> W.Widget:
+        return W.VBox([self.text, self.button, self.out, self.ticks])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def explain(eid: str, text: str | None = None) -> Explain:
+    """The widget of an "explain why" question (works on the dashboards too)."""
+    return Explain(eid, text)
+
+
+# ------------------------------------------------------------------ racing the student's policy
 class Raced:
     """The race cell's verdict: the student's policy now races in a live panel (or why not)."""
 
@@ -180,62 +453,79 @@ class Raced:
 def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None = None) -> Raced:
     """Race the function of an *implement* exercise as a policy in a live ``panel``.
 
-    The function is read from the notebook's namespace (the name the exercise asks for). Not
-    written yet, not a function, or failing in the first simulation: a sentence, and the panel is
-    left without the curve. Otherwise the
-    panel draws "your policy" next to the paper's algorithms on the same draws, and keeps doing
-    so after every slider move; if the student's code fails in the simulation, the panel's status
-    says why (a sentence, no traceback). Under the tests, the race must run when the notebook is
-    solved and say "not answered yet" as shipped.
+    The function is the one its answer cell defined. Not written yet, not a function, or failing
+    in the first simulation: a sentence, and the panel is left without the curve. Otherwise the
+    panel draws "your policy" next to the paper's algorithms on the same draws, and keeps doing so
+    after every slider move; the verdict says whether the function passed its check, and compares
+    the two final regrets. Under the tests, the race must run when the notebook is solved and say
+    "not answered yet" as shipped.
     """
     ex = get(eid)
     if ex.policy is None:
         raise ValueError(f"{eid} is not an implement exercise with a policy to race")
     fn = answer_of(eid, namespace)
-    if fn is None or fn is Ellipsis:
+    if fn is _MISSING or fn is Ellipsis:
         fb = not_answered(_ON_DASHBOARD if on_dashboard() else
                           f"write {ex.answer_name} and run its cell, then run this cell again to race it.")
     elif not callable(fn):
         fb = wrong(f"{ex.answer_name} should be a function (def …); got {type(fn).__name__}.")
     else:
-        import inspect
-
-        accepted = inspect.signature(ex.policy).parameters
-
-        def make(**context):  # the panel's context (delay law, window, …): what the exercise's policy takes
-            return ex.policy(fn, **{k: v for k, v in context.items() if k in accepted})
-
-        panel.race(make, label=label)
-        if panel.race_result is None:  # not drawn: the panel is left as it was, the reason said here
-            message = panel.race_message
-            panel.race(None)
-            if "still returns `...`" in message:
-                fb = not_answered(f"{ex.answer_name} still returns `...`: write its body, run its cell, then "
-                                  f"run this cell again.")
-            else:
-                fb = wrong(f"{message[0].upper()}{message[1:]}")
+        checked = check(eid, fn)
+        if not checked.answered:
+            fb = not_answered(f"{ex.answer_name} still returns `...`: write its body, run its cell, then run this "
+                              f"cell again.")
         else:
-            result = panel.race_message.removeprefix(f"{label}: ")
-            fb = right(f"Your policy now races in the live panel above (curve “{label}”): {result}. Move a slider: "
-                       f"it reruns with the others.")
+            fb = _race(panel, ex, fn, label, checked)
     _enforce(eid, fb)
     return Raced(eid, fb, panel)
 
 
+def _race(panel, ex, fn, label, checked: Feedback) -> Feedback:
+    import inspect
+
+    accepted = inspect.signature(ex.policy).parameters
+
+    def make(**context):  # the panel's context (delay law, window, …): what the exercise's policy takes
+        return ex.policy(fn, **{k: v for k, v in context.items() if k in accepted})
+
+    panel.race(make, label=label)
+    result = panel.race_result
+    if result is None:  # not drawn: the panel is left as it was, the reason said here
+        message = panel.race_message
+        panel.race(None)
+        return wrong(f"{message[0].upper()}{message[1:]}")
+    yours = float(result.regret[result.names[0]][:, -1].mean())
+    T = int(result.times[-1])
+    compare = f"at T = {T:,}, {label} {yours:.1f}"
+    if ex.race_against:
+        x, y = panel.regret.curve(ex.race_against)
+        if len(y) and int(round(float(x[-1]))) == T:
+            compare += f", {ex.race_against} {float(y[-1]):.1f} (same draws; lower is better)"
+    if checked.correct:
+        return right(f"Your policy races in the live panel (curve “{label}”): {compare}. Move a slider: it "
+                     f"reruns with the others.")
+    return wrong(f"Your policy races in the live panel (curve “{label}”), but it does not pass its check yet, so "
+                 f"it is not {ex.race_against or 'the paper’s algorithm'}: {checked.message} Here: {compare}.")
+
+
+# ------------------------------------------------------------------ the list of exercises
 #: The notebooks of the workbook (file, short title), for the index's list of exercises.
 NOTEBOOKS = {"01": ("01_delayed_conversions.ipynb", "Delayed conversions"),
              "02": ("02_arm_dependent_delays.ipynb", "Arm-dependent, heavy-tailed delays"),
              "03": ("03_linear_delayed.ipynb", "Linear bandits, delayed and censored"),
              "04": ("04_aggregated_anonymous.ipynb", "Delayed, aggregated, anonymous feedback"),
              "05": ("05_adversarial_delays.ipynb", "Adversarial bandits, unrestricted delays")}
-_KIND_TEXT = {"predict": "predict (choose, then check on the figure)", "compute": "compute (a number)",
-              "implement": "implement (a function; races in the live panel)"}
+
+
+def heading(eid: str) -> str:
+    """The exercise's heading as the notebooks write it: ``✎ Exercise 1.2 (derive, ★★☆): title``."""
+    ex = get(eid)
+    number = ids(ex.notebook).index(eid) + 1
+    return f"✎ Exercise {int(ex.notebook)}.{number} ({_KIND_TEXT[ex.kind]}, {stars(ex.stars)}): {ex.title}"
 
 
 def table_html(notebooks=None) -> str:
-    """An HTML table of the exercises, notebook by notebook (kind and title), with links."""
-    from ._core import ids
-
+    """An HTML table of the exercises, notebook by notebook (number, kind, difficulty, title), with links."""
     rows = []
     for nb in notebooks or sorted({e.split(".")[0] for e in ids()}):
         eids = ids(nb)
@@ -245,13 +535,19 @@ def table_html(notebooks=None) -> str:
         name = f"<a href='{html.escape(file)}'>{nb} · {html.escape(title)}</a>" if file else html.escape(title)
         for i, eid in enumerate(eids):
             ex = get(eid)
-            rows.append(f"<tr><td>{name if i == 0 else ''}</td><td>{html.escape(_KIND_TEXT[ex.kind])}</td>"
-                        f"<td>{html.escape(ex.title)}</td></tr>")
+            rows.append(f"<tr><td>{name if i == 0 else ''}</td><td>{int(nb)}.{i + 1}</td>"
+                        f"<td>{html.escape(_KIND_TEXT[ex.kind])}</td><td aria-label='difficulty {ex.stars} of 3'>"
+                        f"{stars(ex.stars)}</td><td>{html.escape(ex.title)}</td></tr>")
     return ("<table style='border-collapse:collapse;font-size:14px'><thead><tr>"
-            "<th style='text-align:left'>notebook</th><th style='text-align:left'>kind</th>"
-            "<th style='text-align:left'>exercise</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+            "<th style='text-align:left'>notebook</th><th style='text-align:left'>exercise</th>"
+            "<th style='text-align:left'>kind</th><th style='text-align:left'>difficulty</th>"
+            "<th style='text-align:left'>title</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
 def table(notebooks=None) -> W.HTML:
     """The exercises of the workbook as a table widget (works on the Voila dashboards)."""
     return W.HTML(table_html(notebooks))
+
+
+__all__ = ["Started", "start", "show_given", "feedback", "predict", "explain", "race", "table", "heading",
+           "capture", "install_capture", "answer_of", "params", "right"]
