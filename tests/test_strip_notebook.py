@@ -26,6 +26,7 @@ def as_saved_by_jupyter(text: str) -> str:
             cell["metadata"]["execution"] = {"iopub.execute_input": "2026-11-23T10:00:00Z"}
     nb["metadata"]["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {"x": 1}}}
     nb["metadata"]["language_info"] = {"name": "python", "version": "3.11.2", "mimetype": "text/x-python"}
+    nb["metadata"]["kernelspec"]["display_name"] = "Python 3 (ipykernel)"  # what JupyterLab writes on save
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -34,6 +35,16 @@ def test_a_run_notebook_strips_back_to_the_committed_one(path):
     committed = path.read_text(encoding="utf-8")
     assert strip(committed) == committed  # nothing to strip: byte for byte
     assert strip(as_saved_by_jupyter(committed)) == committed
+
+
+def test_every_notebook_names_its_kernel_as_jupyterlab_saves_it():
+    """Opening, running and saving a notebook in JupyterLab leaves no diff, not even the kernel's name."""
+    for path in NOTEBOOKS:
+        spec = json.loads(path.read_text(encoding="utf-8"))["metadata"]["kernelspec"]
+        assert spec == {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}, path.name
+    nb = json.loads(NOTEBOOKS[0].read_text(encoding="utf-8"))
+    nb["metadata"]["kernelspec"]["display_name"] = "Python 3"  # an older copy
+    assert json.loads(strip(json.dumps(nb)))["metadata"]["kernelspec"]["display_name"] == "Python 3 (ipykernel)"
 
 
 def test_edits_are_kept_and_other_files_pass():

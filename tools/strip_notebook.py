@@ -9,7 +9,8 @@ as unchanged unless you edited a cell, so ``git pull`` brings the new version of
 without conflicts on outputs. Your files on disk keep their outputs.
 
 It removes the outputs, execution counts and timing metadata of code cells, the widget state
-stored in the notebook's metadata and the kernel's version details; anything else (your edits to cells) is kept. A file that is not a notebook
+stored in the notebook's metadata and the kernel's version details, and gives the python3 kernel the
+name JupyterLab writes; anything else (your edits to cells) is kept. A file that is not a notebook
 passes through unchanged. Only the Python standard library is used.
 """
 
@@ -17,6 +18,9 @@ from __future__ import annotations
 
 import json
 import sys
+
+#: The name JupyterLab's ipykernel gives the python3 kernel (and writes into every notebook it saves).
+KERNEL_DISPLAY_NAME = "Python 3 (ipykernel)"
 
 
 def strip(text: str) -> str:
@@ -42,6 +46,10 @@ def strip(text: str) -> str:
     meta = nb.get("metadata", {})
     if "widgets" in meta:
         del meta["widgets"]
+        changed = True
+    spec = meta.get("kernelspec")
+    if isinstance(spec, dict) and spec.get("name") == "python3" and spec.get("display_name") != KERNEL_DISPLAY_NAME:
+        spec["display_name"] = KERNEL_DISPLAY_NAME  # what JupyterLab writes on save: no diff from opening a notebook
         changed = True
     info = meta.get("language_info")
     if isinstance(info, dict) and set(info) - {"name"}:  # filled in by the kernel on every run

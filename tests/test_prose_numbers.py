@@ -1,0 +1,98 @@
+"""Every number the notebooks' prose states about a formula is pinned here against delaylab.
+
+A claim is a piece of a notebook's markdown with ``{}`` where the number stands: the test finds
+the piece in the notebook (so that editing the prose without the claim fails) and checks that
+delaylab computes that number (so that a change in delaylab, or a wrong number, fails). Numbers
+about simulations are not written in the prose at all: the notebooks print them under each figure
+(``FigureReproduction(summary=…)``) or in a code cell, from the results they show.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import delaylab as dl
+from delaylab.papers import manegueu2020, thune2019, vernade2017
+from delaylab.policies.linear import confidence_radius
+from delaylab.policies.patient import log_term
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def _markdown(nb: str) -> str:
+    (path,) = NOTEBOOKS.glob(f"{nb}_*.ipynb")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+def _tau(mu, m):
+    return float(dl.Geometric(mu).cdf(m))
+
+
+CLAIMS = [
+    # notebook 01
+    ("01", "$(0 + 0.05 + 0.07)/3 = {}$ per step", vernade2017.round_robin_cost(), ".2f"),
+    ("01", "the regret grows exactly linearly, ${}$ per step", vernade2017.round_robin_cost(), ".2f"),
+    # notebook 02
+    ("02", "the deviation term is still ${}$ after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
+    ("02", "$0.6\\,\\tau_1(10) = {}$", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),
+    ("02", "$0.8\\,\\tau_2(10) = {}$", 0.8 * float(dl.Pareto(0.3).cdf(10)), ".2f"),
+    ("02", "$\\tau_2(200) = {}$", float(dl.Pareto(0.3).cdf(200)), ".2f"),
+    ("02", "$\\tau_1(200) = {}$", float(dl.Pareto(1.0).cdf(200)), ".3f"),
+    ("02", "$(c/2)^{{1/\\alpha_{{low}}}} = 0.35^{{10}} \\approx {}\\cdot 10^{{-5}}$", 0.35 ** 10 / 1e-5, ".0f"),
+    ("02", "$\\log(24\\sqrt{{29}}/0.42)/\\log\\bar T_t \\approx {}/\\log \\bar T_t",
+     math.log(24 * math.sqrt(29) / 0.42), ".1f"),
+    ("02", "\\ge {}$ for $\\bar T_t \\le 10^4$", math.log(24 * math.sqrt(29) / 0.42) / math.log(1e4), ".1f"),
+    # notebook 03
+    ("03", "$2f_{{t,\\delta}} \\approx {}$ multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
+    ("03", "the rightmost panel, where $\\tau_m = {}$", _tau(500, 100), ".2f"),
+    ("03", "in $(100, 500)$, where $\\tau_m = {}$", _tau(500, 100), ".2f"),
+    ("03", "$\\tau_m$ goes from {} to", _tau(100, 100), ".2f"),
+    ("03", "goes from 0.63 to {}:", _tau(100, 500), ".2f"),
+    ("03", "In $(100, 500)$ only {}% of the conversions", 100 * _tau(500, 100), ".0f"),
+    ("03", "$\\tau_m = P(D \\le m) \\approx {}$, so more than half", float(dl.criteo(100).cdf(2000)), ".2f"),
+    ("03", "Here $\\tau_m \\approx {}$", float(dl.criteo(100).cdf(2000)), ".2f"),
+    ("03", "($2\\times10^5$ s, about {} days)", 2e5 / 86400, ".1f"),
+    # notebook 04
+    ("04", "$V(\\tau) = {}$", float(dl.Uniform(0, 20).var), ".1f"),
+    ("04", "$\\tilde\\Delta_3 = {}$", 0.5 ** 3, ".3f"),
+    # notebook 05
+    ("05", "the first $\\sqrt{{KT/\\ln K}} \\approx {}$ rounds", math.sqrt(2 * 8192 / math.log(2)), ".0f"),
+    ("05", "gives ${}$ instead of", float(thune2019.theorem3_bound(
+        2, 1000, np.zeros(1000), math.sqrt((math.e * 1000) / (4 * math.e * math.log(2))))[0]), ".0f"),
+    ("05", "instead of ${}$ at $K = 2$", thune2019.corollary4_bound(2, 1000, 0), ".1f"),
+]
+
+
+@pytest.mark.parametrize("nb, text, value, fmt", CLAIMS, ids=[f"{c[0]}:{c[1][:40]}" for c in CLAIMS])
+def test_a_stated_number_is_what_delaylab_computes(nb, text, value, fmt):
+    stated = text.format(format(value, fmt))
+    assert stated in _markdown(nb), f"notebook {nb} does not say {stated!r}"
+
+
+def test_the_better_arm_looks_better_after_a_few_hundred_pulls():
+    """Notebook 02, Section 4: 'the gap 0.2 exceeds the bias of the observed means after a few hundred pulls'."""
+    assert 100 <= manegueu2020.looks_worse_until() <= 400
+    assert "after a few hundred pulls" in _markdown("02")
+
+
+def test_uniform_play_regret_in_example_8():
+    """Notebook 05: uniform play on Example 8's losses (means 0.25 and 0.75) costs 0.5 × T/2."""
+    assert thune2019.GAP == 0.5 and "$\\approx 0.5 \\times T/2$" in _markdown("05")
+
+
+def test_no_simulation_number_in_a_verdict():
+    """Verdicts under figures state what is computed under the figure, not numbers typed in: a
+    verdict paragraph contains no decimal number beyond the figure's parameters."""
+    import re
+
+    for nb in ("01", "02", "03", "04", "05"):
+        for para in _markdown(nb).split("\n\n"):
+            if para.startswith("**Verdict"):
+                numbers = re.findall(r"(?<![\w^{.])\d+\.\d+(?![\w}])", para)
+                allowed = {"0.04", "0.2", "0.3", "0.18", "0.45", "0.995", "0.80", "0.1", "0.35", "0.5", "0.4",
+                           "0.8", "0.6", "0.9", "1.5"}
+                assert set(numbers) <= allowed, (nb, para[:80], set(numbers) - allowed)
