@@ -3,8 +3,10 @@
 On a copy of notebook 01 (never written back): Run All as shipped (every check says "not
 answered yet"), then one exercise of each kind, as a student would do it: choose an answer of a
 predict widget and click *check*; type a number into a compute exercise's cell and run its check
-cell; write an implement function, run its check, then race it in the live panel. Each time the
-feedback box (a ``.widget-html``) must say "Right", and no traceback may appear. The timings are
+cell, then a wrong one and open the first hint; type a derived value; write an explanation and
+compare it with the model answer; write an implement function, run its check, then race it in the
+live panel. Each time the feedback box (a ``.widget-html``) must say "Right" (or show the model
+answer), and no traceback may appear. The timings are
 printed (and kept in ``test-artifacts/browser/exercises.json``); only gross bounds are asserted.
 
 Uses the server, browser and kernel helpers of ``tests/test_browser.py``.
@@ -102,28 +104,48 @@ def test_student_answers_one_exercise_of_each_kind(browser, tmp_path, monkeypatc
         # ... and a wrong number gets a hint, not a traceback
         replace_and_run(page, code_cell(page, "n_tilde = 2 *"), "n_tilde = 3\n")
         run_next(page)
-        text = feedback_of(code_cell(page, 'ex.feedback("01.n-tilde")'), "is not it")
+        check = code_cell(page, 'ex.feedback("01.n-tilde")')
+        text = feedback_of(check, "is not it")
         assert "raw number of pulls" in text and "Section 2" in text
+        check.locator("button", has_text="hint 1 of 2").click()  # hints in steps: the first one only
+        feedback_of(check, "Hint 1", timeout=30_000)
+        assert check.locator(".widget-html", has_text="Hint 2").count() == 0
+
+        # derive: the value of a formula derived on paper, for the default numbers (K = 3, μ = 10, r = 0)
+        t = time.perf_counter()
+        replace_and_run(page, code_cell(page, "pending = ..."), "lam = 10 / 11\npending = lam / (1 - lam ** 3)\n")
+        run_next(page)
+        feedback_of(code_cell(page, 'ex.feedback("01.pending")'), "Right")
+        timings["derive: run to feedback (s)"] = time.perf_counter() - t
+
+        # explain: write, compare with the model answer (self-assessed)
+        explain = code_cell(page, 'ex.explain("01.why-window")')
+        explain.scroll_into_view_if_needed()
+        explain.locator("textarea").fill("Without a window every conversion arrives eventually; with one a share "
+                                         "is lost for good, so the scaled rates are harder to tell apart.")
+        t = time.perf_counter()
+        explain.locator("button", has_text="compare with the model answer").click()
+        feedback_of(explain, "A model answer", timeout=30_000)
+        timings["explain: click to model answer (s)"] = time.perf_counter() - t
+        assert explain.locator(".widget-checkbox").count() == len(ex.get("01.why-window").points)
 
         # implement: write the function, run its check, then race it in the live panel
-        answer = code_cell(page, "def d_ucb_index(S, N, N_tilde, t):")
+        answer = code_cell(page, "def d_klucb_index(theta_hat, N_tilde, beta):")
         t = time.perf_counter()
-        replace_and_run(page, answer, ex.get("01.d-ucb-index").solution_code)
+        replace_and_run(page, answer, ex.solution_code("01.d-klucb-index"))
         run_next(page)
-        text = feedback_of(code_cell(page, 'ex.feedback("01.d-ucb-index")'), "Right")
+        text = feedback_of(code_cell(page, 'ex.feedback("01.d-klucb-index")'), "Right")
         timings["implement: run to feedback (s)"] = time.perf_counter() - t
         assert "simulation with shared draws" in text
 
         t = time.perf_counter()
-        race = code_cell(page, 'ex.race(panel, "01.d-ucb-index")')
+        race = code_cell(page, 'ex.race(panel, "01.d-klucb-index")')
         race.scroll_into_view_if_needed()
         race.locator(".cm-content").click()
         page.keyboard.press("Shift+Enter")
         text = feedback_of(race, "races in the live panel")
         timings["race: run to feedback (s)"] = time.perf_counter() - t
-        assert "mean regret" in text
-        panel.locator(".widget-html", has_text="your policy: mean regret").first.wait_for(state="attached",
-                                                                                          timeout=30_000)
+        assert "lower is better" in text and "D-KLUCB" in text
         legend = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].some(el => "
                                "(el.data || []).some(d => d.name === 'your policy' && d.visible !== false "
                                "&& (d.y || []).length > 0))")

@@ -96,3 +96,41 @@ def test_no_simulation_number_in_a_verdict():
                 allowed = {"0.04", "0.2", "0.3", "0.18", "0.45", "0.995", "0.80", "0.1", "0.35", "0.5", "0.4",
                            "0.8", "0.6", "0.9", "1.5"}
                 assert set(numbers) <= allowed, (nb, para[:80], set(numbers) - allowed)
+
+
+# ------------------------------------------------------------- the statements an instructor found wrong
+def test_a_tail_index_of_one_has_an_infinite_mean():
+    assert math.isinf(dl.Pareto(1.0).mean) and math.isfinite(dl.Pareto(1.05).mean)
+    text = _markdown("02")
+    assert "`dl.Pareto(1.0).mean` is `inf`" in text and "light-tailed" not in text
+    assert "For $\\alpha < 1$ the mean delay is infinite" not in text
+
+
+def test_the_crossing_time_is_computed_not_typed():
+    from delaylab import exercises as ex
+
+    t = manegueu2020.looks_worse_until()
+    assert t == 268  # the last step at which the better arm's expected observed mean is the lower one
+    why = ex.get("02.looks-best").grade("worse", {}).message
+    assert f"until t = {t}" in why and "240" not in _markdown("02")
+
+
+def test_patient_deviation_is_twice_hoeffding():
+    """√(2 log(2KT³)/n) = 2·√(log(2/δ)/(2n)) at δ = 1/(KT³): the explanation says so."""
+    from delaylab import exercises as ex
+
+    K, T, n = 2, 3000, 17
+    delta = 1 / (K * T**3)
+    assert math.sqrt(2 * math.log(2 * K * T**3) / n) == pytest.approx(2 * math.sqrt(math.log(2 / delta) / (2 * n)))
+    assert "twice the two-sided Hoeffding width" in ex.get("02.patient-ucb").explanation
+
+
+def test_small_window_numbers():
+    from delaylab import exercises as ex
+
+    lower = ex.get("03.small-window").grade("lower", {}).message
+    assert f"{_tau(100, 20):.3f}" == "0.189" and "0.189" in lower and "3.36 times" in lower
+
+
+def test_the_leak_out_of_a_block_carries_theta():
+    assert "about $\\theta_i\\,\\mathbb E[\\tau]$ rewards of arm $i$ leave the block" in _markdown("04")

@@ -18,6 +18,7 @@ import html
 import os
 
 import ipywidgets as W
+import numpy as np
 
 from . import instance
 from ._core import (Feedback, check, expectation, explanation, get, given, ids, not_answered, params, right,
@@ -221,7 +222,7 @@ class Steps:
         self.eid, self.shown = eid, 0
         self.steps = [("where to look", ex.hints[0])] + [("the method", h) for h in ex.hints[1:]]
         self.out = W.HTML("")
-        self.button = W.Button(layout=W.Layout(width="auto"), icon="lightbulb-o")
+        self.button = W.Button(layout=W.Layout(width="max-content"), icon="lightbulb-o")
         self.button.on_click(lambda _: self.next())
         self._label()
 
@@ -499,8 +500,10 @@ def _race(panel, ex, fn, label, checked: Feedback) -> Feedback:
     compare = f"at T = {T:,}, {label} {yours:.1f}"
     if ex.race_against:
         x, y = panel.regret.curve(ex.race_against)
-        if len(y) and int(round(float(x[-1]))) == T:
-            compare += f", {ex.race_against} {float(y[-1]):.1f} (same draws; lower is better)"
+        if len(y) and x[0] <= T:
+            compare += f", {ex.race_against} {float(np.interp(T, x, y)):.1f} (same draws; lower is better)"
+    if "first_answer" in result.notes:
+        compare += " — a first answer: the panel completes the curves in the background"
     if checked.correct:
         return right(f"Your policy races in the live panel (curve “{label}”): {compare}. Move a slider: it "
                      f"reruns with the others.")
