@@ -11,6 +11,9 @@
     python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
                                 (--public: on every interface, with caps for a public host)
     python3 tasks.py slides     set the notebooks' slide boundaries (lecture mode, RISE)
+    python3 tasks.py assignment NN|all [--out DIR]
+                                graded assignments of the paper notebooks as an nbgrader course
+                                folder (default assignments/; docs/instructor.md)
     python3 tasks.py clean      remove the virtual environment and caches
     python3 tasks.py clean --cache   empty the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
 
@@ -185,6 +188,13 @@ def cmd_slides(args) -> None:
         sys.exit(code)
 
 
+def cmd_assignment(args) -> None:
+    """Write graded assignments of the paper notebooks as an nbgrader course folder
+    (delaylab/exercises/assignment.py; nbgrader itself is installed apart: docs/instructor.md)."""
+    ensure_venv(test=False)
+    run([PY, "-m", "delaylab.exercises.assignment", *args])
+
+
 def cmd_clean(args) -> None:
     if "--cache" in args:  # only the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
         ensure_venv(test=False)
@@ -198,7 +208,7 @@ def cmd_clean(args) -> None:
 
 
 COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "dashboard": cmd_dashboard, "slides": cmd_slides,
-            "clean": cmd_clean}
+            "assignment": cmd_assignment, "clean": cmd_clean}
 
 
 def main(argv) -> None:

@@ -24,13 +24,13 @@ answer that is ``...`` (as shipped) is "not answered yet", so Run All works for 
 from ._core import (KINDS, Exercise, Feedback, check, explanation, get, ids, kind, params, register, solution,
                     solution_code, wrong_answers)
 from ._core import given as given_text
-from .ui import explain, feedback, heading, install_capture, predict, race, start, table
+from .ui import autograde, explain, feedback, heading, install_capture, predict, race, record, start, table
 from .ui import show_given as given
 
 from . import p01, p02, p03, p04, p05  # noqa: E402,F401  (registration, in notebook order)
 
 install_capture()  # answers are taken when their cell runs (see .ui)
 
-__all__ = ["KINDS", "Exercise", "Feedback", "check", "explain", "explanation", "feedback", "get", "given",
-           "given_text", "heading", "ids", "kind", "params", "predict", "race", "register", "solution",
+__all__ = ["KINDS", "Exercise", "Feedback", "autograde", "check", "explain", "explanation", "feedback", "get", "given",
+           "given_text", "heading", "ids", "kind", "params", "predict", "race", "record", "register", "solution",
            "solution_code", "start", "table", "wrong_answers"]

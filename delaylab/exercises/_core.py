@@ -258,9 +258,18 @@ def params(eid: str, student=None) -> dict:
     return dict(_PARAMS[key])
 
 
+class SolutionsOff(str):
+    """What :func:`solution` returns in a graded release (``ex.start(graded=True)``)."""
+
+
 def solution(eid: str, student=None):
     """The reference answer for ``student`` (the current one when None): a choice key, a number
-    (or array), a function, or the model answer of an explain exercise."""
+    (or array), a function, or the model answer of an explain exercise. In a graded release, a
+    sentence saying that solutions are off."""
+    from .ui import SOLUTIONS_OFF, solutions_shown
+
+    if not solutions_shown():
+        return SolutionsOff(SOLUTIONS_OFF)
     ex = get(eid)
     return ex.solution(params(eid, student)) if ex.parameterised else ex.solution
 

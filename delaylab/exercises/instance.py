@@ -19,6 +19,8 @@ from fractions import Fraction
 
 #: Set by a course's JupyterHub, for example, to give every student their own numbers without a call.
 STUDENT_ENV = "DELAYLAB_STUDENT"
+#: What JupyterHub sets in a user's server: the user name, the student id of a graded release by default.
+HUB_USER_ENV = "JUPYTERHUB_USER"
 
 _current: str = ""
 
@@ -36,9 +38,32 @@ def normalise(student) -> str:
     return text
 
 
-def set_current(student) -> str:
+def set_current(student, graded: bool = False) -> str:
+    """Set the current student: ``student``, else ``$DELAYLAB_STUDENT``, else (in a graded release)
+    ``$JUPYTERHUB_USER``, else the default instance; while nbgrader autogrades, the submission's owner."""
     global _current
-    _current = normalise(student if normalise(student) else os.environ.get(STUDENT_ENV, ""))
+    who = normalise(student) or normalise(os.environ.get(STUDENT_ENV, ""))
+    if graded and not who:
+        who = normalise(os.environ.get(HUB_USER_ENV, ""))
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        _current = who
+        who = grading_student()
+    _current = who
+    return _current
+
+
+def grading_student() -> str:
+    """The student an answer is graded for: while nbgrader autogrades a submission
+    (``NBGRADER_EXECUTION=autograde``), the owner of the submission folder
+    (``…/autograded/<student>/<assignment>/``), whatever id the notebook's ``ex.start`` cell names;
+    otherwise the current student."""
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        from pathlib import Path
+
+        parts = Path.cwd().parts
+        owner = [parts[i + 1] for i, p in enumerate(parts[:-1]) if p == "autograded"]
+        if owner:
+            return normalise(owner[-1])
     return _current
 
 

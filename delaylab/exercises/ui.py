@@ -33,8 +33,11 @@ SOLUTIONS_ENV = "DELAYLAB_SOLUTIONS"
 SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your lecturer after the deadline."
 
 
+_GRADED: list = []  # [True] once ex.start(graded=True) ran: a graded release
+
+
 def solutions_shown() -> bool:
-    return os.environ.get(SOLUTIONS_ENV, "").strip().lower() != "off"
+    return not _GRADED and os.environ.get(SOLUTIONS_ENV, "").strip().lower() != "off"
 
 
 def stars(n: int) -> str:
@@ -64,10 +67,17 @@ def _box(text: str, colour: str = "#374151", background: str = "#F8F9FB") -> str
 class Started:
     """What :func:`start` shows: whose numbers the exercises use."""
 
-    def __init__(self, student: str):
-        self.student = student
+    def __init__(self, student: str, graded: bool = False):
+        self.student, self.graded = student, graded
 
     def html(self) -> str:
+        if self.graded:
+            if not self.student:
+                return _box("✎ <b>Graded assignment: put your student id</b> — exactly as your course's grader knows "
+                            "it — between the quotes of <code>ex.start(\"…\", graded=True)</code> and run the cell "
+                            "again. Your numbers, and your grade, depend on it.", "#8A3B00", "#FFF3E0")
+            return _box(f"✎ Graded assignment for <b>{html.escape(self.student)}</b>: the exercises use your own "
+                        "numbers, and are graded against them. Hints are on; solutions are off until the deadline.")
         if self.student:
             return _box(f"✎ The exercises of this notebook use the numbers of <b>{html.escape(self.student)}</b>: "
                         "your neighbours get other numbers, and your answers are checked against yours.")
@@ -84,12 +94,19 @@ class Started:
         return f"exercises for {self.student!r}" if self.student else "exercises with the default numbers"
 
 
-def start(student: str | None = None) -> Started:
+def start(student: str | None = None, graded: bool = False) -> Started:
     """Set the student whose numbers every compute and derive exercise uses (a name or a student
     id; stable across runs and machines). Without one, ``$DELAYLAB_STUDENT``, else the default
-    instance (the numbers of the notebook's solved copy)."""
+    instance (the numbers of the notebook's solved copy).
+
+    ``graded=True`` (the first cell of a graded release, ``python3 tasks.py assignment``): no
+    solution is shown anywhere, predictions are recorded without a verdict, and without an id the
+    JupyterHub user name is the student id. While nbgrader autogrades, the owner of the submission
+    is the student, whatever id the cell names."""
     install_capture()
-    return Started(instance.set_current(student))
+    if graded:
+        _GRADED[:] = [True]
+    return Started(instance.set_current(student, graded=graded), graded=graded)
 
 
 class Given:
@@ -370,6 +387,51 @@ def predict(eid: str, choice=None) -> Predict:
     return Predict(eid, choice)
 
 
+# ------------------------------------------------------------------ graded releases
+class Recorded:
+    """A prediction recorded in a graded release: no verdict before the deadline."""
+
+    def __init__(self, eid: str, fb: Feedback):
+        self.eid, self.feedback = eid, fb
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(W.HTML(feedback_html(self.feedback)))
+
+    def __repr__(self) -> str:
+        return self.feedback.message
+
+
+def record(eid: str, prediction) -> Recorded:
+    """The check cell of a predict question in a graded release: the choice is recorded, checked for
+    being one of the choices, and graded later (autograding re-runs the notebook)."""
+    ex = get(eid)
+    if prediction is _MISSING or prediction is Ellipsis or prediction is None:
+        fb = not_answered("set your prediction in the cell above (one of the strings it lists) and run it.")
+    elif not isinstance(prediction, str) or prediction not in ex.choices:
+        fb = wrong(f"Your prediction should be one of {', '.join(repr(k) for k in ex.choices)}; got "
+                   f"{prediction!r}.")
+    else:
+        fb = Feedback(False, f"Your prediction is recorded: “{ex.choices[prediction]}”. It is graded after the "
+                             "deadline; then move the slider and see.", answered=False)
+    return Recorded(eid, fb)
+
+
+def autograde(eid: str, answer=_MISSING) -> str:
+    """A hidden test of a graded release: the answer (the one its cell set, unless given) checked for
+    the student who submitted it (:func:`instance.grading_student`); an AssertionError if it is not
+    right, which nbgrader counts as zero points."""
+    if answer is _MISSING:
+        answer = answer_of(eid)
+    if answer is _MISSING:
+        raise AssertionError(f"{eid}: not answered")
+    fb = check(eid, answer, student=instance.grading_student())
+    if not fb.correct:
+        raise AssertionError(f"{eid}: {fb.message}")
+    return f"{eid}: right"
+
+
 # ------------------------------------------------------------------ explain
 _WRITTEN: dict[str, str] = {}
 
@@ -553,4 +615,4 @@ def table(notebooks=None) -> W.HTML:
 
 
 __all__ = ["Started", "start", "show_given", "feedback", "predict", "explain", "race", "table", "heading",
-           "capture", "install_capture", "answer_of", "params", "right"]
+           "capture", "install_capture", "answer_of", "params", "right", "record", "autograde"]
