@@ -134,3 +134,10 @@ def test_small_window_numbers():
 
 def test_the_leak_out_of_a_block_carries_theta():
     assert "about $\\theta_i\\,\\mathbb E[\\tau]$ rewards of arm $i$ leave the block" in _markdown("04")
+
+
+def test_readings_state_the_corollary_4_numbers_delaylab_computes():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "readings.md").read_text(encoding="utf-8")
+    old = math.sqrt((math.e * 1000) / (4 * math.e * math.log(2)))
+    assert f"gives {float(thune2019.theorem3_bound(2, 1000, np.zeros(1000), old)[0]):.0f} instead" in text
+    assert f"of {thune2019.corollary4_bound(2, 1000, 0):.1f} at K = 2, T = 1000, D = 0" in text
