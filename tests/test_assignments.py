@@ -58,7 +58,8 @@ def test_source_notebook_has_a_graded_cell_per_exercise(nb_id):
             assert test_meta["grade"] and test_meta["locked"] and test_meta["points"] == assignment.POINTS[kind]
             assert "### BEGIN HIDDEN TESTS" in _source(test_cell) and f'ex.autograde("{eid}"' in _source(test_cell)
     sources = [_source(c) for c in g["cells"]]
-    assert not any("hide" in c["metadata"].get("tags", []) for c in g["cells"])  # the notebook's own checks left out
+    assert not any({"hide", "solution"} & set(c["metadata"].get("tags", [])) for c in g["cells"])
+    assert "**The derivation**" not in "".join(_source(c) for c in g["cells"])  # notebook 05's worked Corollary 4
     assert 'ex.start("", graded=True)' in "".join(sources)
     assert len(list(answer_cells(nb))) == len(ex.ids(nb_id))
 

@@ -7,7 +7,8 @@ writes ``DIR/nbgrader_config.py`` and ``DIR/source/<notebook>/<notebook>.ipynb``
 per notebook, ready for ``nbgrader generate_assignment <notebook>`` (nbgrader is not needed to
 write them). In each source notebook:
 
-* the cells tagged ``hide`` (the notebook's own checks of the paper's results) are left out;
+* the cells tagged ``hide`` (the notebook's own checks of the paper's results) and ``solution`` (a
+  worked derivation shown after its exercise, e.g. notebook 05's Corollary 4) are left out;
 * the first cell is ``ex.start("", graded=True)``: solutions off, predictions recorded without a
   verdict, and during ``nbgrader autograde`` each submission graded against its owner's numbers;
 * compute, derive and implement answers are solution cells: the stub the student sees, then the
@@ -109,7 +110,7 @@ def graded(nb: dict, points: dict = POINTS) -> dict:
     cells = src["cells"]
     skip = set()
     for i, cell in enumerate(cells):
-        if i in skip or "hide" in cell.get("metadata", {}).get("tags", []):
+        if i in skip or {"hide", "solution"} & set(cell.get("metadata", {}).get("tags", [])):
             continue
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         role = cell.get("metadata", {}).get("delaylab", {}).get("role")
