@@ -35,6 +35,7 @@ from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .budget import budgeted
 from .fields import with_seed
+from .layout import status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -206,30 +207,34 @@ class AdversarialPanel(Racing):
             res = self.budget.simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
             for n in todo:
                 self._cache[self._key(n)] = res
-        with self.regret.updating():
-            self.regret.show_curves({n: (self._cache[self._key(n)], n) for n in names})
-        self._draw_terms(delays)
-        elapsed = time.perf_counter() - started
-        self.last_update_seconds = elapsed
+        self.recomputed = todo
+        race = self.race_compute()
         beta = self.beta.value
         dmax, D = int(delays.max()), float(delays.sum())
         S = int(np.count_nonzero(delays >= beta))
         Dbeta = float(delays[delays < beta].sum())
-        self.status.value = (
-            f"<span style='color:#555'>{len(todo)} of {len(names)} learners recomputed ({R} runs, T = {T}) in "
-            f"{elapsed:.2f} s · d_max = {dmax:,}, D = {D:,.0f} · DEW uses η' = min(η, 1/(4e·d_max)) = "
-            f"{self._rates()[0]:.2e} · Skipper: |S_β| = {S}, D_β = {Dbeta:,.0f}, "
-            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}{self._eta_note()}{self.budget.note}</span>")
+        self.status.value = status_line(
+            self.budget.shown(T, R),
+            f"delays: largest d_max = {dmax:,}, total D = {D:,.0f}",
+            f"DEW learns at η' = min(η, 1/(4e·d_max)) = {self._rates()[0]:.2e}",
+            f"Skipper skips the |S_β| = {S:,} rounds of delay ≥ β (the others' delays sum to D_β = {Dbeta:,.0f}) "
+            f"and learns at η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}",
+            self._eta_note(), race_line=race.line)
+        with self.regret.updating():
+            self.regret.show_curves({n: (self._cache[self._key(n)], n) for n in names})
+            race.draw(self.regret)
+        self._draw_terms(delays)
+        self.last_update_seconds = time.perf_counter() - started
 
     def _eta_note(self) -> str:
         """Say so when moving η cannot change any curve shown (η matters only below a cap)."""
         caps = self._caps()
         shown = [caps[n] for n in self.selected() if n in caps]
         if not shown:
-            return " · η is used only by DEW and Skipper, both hidden"
+            return "η is used only by DEW and Skipper, both hidden"
         if self.eta.value < max(shown):
             return ""
-        return f" · η is above the cap of every learner shown: it changes nothing until η < {max(shown):.2e}"
+        return f"η is above the cap of every learner shown: it changes nothing until η < {max(shown):.2e}"
 
     def _draw_terms(self, delays):
         T = self.horizon.value

@@ -29,6 +29,7 @@ from ..viz.plots import CurvePlot
 from ..viz.save import SaveButton
 from .budget import budgeted
 from .fields import with_seed
+from .layout import status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -159,16 +160,19 @@ class AnonymousPanel(Racing):
                            trace=kind == "anonymous")
             for n in group:
                 self._cache[keys[n]] = res
+        self.recomputed = todo
+        race = self.race_compute()
+        binds = odaaf_b_binding_bound(T, mu)
+        note = (f"ODAAF-B is not run: d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound on the delays"
+                if not valid_b else
+                f"ODAAF-B's phases depend on d only for d > {binds:,.0f}: below, moving d changes nothing"
+                if self.bound.value <= binds else "")
+        self.status.value = status_line(self.budget.shown(T, R), note, race_line=race.line)
         with self.regret.updating():
             self.regret.show_curves({n: (self._cache[keys[n]], n) for n in names})
+            race.draw(self.regret)
         self._describe(law, names, keys, T)
-        elapsed = time.perf_counter() - started
-        binds = odaaf_b_binding_bound(T, mu)
-        note = (f" · d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound: ODAAF-B not run" if not valid_b else
-                f" · ODAAF-B's phases depend on d only for d > {binds:,.0f}" if self.bound.value <= binds else "")
-        self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
-                             f"({R} runs, T = {T:,}) in {elapsed:.2f} s{note}{self.budget.note}</span>")
-        self.last_update_seconds = elapsed
+        self.last_update_seconds = time.perf_counter() - started
 
     def _describe(self, law, names, keys, T):
         self.truth.value = (f"<small>{law.label}: E[τ] = {float(law.mean):.2f}, V(τ) = {float(law.var):.1f}, "

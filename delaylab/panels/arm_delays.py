@@ -30,6 +30,7 @@ from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .budget import budgeted
 from .fields import Presets, with_seed
+from .layout import status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -159,19 +160,20 @@ class ArmDelaysPanel(Racing):
                            trace="Patient Bandits" in todo)
             for n in todo:
                 self._cache[(pols[n][0], setting)] = res
-        with self.regret.updating():
-            self.regret.show_curves({n: (self._cache[(pols[n][0], setting)], n) for n in pols})
-        self._draw_means(pols, setting, means)
-        self._draw_tails(alphas, T)
-        elapsed = time.perf_counter() - started
+        self.recomputed = list(todo)
+        race = self.race_compute()
         better = 2 if means[1] > means[0] else (1 if means[0] > means[1] else None)
         heavier = 2 if alphas[1] < alphas[0] else (1 if alphas[0] < alphas[1] else None)
         note = ("no gap: both arms are optimal" if better is None else
                 f"arm {better} is better" + (" and has the heavier tail" if better == heavier else ""))
-        self.status.value = (f"<span style='color:#555'>μ = {means}, α = {alphas}: {note}. "
-                             f"{len(todo)} of {len(names)} policies recomputed ({R} runs, T = {T}) "
-                             f"in {elapsed:.2f} s{self.budget.note}</span>")
-        self.last_update_seconds = elapsed
+        self.status.value = status_line(f"μ = {means}, α = {alphas}: {note}.", self.budget.shown(T, R),
+                                        race_line=race.line)
+        with self.regret.updating():
+            self.regret.show_curves({n: (self._cache[(pols[n][0], setting)], n) for n in pols})
+            race.draw(self.regret)
+        self._draw_means(pols, setting, means)
+        self._draw_tails(alphas, T)
+        self.last_update_seconds = time.perf_counter() - started
 
     def _draw_means(self, pols, setting, means):
         fig = self.means_fig

@@ -26,6 +26,7 @@ from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
 from .budget import budgeted
 from .fields import Presets, with_seed
+from .layout import status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -129,7 +130,11 @@ class ConversionsPanel(Racing):
             res = self.budget.simulate(env, {n: make_policy(n, law, m) for n in todo}, T, R, self.seed, checkpoints=300)
             for n in todo:
                 self._cache[(n, config)] = res
+        self.recomputed = todo
+        race = self.race_compute()
         shown = {self.curve_name(n): n for n in names}
+        note = "no gap: every arm is optimal" if len(set(theta)) == 1 else ""
+        self.status.value = status_line(self.budget.shown(T, R), note, race_line=race.line)
         with self.regret.updating():
             self.regret.show_curves({c: (self._cache[(n, config)], n) for c, n in shown.items()})
             if self.show_bound.value and len(set(theta)) > 1:
@@ -139,12 +144,9 @@ class ConversionsPanel(Racing):
                 self.regret.set(BOUND, t, slope * np.log(t))
             else:
                 self.regret.hide(BOUND)
+            race.draw(self.regret)
         self.cdf.show(law, m, d_max=int(max(3 * mu, 1.2 * (m or 0), 50)))
-        elapsed = time.perf_counter() - started
-        note = " · no gap: every arm is optimal" if len(set(theta)) == 1 else ""
-        self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
-                             f"({R} runs, T = {T}) in {elapsed:.2f} s{note}{self.budget.note}</span>")
-        self.last_update_seconds = elapsed
+        self.last_update_seconds = time.perf_counter() - started
 
     # ------------------------------------------------------------------ display
     @property

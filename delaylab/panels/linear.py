@@ -28,6 +28,7 @@ from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .budget import budgeted, locked
 from .fields import with_seed
+from .layout import status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -116,15 +117,17 @@ class LinearPanel(Racing):
             res = self.budget.simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
             for n in todo:
                 self._cache[key(n)] = res
+        self.recomputed = todo
+        race = self.race_compute()
+        tau = float(law.cdf(m))
+        self.status.value = status_line(self.budget.shown(T, R),
+                                        f"τ_m = P(D ≤ m) = {tau:.3f}: the estimate θ̂ targets {tau:.2f}·θ, not θ",
+                                        race_line=race.line)
         with self.regret.updating():
             self.regret.show_curves({n: (self._cache[key(n)], n) for n in names})
+            race.draw(self.regret)
         self.cdf.show(law, m, d_max=int(max(3 * mu, 1.5 * m, 50)) if kind != "criteo" else 3 * m)
-        elapsed = time.perf_counter() - started
-        tau = float(law.cdf(m))
-        self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
-                             f"({R} runs, T = {T}) in {elapsed:.2f} s · τ_m = P(D ≤ m) = {tau:.3f}: "
-                             f"θ̂ estimates {tau:.2f}·θ{self.budget.note}</span>")
-        self.last_update_seconds = elapsed
+        self.last_update_seconds = time.perf_counter() - started
 
     @property
     def widget(self):
@@ -240,8 +243,9 @@ class EllipsePanel:
             d[5].x, d[5].y = [tm[0]], [tm[1]]
             self.fig.layout.title.text = (f"t = {int(tr['times'][i])}: α = {alpha:.2f} (2f = {2 * tr['f'][i]:.2f}, "
                                           f"delay term {alpha - 2 * tr['f'][i]:.2f}) · τ_m = {self.tau_m:.2f}")
-        self.status.value = (f"<span style='color:#555'>‖θ̂ − τ_m·θ‖ = {np.linalg.norm(est - tm):.3f}, "
-                             f"‖θ̂ − θ‖ = {np.linalg.norm(est - self.theta):.3f}{self.budget.note}</span>")
+        self.status.value = status_line(self.budget.shown(),
+                                        f"distance of the estimate θ̂ to τ_m·θ: {np.linalg.norm(est - tm):.3f}, "
+                                        f"to θ: {np.linalg.norm(est - self.theta):.3f}")
 
     @property
     def widget(self):
