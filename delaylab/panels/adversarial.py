@@ -35,7 +35,7 @@ from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .budget import budgeted
 from .fields import with_seed
-from .layout import status_line
+from .layout import panel_layout, section, status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -99,12 +99,13 @@ class AdversarialPanel(Racing):
                                    continuous_update=False, style=_STYLE, layout=_WIDE)
         self.runs = W.IntSlider(value=runs, min=5, max=60, step=5, description="runs",
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
-        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in NAMES}
+        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
+                        for n in NAMES}
         self.tune = W.Button(description="β, η ← Corollary 4", tooltip="β = √((eKT/2 + D)/(4e ln K)), η = 1/(4eβ)",
                              layout=W.Layout(width="auto"))
         self.tune.on_click(lambda _: self.use_corollary4())
         self.status = W.HTML()
-        self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Regret against the best fixed arm (mean and 95% band over runs)",
+        self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Regret against the best fixed arm (mean, 95% band)",
                                 height=430)
         self.terms = self._terms_figure()
         self.save = SaveButton(self.regret.fig, "adversarial-delays-regret")
@@ -252,18 +253,15 @@ class AdversarialPanel(Racing):
     # ------------------------------------------------------------------ display
     @property
     def widget(self):
-        column = W.Layout(width="335px", margin="0 12px 0 0")
-        setting = W.VBox([W.HTML("<b>Delays and losses</b>"), self.pattern, self.delay, self.n_huge, self.losses,
-                          self.gap], layout=column)
-        learn = W.VBox([W.HTML("<b>Learners</b>"), self.beta, self.eta, self.tune,
-                        W.GridBox(list(self.toggles.values()),
-                                  layout=W.Layout(grid_template_columns="repeat(2, 150px)", grid_gap="0 6px"))],
-                       layout=column)
-        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs,
-                      W.HTML("<small>Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
-                             "Doubling: no parameter</small>")], layout=column)
-        controls = W.HBox([setting, learn, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, self.terms])
+        toggles = W.GridBox(list(self.toggles.values()),
+                            layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
+        controls = [section("Delays and losses", self.pattern, self.delay, self.n_huge, self.losses, self.gap),
+                    section("Learners", self.beta, self.eta, self.tune, toggles,
+                            note="Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
+                                 "Doubling: no parameter"),
+                    section("Simulation", self.horizon, self.runs)]
+        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
+                            after_main=[self.save.widget], below=[self.terms])
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -26,7 +26,7 @@ from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
 from .budget import budgeted
 from .fields import Presets, with_seed
-from .layout import status_line
+from .layout import panel_layout, section, status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -70,7 +70,7 @@ class ConversionsPanel(Racing):
         self.thetas = [W.FloatSlider(value=v, min=0.01, max=0.9, step=0.01, description=f"θ{k + 1}",
                                      readout_format=".2f", continuous_update=False, style=_STYLE, layout=_WIDE)
                        for k, v in enumerate(means)]
-        self.toggles = {name: W.Checkbox(value=name in shown, description=name, indent=False)
+        self.toggles = {name: W.Checkbox(value=name in shown, description=name, indent=False, layout=W.Layout(width="auto"))
                         for name in TOGGLES}
         self.show_bound = W.Checkbox(value=True, description="lower bound (Theorems 3–4)", indent=False)
         self.status = W.HTML()
@@ -151,17 +151,15 @@ class ConversionsPanel(Racing):
     # ------------------------------------------------------------------ display
     @property
     def widget(self):
-        column = W.Layout(width="335px", margin="0 12px 0 0")
-        setting = W.VBox([W.HTML("<b>Delays and censoring</b>"), self.mean_delay, self.window, self.censored,
-                          W.HTML("<small>censored: conversions later than m steps are never seen</small>")],
-                         layout=column)
-        rates = W.VBox([W.HTML("<b>Arms</b>"), self.preset, *self.thetas], layout=column)
         toggles = W.GridBox(list(self.toggles.values()),
-                            layout=W.Layout(grid_template_columns="repeat(2, 160px)", grid_gap="0 6px"))
-        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs, W.HTML("<b>Policies</b>"),
-                      toggles, self.show_bound], layout=column)
-        controls = W.HBox([setting, rates, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, self.cdf.fig])
+                            layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
+        controls = [section("Delays and censoring", self.mean_delay, self.window, self.censored,
+                            note="censored: conversions later than m steps are never seen"),
+                    section("Arms", self.preset, *self.thetas),
+                    section("Simulation", self.horizon, self.runs),
+                    section("Policies", toggles, self.show_bound)]
+        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
+                            after_main=[self.save.widget], below=[self.cdf.fig])
 
     def _ipython_display_(self):
         from IPython.display import display
