@@ -145,7 +145,7 @@ class ConversionsPanel(Racing):
             else:
                 self.regret.hide(BOUND)
             race.draw(self.regret)
-        self.cdf.show(law, m, d_max=int(max(3 * mu, 1.2 * (m or 0), 50)))
+        self.cdf.show(law, m, d_max=int(max(3 * mu, 1.5 * (m or 0), 50)))  # room for the τ_m label
         self.last_update_seconds = time.perf_counter() - started
 
     # ------------------------------------------------------------------ display
