@@ -335,7 +335,7 @@ class Budget:
     def shown(self, horizon: int | None = None, runs: int | None = None) -> str:
         """What the figures show now, in a student's words: "All 60 runs, T = 2,500" (given the
         panel's horizon and runs; "" if not given), or, while the rest is computed, "Showing 24 of
-        60 runs so far — the rest is being computed…" (in bold)."""
+        60 runs (T = 2,500) so far — the rest is being computed…" (in bold)."""
         if self.partial is None:
             if horizon is None or runs is None:
                 return ""
