@@ -5,7 +5,8 @@ Sections: each notebook top to bottom at its defaults; paper 1 (interactive upda
 the paper's scale, cost per run-step and speed-up over plain loops); papers 2–5 (their own
 benchmark modules, bench_<paper>.py); sweeps and the cache (bench_sweep.py); how the cost grows
 with T, the number of runs, K and the window m (log–log slopes); the worst control move of each
-live panel (`panels`, issue 15: within 1 s at every value); what one dashboard kernel costs to start
+live panel (`panels`, issue 15: within 1 s at every value), and with a student's policy raced in it
+(issue 25: drawn with the paper's curves, not after them); what one dashboard kernel costs to start
 and hold (`serve`). Targets are those of the issues
 for a 2-core machine. Nothing here is a test: timings vary with the load of the machine.
 `python3 tasks.py bench paper3 scaling` runs only the named sections.
@@ -174,6 +175,95 @@ def panel_moves():
             panel.budget.cancel()
         t, what = max(times)
         row(f"panel {name} {cls.__name__}: worst of {len(times)} control moves ({what})", t, "s", "≤ 1 s", t <= 1)
+    race_moves()
+
+
+#: per notebook: the live panel (and its arguments), its implement exercise raced as "your policy",
+#: a slider and the values it is moved to (each a value not yet computed). Notebooks 01 and 05 also
+#: at their largest horizon and runs ("max"), where the curves come as a first answer
+RACES = {"01": ("conversions", "ConversionsPanel", {}, "01.d-ucb-index", "mean_delay", [300, 700, 200, 900]),
+         "02": ("arm_delays", "ArmDelaysPanel", {}, "02.patient-ucb", "alpha1", [0.8, 1.2, 0.6, 1.4]),
+         "03": ("linear", "LinearPanel", {}, "03.otf-index", "window", [150, 60, 250, 120]),
+         "04": ("anonymous", "AnonymousPanel", {}, "04.survivors", "gap", [0.2, 0.35, 0.25, 0.4]),
+         "05": ("adversarial", "AdversarialPanel", {}, "05.dew-update", "delay", [40, 10, 60, 30]),
+         "01 max": ("conversions", "ConversionsPanel", {"horizon": 20_000, "runs": 200},
+                                       "01.d-ucb-index", "mean_delay", [300, 700, 200]),
+         "05 max": ("adversarial", "AdversarialPanel", {"horizon": 4000, "runs": 60},
+                                     "05.dew-update", "delay", [40, 10, 60])}
+
+
+class Messages:
+    """The update messages of a figure, with the time each was sent and the last y of the curves
+    ``names`` (a CurvePlot's) and the panel's status line at that moment."""
+
+    def __init__(self, panel, names):
+        self.panel, self.log, self.t0 = panel, [], time.perf_counter()
+        plot = panel.regret
+        lines = {n: plot._slot[(0, n)][1] for n in names}
+        fig = plot.fig
+        for method in ("_send_update_msg", "_send_restyle_msg"):
+            send = getattr(fig, method)
+
+            def logged(*args, _send=send, **kwargs):
+                _send(*args, **kwargs)
+                last = {n: (tuple(fig.data[i].y[-1:]) if fig.data[i].visible and fig.data[i].y is not None else None)
+                        for n, i in lines.items()}
+                self.log.append((time.perf_counter() - self.t0, last, panel.status.value))
+
+            setattr(fig, method, logged)
+
+    def start(self):
+        self.log.clear()
+        self.t0 = time.perf_counter()
+
+    def first_change(self, name, before):
+        """(seconds, status line) of the first message that changed curve ``name``."""
+        return next(((t, s) for t, last, s in self.log if last[name] != before[name]), (None, None))
+
+
+def race_moves():
+    """A live panel with "your policy" raced (the exercise's solution, run as a student's function):
+    after a slider move, when the paper's curves and the student's curve are each first redrawn,
+    and whether the status line then already gives the student's new result."""
+    import importlib
+
+    from delaylab import exercises as ex
+
+    print("\na slider move with \"your policy\" raced (the exercise's solution run as a student's function): "
+          "when the paper's\ncurves and the student's are first drawn, whether the status line then gives the "
+          "student's new result (max: largest T and runs)")
+    for nb, (module, cls, kwargs, eid, slider, values) in RACES.items():
+        panel = getattr(importlib.import_module(f"delaylab.panels.{module}"), cls)(**kwargs)
+        fn = ex.solution(eid)
+        ex.race(panel, eid, namespace={ex.get(eid).answer_name: fn})
+        plot = panel.regret
+        paper = next(n for n in plot.names if n != "your policy" and plot.fig.data[plot._slot[(0, n)][1]].visible)
+        log = Messages(panel, [paper, "your policy"])
+        w = getattr(panel, slider)
+        delays, paper_t, race_t, moves, current = [], [], [], [], 0
+        for v in values:
+            panel.budget.wait(120)
+            before = {n: tuple(panel.regret.curve(n)[1][-1:]) for n in (paper, "your policy")}
+            log.start()
+            w.value = v
+            moves.append(panel.budget.last["seconds"])
+            tp, status_at_paper = log.first_change(paper, before)
+            tr, _ = log.first_change("your policy", before)
+            if tp is None or tr is None:
+                continue
+            paper_t.append(tp)
+            race_t.append(tr)
+            delays.append(tr - tp)
+            final = panel.race_result.regret["your policy"][:, -1].mean() if panel.race_result else None
+            current += final is not None and f"{final:,.1f}" in status_at_paper
+        panel.budget.cancel()
+        n = len(delays)
+        row(f"panel {nb} raced: paper's curves drawn after (median, {n} moves)", float(np.median(paper_t)))
+        row(f"panel {nb} raced: your policy drawn after (median)", float(np.median(race_t)))
+        row(f"panel {nb} raced: your policy later than the paper's (worst)", max(delays), "s", "= 0 s", max(delays) == 0)
+        row(f"panel {nb} raced: status line current with the paper's curves", current, f"of {n}", f"{n} of {n}",
+            current == n)
+        row(f"panel {nb} raced: slowest move", max(moves), "s", "≤ 1 s", max(moves) <= 1)
 
 
 def papers(name):

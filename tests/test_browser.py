@@ -158,14 +158,14 @@ class Server:
         self.log.close()
 
 
-def dashboard_server(log_name, *extra):
-    """The dashboards' server (``python -m delaylab.serve``, what ``tasks.py dashboard`` runs),
-    from the repository's folder so that it reads voila.json (the demo settings)."""
+def dashboard_server(log_name, *extra, notebooks=ROOT / "notebooks"):
+    """The dashboards' server (``python -m delaylab.serve``, what ``tasks.py dashboard`` runs) on
+    the folder ``notebooks``, from the repository's folder so that it reads voila.json (the demo settings)."""
     if not _CACHE:
         _CACHE.append(tempfile.mkdtemp(prefix="delaylab-browser-cache-"))
     env = {**os.environ, "DELAYLAB_CACHE": _CACHE[0]}
     env.pop("DELAYLAB_EXERCISES_EXPECT", None)  # conftest's, for the notebooks' tests: a visitor is a student
-    return Server([sys.executable, "-m", "delaylab.serve", str(ROOT / "notebooks"), "--no-browser",
+    return Server([sys.executable, "-m", "delaylab.serve", str(notebooks), "--no-browser",
                    "--port={port}", *extra, "--Voila.ip=127.0.0.1"], "/delaylab/status", ROOT, log_name, env=env)
 
 
@@ -564,10 +564,11 @@ def test_several_dashboards_at_once_all_render(voila, browser):
             p.context.close()
 
 
-def lab_server(tmp_path, log_name="lab-server.log"):
-    """JupyterLab on a copy of the notebooks in ``tmp_path/notebooks`` (never written back)."""
+def lab_server(tmp_path, log_name="lab-server.log", source=ROOT / "notebooks"):
+    """JupyterLab on a copy of the notebooks (of the folder ``source``) in ``tmp_path/notebooks``
+    (never written back)."""
     work = tmp_path / "notebooks"
-    shutil.copytree(ROOT / "notebooks", work)
+    shutil.copytree(source, work)
     settings = tmp_path / "settings" / "@jupyterlab"
     (settings / "docmanager-extension").mkdir(parents=True)
     (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text('{"autosave": false}')

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from delaylab.panels.conversions import ConversionsPanel
-from delaylab.panels.fields import parse_seed
+from delaylab.panels.fields import controls, parse_seed
 
 
 def test_parse_seed_accepts_whole_numbers_in_range():
@@ -17,8 +17,10 @@ def test_parse_seed_accepts_whole_numbers_in_range():
 
 def test_seed_field_reruns_on_a_valid_seed_and_explains_a_bad_one():
     panel = ConversionsPanel(horizon=500, runs=10)
-    field = panel.widget.children[0].children[1].children[0]  # controls, then the seed field
-    assert field.description == "seed" and field.value == "0"
+    fields = [w for w in controls(panel.widget) if getattr(w, "description", None) == "seed"]
+    assert len(fields) == 1  # shown once, among the panel's controls
+    field = fields[0]
+    assert field is panel.seed_field.text and field.value == "0"
     _, before = panel.regret.curve("D-KLUCB")
     field.value = "seven"
     message = panel.seed_field.message.value
@@ -27,7 +29,7 @@ def test_seed_field_reruns_on_a_valid_seed_and_explains_a_bad_one():
     field.value = "7"
     assert panel.seed == 7 and panel.seed_field.message.value == ""
     assert not np.array_equal(panel.regret.curve("D-KLUCB")[1], before)
-    assert panel.widget.children[0].children[1] is panel.seed_field.widget  # one field per panel
+    assert [w for w in controls(panel.widget) if getattr(w, "description", None) == "seed"] == [field]  # one per panel
 
 
 def test_result_cache_forgets_the_oldest_entries_beyond_its_limit():

@@ -330,3 +330,71 @@ def test_raced_panel_is_legible(eid, tiny, monkeypatch):
     fb = ex.race(panel, eid, namespace={ex.get(eid).answer_name: ex.solution(eid)}).feedback
     assert fb.correct, fb.message
     check(panel.regret.fig, f"{RACED[eid]} with your policy")
+
+
+# ------------------------------------------------------------------ the τ_m label inside the CDF's plotting area
+def _label_box(fig, width_px=400.0):
+    """The τ_m label's box (x0, x1, y0, y1) in data units, the plotting area ``width_px`` wide (the
+    figure's own height and margins): plotly places an annotation's anchor at (x, y), shifted by
+    (xshift, yshift) px; its box is the text (13 px font: 1.3 em high, 0.6 em per character) plus
+    its padding."""
+    lay = fig.layout
+    labels = [a for a in lay.annotations if a.visible is not False and (a.text or "").startswith("τ_m")]
+    assert len(labels) == 1, f"no τ_m label among the figure's annotations: {[a.text for a in lay.annotations]}"
+    a = labels[0]
+    size = (a.font.size if a.font and a.font.size else None) or lay.font.size or 12
+    w, h = 0.6 * size * len(a.text) + 4, 1.3 * size + 4
+    (y0, y1), (x0, x1) = lay.yaxis.range, (0.0, float(max(fig.data[0].x)))
+    height_px = lay.height - lay.margin.t - lay.margin.b
+    px_y, px_x = height_px / (y1 - y0), width_px / (x1 - x0)
+    ax, ay = (a.x - x0) * px_x + (a.xshift or 0), (a.y - y0) * px_y + (a.yshift or 0)
+    left = {"left": ax, "right": ax - w, "center": ax - w / 2}[a.xanchor]
+    bottom = {"bottom": ay, "top": ay - h, "middle": ay - h / 2}[a.yanchor]
+    return (x0 + left / px_x, x0 + (left + w) / px_x, y0 + bottom / px_y, y0 + (bottom + h) / px_y), (x0, x1, y0, y1)
+
+
+# geometric delays of mean μ and window m: τ_m from 0.001 to 1 (0.982: notebook 01's cut-off label)
+CDF_CASES = [(mu, m) for mu in (10, 100, 250, 500, 5000) for m in (0, 5, 50, 300, 1000, 5000)]
+
+
+@pytest.mark.parametrize("panel_d_max", [lambda mu, m: max(3 * mu, 1.5 * m, 50),  # panels 01 and 03's x range
+                                         lambda mu, m: max(3 * mu, 1.2 * m, 50),  # m nearer the right edge
+                                         lambda mu, m: None], ids=["panels", "tight", "default"])
+def test_the_tau_m_label_stays_inside_the_plotting_area_and_off_the_curve(panel_d_max):
+    """For every τ_m (near 0 and near 1 too) and window m, the label lies within the axes' ranges
+    (the plotting area: 400 px wide, the figure's own height), beside the window line, and no
+    point of the curve lies under it."""
+    from delaylab.laws import Geometric
+    from delaylab.viz.plots import DelayCdfPlot
+
+    for height in (320, 300):  # panel 01's and panel 03's
+        plot = DelayCdfPlot(height=height)
+        for mu, m in CDF_CASES:
+            law, d_max = Geometric(mu), panel_d_max(mu, m)
+            plot.show(law, m, d_max=None if d_max is None else int(d_max))
+            (bx0, bx1, by0, by1), (x0, x1, y0, y1) = _label_box(plot.fig)
+            tm, where = float(law.cdf(m)), f"μ = {mu}, m = {m}, τ_m = {law.cdf(m):.3f}"
+            assert y0 <= by0 and by1 <= y1, f"{where}: the label spans y {by0:.3f}…{by1:.3f}, the axis {y0}…{y1}"
+            assert x0 <= bx0 and bx1 <= x1, f"{where}: the label spans x {bx0:.0f}…{bx1:.0f} of {x0:.0f}…{x1:.0f}"
+            a = plot.fig.layout.annotations[0]
+            assert a.text == f"τ_m = {tm:.3f}" and min(abs(bx0 - m), abs(bx1 - m)) < 0.05 * (x1 - x0), where
+            if a.y == tm:  # beside the marker
+                assert (by0 < tm) == (a.yanchor == "top") and (by1 > tm) == (a.yanchor == "bottom"), where
+            d = np.asarray(plot.fig.data[0].x, float)
+            tau = np.asarray(plot.fig.data[0].y, float)
+            inside = (d >= bx0) & (d <= bx1) & (tau >= by0) & (tau <= by1)
+            assert not inside.any(), f"{where}: the curve crosses the label at d = {d[inside][:3]}"
+
+
+def test_the_tau_m_label_at_notebook_01s_values():
+    """Notebook 01's panel at μ = 250 (τ_m = 0.982, the label once cut off at the top): below and
+    right of the marker; at μ = 5000 (τ_m = 0.181, m near the left edge): at the top of the window
+    line; none when uncensored."""
+    panel = conversions.ConversionsPanel(horizon=500, runs=10, mean_delay=250)
+    a = panel.cdf.fig.layout.annotations[0]
+    assert (a.text, a.x, a.y, a.xanchor, a.yanchor) == ("τ_m = 0.982", 1000, pytest.approx(0.982, abs=5e-4), "left", "top")
+    panel.mean_delay.value = 5000
+    a = panel.cdf.fig.layout.annotations[0]
+    assert (a.text, a.y, a.xanchor, a.yanchor) == ("τ_m = 0.181", 1.0, "left", "top")
+    panel.censored.value = False
+    assert panel.cdf.fig.layout.annotations[0].visible is False

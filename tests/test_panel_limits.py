@@ -291,13 +291,13 @@ def test_the_watchdog_stops_a_computation_far_over_its_estimate_or_over_the_time
 def test_first_answer_is_the_first_runs_and_the_refinement_the_full_result():
     panel = slow_panel()
     page(panel.horizon, {"value": 4000})
-    assert "first answer" in panel.status.value and panel.budget.busy
+    assert "so far — the rest is being computed" in panel.status.value and panel.budget.busy
     T1, R1 = panel.budget.last["first"]
     assert R1 < 20 or T1 < 4000
     curve = panel.regret.curve("D-KLUCB")
     assert curve[0][-1] == T1
     assert panel.budget.wait(120)
-    assert "refined in the background" in panel.status.value
+    assert "All 20 runs, T = 4,000" in panel.status.value
     law = Geometric(50.0)
     env = Conversions(panel.means, law, window=200)
     full = simulate(env, {"D-KLUCB": make_policy("D-KLUCB", law, 200)}, 4000, 20, 0, checkpoints=300)
@@ -432,7 +432,7 @@ def test_forged_comm_messages_in_a_real_kernel_and_updates_from_the_refinement_t
         state = json.loads(execute(KERNEL_CHECK).split("STATE", 1)[1])
         print(f"\nreal kernel: {fig_updates} figure messages, {from_thread} from the refinement thread; state {state}")
         assert state["horizon"] == [20_000, 500, 20_000] and state["runs"] == [10, 10, 200]
-        assert state["last"] == 20_000 and "refined in the background" in state["status"]
+        assert state["last"] == 20_000 and "All 10 runs, T = 20,000" in state["status"]
         assert fig_updates > from_thread >= 1  # the first answer, then the refinement(s) from the thread
     finally:
         kc.stop_channels()
@@ -443,9 +443,41 @@ def test_ellipse_panel_first_answer_then_full_trace_and_the_time_slider_meanwhil
     panel = EllipsePanel(horizon=3000)
     panel.budget.seconds = 0.02
     page(panel.window, {"value": 120})
-    assert "first answer" in panel.status.value and panel.trace["times"][-1] < 3000
+    assert "so far — the rest is being computed" in panel.status.value and panel.trace["times"][-1] < 3000
     assert (50, 120) not in panel._cache  # a first answer is drawn, not kept
     page(panel.time, {"value": 2500})  # only redraws: does not cancel the refinement
     assert panel.budget.wait(120)
     assert panel.trace["times"][-1] == 3000 and (50, 120) in panel._cache
-    assert "refined in the background" in panel.status.value
+    assert "so far" not in panel.status.value and "distance of the estimate" in panel.status.value
+
+
+def test_the_status_line_says_what_is_shown_in_words():
+    """What the figures show, in a student's words: every run, or how many so far."""
+    panel = ConversionsPanel(horizon=1000, runs=10)
+    budget = panel.budget
+    assert budget.shown(2500, 60) == "All 60 runs, T = 2,500" and budget.shown(3000, 1) == "One run, T = 3,000"
+    assert budget.shown() == ""
+    budget.partial = (2500, 24, 2500, 60)
+    assert budget.shown(2500, 60) == "<b>Showing 24 of 60 runs (T = 2,500) so far — the rest is being computed…</b>"
+    budget.partial = (1200, 10, 2500, 60)
+    assert "Showing the first 1,200 of 2,500 steps of 10 of 60 runs so far" in budget.shown(2500, 60)
+    budget.partial = (1200, 1, 2500, 1)
+    assert "Showing the first 1,200 of 2,500 steps so far" in budget.shown()
+    assert "recomputed" not in panel.status.value and "in 0." not in panel.status.value
+
+
+def test_a_failed_refinement_says_so_in_the_status_line(monkeypatch, caplog):
+    panel = slow_panel()
+    timed = panel.budget._timed
+
+    def failing(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("out of memory")
+        return timed(*args, **kwargs)
+
+    monkeypatch.setattr(panel.budget, "_timed", failing)
+    page(panel.horizon, {"value": 4000})
+    assert B.COMPUTING in panel.status.value
+    assert panel.budget.wait(120)
+    assert B.COMPUTING not in panel.status.value and "could not be computed" in panel.status.value
+    assert "background refinement of ConversionsPanel failed" in caplog.text

@@ -40,9 +40,11 @@ def test_conversion_rates_and_presets(panel):
 
 def test_toggles_use_the_cache(panel):
     panel.toggles["KL-UCB"].value = True
-    assert visible(panel.regret, "KL-UCB") and "1 of 5 policies recomputed" in panel.status.value
+    assert visible(panel.regret, "KL-UCB") and panel.recomputed == ["KL-UCB"]
     panel.toggles["KL-UCB"].value = False
-    assert not visible(panel.regret, "KL-UCB") and "0 of 4" in panel.status.value
+    assert not visible(panel.regret, "KL-UCB") and panel.recomputed == []
+    assert "recomputed" not in panel.status.value
+    assert f"All {panel.runs.value} runs, T = {panel.horizon.value:,}" in panel.status.value
 
 
 def test_uncensored_mode(panel):

@@ -120,19 +120,76 @@ def test_a_function_that_fails_its_check_races_but_is_not_called_right(monkeypat
     assert "does not pass its check" in fb.message and "lower is better" in fb.message and "✓" not in fb.message
 
 
-def test_race_survives_a_redraw_by_the_panel_alone():
-    """A panel may redraw later without the race (e.g. a refinement computed in the background):
-    the curve stays, and the status line gets the race's sentence back."""
-    panel = PANELS["conversions"][0]()
+class Messages:
+    """Every update message of a panel's regret figure: the curves as they were when it was sent,
+    and the panel's status line at that moment."""
+
+    def __init__(self, panel, names):
+        self.sent = []
+        plot, fig = panel.regret, panel.regret.fig
+        lines = {n: plot._slot[(0, n)][1] for n in names}
+        for method in ("_send_update_msg", "_send_restyle_msg"):
+            send = getattr(fig, method)
+
+            def logged(*args, _send=send, **kwargs):
+                _send(*args, **kwargs)
+                curves = {n: (np.asarray(fig.data[i].x, float).copy(), np.asarray(fig.data[i].y, float).copy())
+                          if fig.data[i].visible else None for n, i in lines.items()}
+                self.sent.append((curves, panel.status.value))
+
+            setattr(fig, method, logged)
+
+    def first_changing(self, name, before):
+        """(curves, status) of the first message in which curve ``name`` differs from ``before``."""
+        for curves, status in self.sent:
+            if curves[name] is None or not np.array_equal(curves[name][1], before):
+                return curves, status
+        raise AssertionError(f"no message changed {name}")
+
+
+@pytest.mark.parametrize("which", sorted(PANELS))
+def test_one_slider_move_draws_the_race_and_its_status_with_the_papers_curves(which):
+    """The student's curve and sentence are part of the paper's update: in the very message that
+    redraws the paper's curves for the new value, the raced curve (the same algorithm as one of
+    them, on the same draws) is already the new one, and the status line already gives its new
+    mean regret."""
+    make_panel, policy, twin, slider = PANELS[which]
+    panel = make_panel()
+    panel.race(policy)
+    log = Messages(panel, [twin, YOUR_POLICY])
+    before = panel.regret.curve(twin)[1].copy()
+    s = getattr(panel, slider)
+    s.value = s.max if s.value != s.max else s.min
+    curves, status = log.first_changing(twin, before)
+    assert curves[YOUR_POLICY] is not None
+    np.testing.assert_allclose(curves[YOUR_POLICY][1], curves[twin][1], rtol=1e-12)
+    new = panel.race_result.regret[YOUR_POLICY][:, -1].mean()
+    assert f"mean regret {new:,.1f}" in status
+    assert len(log.sent) == len({id(c) for c, _ in log.sent})  # (one entry per message)
+
+
+def test_a_first_answer_and_its_refinement_draw_the_race_with_the_papers_curves():
+    """With a first answer, the paper's curves and the student's show the same first runs in the
+    same message, and the status line says so in words; the refinement redraws them together."""
+    panel = ConversionsPanel(horizon=3000, runs=40, mean_delay=100, window=300)
     panel.race(lambda: UCB1())
-    drawn = _final(panel, YOUR_POLICY)
-    type(panel).update.__wrapped__(panel)  # the panel's own update, without the race
-    assert _visible(panel) and _final(panel, YOUR_POLICY) == drawn
-    assert panel.status.value.count("your policy: mean regret") == 1
-    panel.horizon.value = 1000  # a move: one sentence, the new one
-    assert panel.status.value.count("your policy: mean regret") == 1 and "T = 1000" in panel.status.value
-    panel.race(None)
-    assert "your policy" not in panel.status.value and not _visible(panel)
+    assert panel.budget.wait(120)
+    panel.budget.seconds = 0.05  # a first answer at any size on any machine
+    log = Messages(panel, ["UCB1", YOUR_POLICY])
+    before = panel.regret.curve("UCB1")[1].copy()
+    panel.horizon.value = 4000
+    curves, status = log.first_changing("UCB1", before)
+    T1, R1 = panel.budget.last["first"]
+    assert (T1, R1) != (4000, 40)
+    assert curves["UCB1"][0][-1] == curves[YOUR_POLICY][0][-1] == T1
+    np.testing.assert_allclose(curves[YOUR_POLICY][1], curves["UCB1"][1], rtol=1e-12)  # the same runs
+    assert "so far — the rest is being computed" in status and "policies recomputed" not in status
+    assert (f"over the first {R1} of 40 runs so far" in status) == (R1 < 40)
+    assert panel.budget.wait(120)
+    curves, status = log.sent[-1]
+    assert curves["UCB1"][0][-1] == curves[YOUR_POLICY][0][-1] == 4000
+    np.testing.assert_allclose(curves[YOUR_POLICY][1], curves["UCB1"][1], rtol=1e-12)
+    assert "All 40 runs, T = 4,000" in status and "over all 40 runs" in status and "so far" not in status
 
 
 def test_the_race_answers_within_the_budget_then_refines():

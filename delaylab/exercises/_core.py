@@ -500,6 +500,3 @@ def _fmt(a, i) -> str:
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v))
     return f"{v:.4g}" if isinstance(v, numbers.Real) else short(v, 20)
-
-#: Kept for delaylab.panels.race (a stub function returned ``...``).
-_NotAnswered = NotWritten

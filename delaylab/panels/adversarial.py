@@ -35,6 +35,7 @@ from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .budget import budgeted
 from .fields import with_seed
+from .layout import panel_layout, section, status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -98,12 +99,13 @@ class AdversarialPanel(Racing):
                                    continuous_update=False, style=_STYLE, layout=_WIDE)
         self.runs = W.IntSlider(value=runs, min=5, max=60, step=5, description="runs",
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
-        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in NAMES}
+        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
+                        for n in NAMES}
         self.tune = W.Button(description="β, η ← Corollary 4", tooltip="β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), η = 1/(4eβ)",
                              layout=W.Layout(width="auto"))
         self.tune.on_click(lambda _: self.use_corollary4())
         self.status = W.HTML()
-        self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Regret against the best fixed arm (mean and 95% band over runs)",
+        self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Regret against the best fixed arm (mean, 95% band)",
                                 height=430)
         self.terms = self._terms_figure()
         self.save = SaveButton(self.regret.fig, "adversarial-delays-regret")
@@ -206,30 +208,34 @@ class AdversarialPanel(Racing):
             res = self.budget.simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
             for n in todo:
                 self._cache[self._key(n)] = res
-        with self.regret.updating():
-            self.regret.show_curves({n: (self._cache[self._key(n)], n) for n in names})
-        self._draw_terms(delays)
-        elapsed = time.perf_counter() - started
-        self.last_update_seconds = elapsed
+        self.recomputed = todo
+        race = self.race_compute()
         beta = self.beta.value
         dmax, D = int(delays.max()), float(delays.sum())
         S = int(np.count_nonzero(delays >= beta))
         Dbeta = float(delays[delays < beta].sum())
-        self.status.value = (
-            f"<span style='color:#555'>{len(todo)} of {len(names)} learners recomputed ({R} runs, T = {T}) in "
-            f"{elapsed:.2f} s · d_max = {dmax:,}, D = {D:,.0f} · DEW uses η' = min(η, 1/(4e·d_max)) = "
-            f"{self._rates()[0]:.2e} · Skipper: |S_β| = {S}, D_β = {Dbeta:,.0f}, "
-            f"η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}{self._eta_note()}{self.budget.note}</span>")
+        self.status.value = status_line(
+            self.budget.shown(T, R),
+            f"delays: largest d_max = {dmax:,}, total D = {D:,.0f}",
+            f"DEW learns at η' = min(η, 1/(4e·d_max)) = {self._rates()[0]:.2e}",
+            f"Skipper skips the |S_β| = {S:,} rounds of delay ≥ β (the others' delays sum to D_β = {Dbeta:,.0f}) "
+            f"and learns at η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}",
+            self._eta_note(), race_line=race.line)
+        with self.regret.updating():
+            self.regret.show_curves({n: (self._cache[self._key(n)], n) for n in names})
+            race.draw(self.regret)
+        self._draw_terms(delays)
+        self.last_update_seconds = time.perf_counter() - started
 
     def _eta_note(self) -> str:
         """Say so when moving η cannot change any curve shown (η matters only below a cap)."""
         caps = self._caps()
         shown = [caps[n] for n in self.selected() if n in caps]
         if not shown:
-            return " · η is used only by DEW and Skipper, both hidden"
+            return "η is used only by DEW and Skipper, both hidden"
         if self.eta.value < max(shown):
             return ""
-        return f" · η is above the cap of every learner shown: it changes nothing until η < {max(shown):.2e}"
+        return f"η is above the cap of every learner shown: it changes nothing until η < {max(shown):.2e}"
 
     def _draw_terms(self, delays):
         T = self.horizon.value
@@ -247,18 +253,15 @@ class AdversarialPanel(Racing):
     # ------------------------------------------------------------------ display
     @property
     def widget(self):
-        column = W.Layout(width="335px", margin="0 12px 0 0")
-        setting = W.VBox([W.HTML("<b>Delays and losses</b>"), self.pattern, self.delay, self.n_huge, self.losses,
-                          self.gap], layout=column)
-        learn = W.VBox([W.HTML("<b>Learners</b>"), self.beta, self.eta, self.tune,
-                        W.GridBox(list(self.toggles.values()),
-                                  layout=W.Layout(grid_template_columns="repeat(2, 150px)", grid_gap="0 6px"))],
-                       layout=column)
-        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs,
-                      W.HTML("<small>Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
-                             "Doubling: no parameter</small>")], layout=column)
-        controls = W.HBox([setting, learn, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, self.terms])
+        toggles = W.GridBox(list(self.toggles.values()),
+                            layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
+        controls = [section("Delays and losses", self.pattern, self.delay, self.n_huge, self.losses, self.gap),
+                    section("Learners", self.beta, self.eta, self.tune, toggles,
+                            note="Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
+                                 "Doubling: no parameter"),
+                    section("Simulation", self.horizon, self.runs)]
+        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
+                            after_main=[self.save.widget], below=[self.terms])
 
     def _ipython_display_(self):
         from IPython.display import display

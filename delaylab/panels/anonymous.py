@@ -29,6 +29,7 @@ from ..viz.plots import CurvePlot
 from ..viz.save import SaveButton
 from .budget import budgeted
 from .fields import with_seed
+from .layout import panel_layout, section, status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -159,46 +160,53 @@ class AnonymousPanel(Racing):
                            trace=kind == "anonymous")
             for n in group:
                 self._cache[keys[n]] = res
+        self.recomputed = todo
+        race = self.race_compute()
+        binds = odaaf_b_binding_bound(T, mu)
+        note = (f"ODAAF-B is not run: d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound on the delays"
+                if not valid_b else
+                f"ODAAF-B's phases depend on d only for d > {binds:,.0f}: below, moving d changes nothing"
+                if self.bound.value <= binds else "")
+        self.status.value = status_line(self.budget.shown(T, R), note, race_line=race.line)
         with self.regret.updating():
             self.regret.show_curves({n: (self._cache[keys[n]], n) for n in names})
+            race.draw(self.regret)
         self._describe(law, names, keys, T)
-        elapsed = time.perf_counter() - started
-        binds = odaaf_b_binding_bound(T, mu)
-        note = (f" · d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound: ODAAF-B not run" if not valid_b else
-                f" · ODAAF-B's phases depend on d only for d > {binds:,.0f}" if self.bound.value <= binds else "")
-        self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
-                             f"({R} runs, T = {T:,}) in {elapsed:.2f} s{note}{self.budget.note}</span>")
-        self.last_update_seconds = elapsed
+        self.last_update_seconds = time.perf_counter() - started
 
     def _describe(self, law, names, keys, T):
-        self.truth.value = (f"<small>{law.label}: E[τ] = {float(law.mean):.2f}, V(τ) = {float(law.var):.1f}, "
+        self.truth.value = (f"<div style='color:#555;font-size:12px;line-height:1.35'>{law.label}: "
+                            f"E[τ] = {float(law.mean):.2f}, V(τ) = {float(law.var):.1f}, "
                             f"{'largest delay' if isinstance(law, Uniform) else '99.9% quantile'} = "
-                            f"{true_bound(law)}; θ = {self.means}</small>")
-        rows = []
+                            f"{true_bound(law)}; θ = {self.means}</div>")
+        rows, pad = [], " style='padding:0 10px 0 0'"
         for n in names:
             res = self._cache[keys[n]]
             final = res.final(n)
-            cell = f"{final.mean():,.0f} ± {1.96 * final.std(ddof=1) / np.sqrt(final.size):,.0f}"
+            half = 1.96 * final.std(ddof=1) / np.sqrt(final.size)
+            digits = 1 if half < 10 else 0  # "± 0" would say the runs all agree
+            cell = f"{final.mean():,.{digits}f} ± {half:,.{digits}f}"
             elim = ""
             if n in res.traces:
                 at = res.traces[n]["eliminated_at"][:, -1, 1]
                 share = float(np.mean(at >= 0))
                 elim = (f"{share:.0%} of runs, median step {int(np.median(at[at >= 0])):,}" if share > 0
                         else "not within T")
-            rows.append(f"<tr><td>{n}</td><td style='text-align:right'>{cell}</td><td>{elim}</td></tr>")
-        self.summary.value = ("<table style='font-size:13px'><tr><th>policy</th><th>regret at T (95% CI)</th>"
-                              "<th>worse arm eliminated</th></tr>" + "".join(rows) + "</table>")
+            rows.append(f"<tr><td{pad}>{n}</td><td style='padding:0 10px 0 0;text-align:right'>{cell}</td>"
+                        f"<td{pad}>{elim}</td></tr>")
+        self.summary.value = (f"<table style='font-size:13px;line-height:1.5'><tr><th{pad}>policy</th>"
+                              f"<th{pad}>regret at T (95% CI)</th><th{pad}>worse arm eliminated</th></tr>"
+                              + "".join(rows) + "</table>")
 
     # ------------------------------------------------------------------ display
     @property
     def widget(self):
-        column = W.Layout(width="355px", margin="0 12px 0 0")
-        delays = W.VBox([W.HTML("<b>Delays</b>"), self.law, self.mean_delay, self.truth], layout=column)
-        beliefs = W.VBox([W.HTML("<b>What the variants are told</b>"), self.bound, self.variance,
-                          W.HTML("<small>reset to the truth when the law changes</small>")], layout=column)
-        run = W.VBox([W.HTML("<b>Arms and simulation</b>"), self.gap, self.horizon, self.runs], layout=column)
-        controls = W.HBox([delays, beliefs, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.summary, self.save.widget])
+        controls = [section("Delays", self.law, self.mean_delay, self.truth),
+                    section("What the variants are told", self.bound, self.variance,
+                            note="reset to the truth when the law changes"),
+                    section("Arms and simulation", self.gap, self.horizon, self.runs)]
+        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
+                            after_main=[self.save.widget], below=[self.summary])
 
     def _ipython_display_(self):
         from IPython.display import display

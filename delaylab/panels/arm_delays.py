@@ -30,6 +30,7 @@ from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .budget import budgeted
 from .fields import Presets, with_seed
+from .layout import panel_layout, section, status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -66,7 +67,8 @@ class ArmDelaysPanel(Racing):
                                  value=key, description="instance", style={"description_width": "70px"}, layout=_WIDE)
         self.assumed = W.Dropdown(options=ASSUMED, value=assumed, description="D-UCB is told", style={"description_width": "95px"},
                                   layout=_WIDE)
-        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in TOGGLES}
+        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
+                        for n in TOGGLES}
         self.status = W.HTML()
         self.regret = CurvePlot([*TOGGLES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=420)
         self.save = SaveButton(self.regret.fig, "arm-dependent-delays-regret")
@@ -159,19 +161,20 @@ class ArmDelaysPanel(Racing):
                            trace="Patient Bandits" in todo)
             for n in todo:
                 self._cache[(pols[n][0], setting)] = res
-        with self.regret.updating():
-            self.regret.show_curves({n: (self._cache[(pols[n][0], setting)], n) for n in pols})
-        self._draw_means(pols, setting, means)
-        self._draw_tails(alphas, T)
-        elapsed = time.perf_counter() - started
+        self.recomputed = list(todo)
+        race = self.race_compute()
         better = 2 if means[1] > means[0] else (1 if means[0] > means[1] else None)
         heavier = 2 if alphas[1] < alphas[0] else (1 if alphas[0] < alphas[1] else None)
         note = ("no gap: both arms are optimal" if better is None else
                 f"arm {better} is better" + (" and has the heavier tail" if better == heavier else ""))
-        self.status.value = (f"<span style='color:#555'>μ = {means}, α = {alphas}: {note}. "
-                             f"{len(todo)} of {len(names)} policies recomputed ({R} runs, T = {T}) "
-                             f"in {elapsed:.2f} s{self.budget.note}</span>")
-        self.last_update_seconds = elapsed
+        self.status.value = status_line(self.budget.shown(T, R), f"μ = {means}, α = {alphas}: {note}.",
+                                        race_line=race.line)
+        with self.regret.updating():
+            self.regret.show_curves({n: (self._cache[(pols[n][0], setting)], n) for n in pols})
+            race.draw(self.regret)
+        self._draw_means(pols, setting, means)
+        self._draw_tails(alphas, T)
+        self.last_update_seconds = time.perf_counter() - started
 
     def _draw_means(self, pols, setting, means):
         fig = self.means_fig
@@ -201,17 +204,13 @@ class ArmDelaysPanel(Racing):
     # ------------------------------------------------------------------ display
     @property
     def widget(self):
-        column = W.Layout(width="345px", margin="0 12px 0 0")
-        instance = W.VBox([W.HTML("<b>Instance</b> (μ₁ = 0.6, μ₂ = 0.6 + Δ)"), self.preset, self.alpha1,
-                           self.alpha2, self.gap], layout=column)
-        algos = W.VBox([W.HTML("<b>Algorithms</b>"), self.alpha_hat, self.window, self.assumed,
-                        W.GridBox(list(self.toggles.values()),
-                                  layout=W.Layout(grid_template_columns="repeat(2, 165px)", grid_gap="0 6px"))],
-                       layout=column)
-        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs], layout=column)
-        controls = W.HBox([instance, algos, run], layout=W.Layout(flex_flow="row wrap"))
-        small = W.HBox([self.means_fig, self.tails_fig], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, small])
+        toggles = W.GridBox(list(self.toggles.values()),
+                            layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
+        controls = [section("Instance (μ₁ = 0.6, μ₂ = 0.6 + Δ)", self.preset, self.alpha1, self.alpha2, self.gap),
+                    section("Algorithms", self.alpha_hat, self.window, self.assumed, toggles),
+                    section("Simulation", self.horizon, self.runs)]
+        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
+                            after_main=[self.save.widget], below=[self.means_fig, self.tails_fig])
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -1,8 +1,9 @@
 """Every control of a live panel answers within a time budget (1 s), whatever its values.
 
-One mechanism for all panels: decorate the panel's ``update`` with :func:`budgeted` and call
-``self.budget.simulate(...)`` where it called :func:`delaylab.simulate`, and append
-``self.budget.note`` to the status line. Then, at each move:
+One mechanism for all panels: decorate the panel's ``update`` with :func:`budgeted`, call
+``self.budget.simulate(...)`` where it called :func:`delaylab.simulate`, and begin the status line
+with ``self.budget.shown(T, R)`` (what the figures show: all runs, or how many so far). Then, at
+each move:
 
 1. The cost of the simulation is estimated from the panel's own measured timings (seconds per
    step of each policy, as a function of the number of runs: ``a + b·R``, refitted after every
@@ -10,7 +11,9 @@ One mechanism for all panels: decorate the panel's ``update`` with :func:`budget
    changes the measurements, hence the sizes.
 2. If the whole computation fits the budget, it runs at once, as before.
 3. Otherwise a *first answer* that fits is computed at once: the first runs (fewer of them,
-   down to :data:`MIN_RUNS`), then if needed a shorter horizon. The status line says so. The
+   down to :data:`MIN_RUNS`), then if needed a shorter horizon. Later simulations of the same
+   update are made no larger than an earlier first answer, so that every curve drawn together
+   shows the same runs and horizon. The status line says so. The
    full computation (first at the full horizon with those runs, then with every run) goes on in
    a background thread, one policy at a time; the figures are redrawn when each stage is done.
    A run's outcome depends only on the seed, its index and its parameters, so a first answer
@@ -57,6 +60,10 @@ FIT = 0.7
 PRIOR_A, PRIOR_B = 60e-6, 0.4e-6
 
 log = logging.getLogger("delaylab.panels")
+
+#: how a status line ends while the rest of the runs is computed in the background, and if that failed
+COMPUTING = "the rest is being computed…"
+FAILED = "the rest could not be computed (the kernel's log says why); move a control to try again"
 
 
 class Cancelled(Exception):
@@ -205,7 +212,7 @@ class Budget:
         self.model = CostModel()
         self.lock = threading.RLock()
         self.generation = 0
-        self.note = ""
+        self.partial = None  # what the figures show when it is not everything: (T1, R1, T, R)
         self.last = {}  # what the latest answer was: sizes, elapsed, stage
         self._depth = 0
         self._deferred: list[_Job] = []
@@ -242,7 +249,7 @@ class Budget:
                 started = time.perf_counter()
                 state = self.state()
                 self._deadline = started + (np.inf if unlimited else self.seconds)
-                self._deferred, self._simulating, self.note, self._calls = [], 0.0, "", 0
+                self._deferred, self._simulating, self.partial, self._calls = [], 0.0, None, 0
                 self._mover = threading.get_ident()  # the thread answering this move
             self._depth += 1
             try:
@@ -283,6 +290,9 @@ class Budget:
             if self._depth == 0:  # called outside an update: no budget
                 left = np.inf
             T1, R1 = self._size(keys, T, R, left)
+            if self._deferred:  # an earlier simulation of this update is a first answer: the same size
+                t0, r0 = self.last["first"]
+                T1, R1 = min(T1, t0), min(R1, r0)
             kw = dict(kwargs, checkpoints=_times_within(kwargs.get("checkpoints"), T1)) if T1 < T else kwargs
             smallest = T1 <= min(T, MIN_STEPS) and R1 <= min(R, MIN_RUNS)
             watch = (None if (smallest or attempt == 2 or not np.isfinite(left))
@@ -302,8 +312,7 @@ class Budget:
             (t0, r0), (T0, R0) = self.last["first"], self.last["full"]
             T1, R1, T, R = min(T1, t0), min(R1, r0), max(T, T0), max(R, R0)
         self.last.update(first=(T1, R1), full=(T, R))
-        self._note(f"first answer: T = {T1:,} of {T:,}, {R1} of {R} runs" if T1 < T
-                   else f"first answer: {R1} of {R} runs", "refining in the background…")
+        self.partial = (T1, R1, T, R)
         return res
 
     def _size(self, keys, T, R, left):
@@ -323,8 +332,21 @@ class Budget:
             T1 = _nice(max(min(T, MIN_STEPS), int(target / per_step)), T)
         return T1, R1
 
-    def _note(self, what, then=""):
-        self.note = f" · <b>{what}</b>" + (f"; {then}" if then else "")
+    def shown(self, horizon: int | None = None, runs: int | None = None) -> str:
+        """What the figures show now, in a student's words: "All 60 runs, T = 2,500" (given the
+        panel's horizon and runs; "" if not given), or, while the rest is computed, "Showing 24 of
+        60 runs (T = 2,500) so far — the rest is being computed…" (in bold)."""
+        if self.partial is None:
+            if horizon is None or runs is None:
+                return ""
+            return (f"One run, T = {horizon:,}" if runs == 1 else f"All {runs:,} runs, T = {horizon:,}")
+        T1, R1, T, R = self.partial
+        if T1 < T:
+            what = (f"the first {T1:,} of {T:,} steps" if R1 == R else
+                    f"the first {T1:,} of {T:,} steps of {R1:,} of {R:,} runs")
+        else:
+            what = f"{R1:,} of {R:,} runs (T = {T:,})"
+        return f"<b>Showing {what} so far — {COMPUTING}</b>"
 
     def _timed(self, setting, policies, T, runs, seed, kwargs, keys, progress=None):
         t0 = time.perf_counter()
@@ -383,12 +405,9 @@ class Budget:
                     if self.generation != generation or self.state() != state:
                         return
                     took = time.perf_counter() - started
-                    if final:
-                        self._note(f"refined in the background in {took:.1f} s")
-                    else:
-                        most = max(_count(j.runs) for j in jobs)
-                        self._note(f"full horizon, {min(runs, most)} of {most} runs",
-                                   "the other runs follow in the background…")
+                    T = max(j.horizon for j in jobs)
+                    most = max(_count(j.runs) for j in jobs)
+                    self.partial = None if final else (T, min(runs, most), T, most)
                     self._local.ready, self._local.state = ready, state
                     try:
                         self._update(self.panel)
@@ -401,6 +420,10 @@ class Budget:
             return
         except Exception:  # never silently: the kernel's log shows it, the panel keeps its first answer
             log.exception("background refinement of %s failed", type(self.panel).__name__)
+            with self.lock:  # and the status line no longer promises the rest
+                status = getattr(self.panel, "status", None)
+                if self.generation == generation and status is not None and COMPUTING in status.value:
+                    status.value = status.value.replace(COMPUTING, FAILED)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background refinement (tests, notebooks run top to bottom); True if
@@ -441,7 +464,6 @@ def budgeted(update=None, *, ignore=()):
             return budget.run_update(args, kwargs, unlimited=True)
         return budget.run_update(args, kwargs)
 
-    wrapper.budgeted = (update, ignore)  # what was budgeted: a mixin may extend it (panels/race.py)
     return wrapper
 
 

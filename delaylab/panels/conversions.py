@@ -26,6 +26,7 @@ from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
 from .budget import budgeted
 from .fields import Presets, with_seed
+from .layout import panel_layout, section, status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -69,7 +70,7 @@ class ConversionsPanel(Racing):
         self.thetas = [W.FloatSlider(value=v, min=0.01, max=0.9, step=0.01, description=f"θ{k + 1}",
                                      readout_format=".2f", continuous_update=False, style=_STYLE, layout=_WIDE)
                        for k, v in enumerate(means)]
-        self.toggles = {name: W.Checkbox(value=name in shown, description=name, indent=False)
+        self.toggles = {name: W.Checkbox(value=name in shown, description=name, indent=False, layout=W.Layout(width="auto"))
                         for name in TOGGLES}
         self.show_bound = W.Checkbox(value=True, description="lower bound (Theorems 3–4)", indent=False)
         self.status = W.HTML()
@@ -129,7 +130,11 @@ class ConversionsPanel(Racing):
             res = self.budget.simulate(env, {n: make_policy(n, law, m) for n in todo}, T, R, self.seed, checkpoints=300)
             for n in todo:
                 self._cache[(n, config)] = res
+        self.recomputed = todo
+        race = self.race_compute()
         shown = {self.curve_name(n): n for n in names}
+        note = "no gap: every arm is optimal" if len(set(theta)) == 1 else ""
+        self.status.value = status_line(self.budget.shown(T, R), note, race_line=race.line)
         with self.regret.updating():
             self.regret.show_curves({c: (self._cache[(n, config)], n) for c, n in shown.items()})
             if self.show_bound.value and len(set(theta)) > 1:
@@ -139,27 +144,22 @@ class ConversionsPanel(Racing):
                 self.regret.set(BOUND, t, slope * np.log(t))
             else:
                 self.regret.hide(BOUND)
-        self.cdf.show(law, m, d_max=int(max(3 * mu, 1.2 * (m or 0), 50)))
-        elapsed = time.perf_counter() - started
-        note = " · no gap: every arm is optimal" if len(set(theta)) == 1 else ""
-        self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
-                             f"({R} runs, T = {T}) in {elapsed:.2f} s{note}{self.budget.note}</span>")
-        self.last_update_seconds = elapsed
+            race.draw(self.regret)
+        self.cdf.show(law, m, d_max=int(max(3 * mu, 1.5 * (m or 0), 50)))  # room for the τ_m label
+        self.last_update_seconds = time.perf_counter() - started
 
     # ------------------------------------------------------------------ display
     @property
     def widget(self):
-        column = W.Layout(width="335px", margin="0 12px 0 0")
-        setting = W.VBox([W.HTML("<b>Delays and censoring</b>"), self.mean_delay, self.window, self.censored,
-                          W.HTML("<small>censored: conversions later than m steps are never seen</small>")],
-                         layout=column)
-        rates = W.VBox([W.HTML("<b>Arms</b>"), self.preset, *self.thetas], layout=column)
         toggles = W.GridBox(list(self.toggles.values()),
-                            layout=W.Layout(grid_template_columns="repeat(2, 160px)", grid_gap="0 6px"))
-        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs, W.HTML("<b>Policies</b>"),
-                      toggles, self.show_bound], layout=column)
-        controls = W.HBox([setting, rates, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, self.cdf.fig])
+                            layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
+        controls = [section("Delays and censoring", self.mean_delay, self.window, self.censored,
+                            note="censored: conversions later than m steps are never seen"),
+                    section("Arms", self.preset, *self.thetas),
+                    section("Simulation", self.horizon, self.runs),
+                    section("Policies", toggles, self.show_bound)]
+        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
+                            after_main=[self.save.widget], below=[self.cdf.fig])
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -28,6 +28,7 @@ from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .budget import budgeted, locked
 from .fields import with_seed
+from .layout import panel_layout, section, status_line
 from .race import YOUR_POLICY, RaceSetting, Racing
 from .results import ResultCache
 
@@ -84,7 +85,8 @@ class LinearPanel(Racing):
                                    continuous_update=False, style=_STYLE, layout=_WIDE)
         self.runs = W.IntSlider(value=runs, min=5, max=40, step=5, description="runs",
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
-        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False) for n in TOGGLES}
+        self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
+                        for n in TOGGLES}
         self.status = W.HTML()
         self.regret = CurvePlot([*TOGGLES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.cdf = DelayCdfPlot(height=300)
@@ -116,28 +118,28 @@ class LinearPanel(Racing):
             res = self.budget.simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
             for n in todo:
                 self._cache[key(n)] = res
+        self.recomputed = todo
+        race = self.race_compute()
+        tau = float(law.cdf(m))
+        self.status.value = status_line(self.budget.shown(T, R),
+                                        f"τ_m = P(D ≤ m) = {tau:.3f}: the estimate θ̂ targets {tau:.2f}·θ, not θ",
+                                        race_line=race.line)
         with self.regret.updating():
             self.regret.show_curves({n: (self._cache[key(n)], n) for n in names})
+            race.draw(self.regret)
         self.cdf.show(law, m, d_max=int(max(3 * mu, 1.5 * m, 50)) if kind != "criteo" else 3 * m)
-        elapsed = time.perf_counter() - started
-        tau = float(law.cdf(m))
-        self.status.value = (f"<span style='color:#555'>{len(todo)} of {len(names)} policies recomputed "
-                             f"({R} runs, T = {T}) in {elapsed:.2f} s · τ_m = P(D ≤ m) = {tau:.3f}: "
-                             f"θ̂ estimates {tau:.2f}·θ{self.budget.note}</span>")
-        self.last_update_seconds = elapsed
+        self.last_update_seconds = time.perf_counter() - started
 
     @property
     def widget(self):
-        column = W.Layout(width="335px", margin="0 12px 0 0")
-        delays = W.VBox([W.HTML("<b>Delays and window</b>"), self.law, self.mean_delay, self.window], layout=column)
-        problem = W.VBox([W.HTML("<b>Problem and learners</b>"), self.dim, self.n_actions, self.lam, self.delta,
-                          self.width], layout=column)
         toggles = W.GridBox(list(self.toggles.values()),
-                            layout=W.Layout(grid_template_columns="repeat(2, 165px)", grid_gap="0 6px"))
-        run = W.VBox([W.HTML("<b>Simulation</b>"), self.horizon, self.runs, W.HTML("<b>Policies</b>"), toggles],
-                     layout=column)
-        controls = W.HBox([delays, problem, run], layout=W.Layout(flex_flow="row wrap"))
-        return W.VBox([with_seed(self, controls), self.status, self.regret.fig, self.save.widget, self.cdf.fig])
+                            layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
+        controls = [section("Delays and window", self.law, self.mean_delay, self.window),
+                    section("Problem and learners", self.dim, self.n_actions, self.lam, self.delta, self.width),
+                    section("Simulation", self.horizon, self.runs),
+                    section("Policies", toggles)]
+        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
+                            after_main=[self.save.widget], below=[self.cdf.fig])
 
     def _ipython_display_(self):
         from IPython.display import display
@@ -178,7 +180,7 @@ class EllipsePanel:
         self.window = W.IntSlider(value=window, min=1, max=400, step=1, description="window m",
                                   continuous_update=False, style=_STYLE, layout=_WIDE)
         self.time = W.IntSlider(value=horizon // 10, min=10, max=horizon, step=10, description="time t",
-                                style=_STYLE, layout=W.Layout(width="640px"))
+                                style=_STYLE, layout=_WIDE)
         self.status = W.HTML()
         fig = go.Figure()
         blue, verm = style("OTFLinUCB")["color"], "#D55E00"
@@ -240,12 +242,15 @@ class EllipsePanel:
             d[5].x, d[5].y = [tm[0]], [tm[1]]
             self.fig.layout.title.text = (f"t = {int(tr['times'][i])}: α = {alpha:.2f} (2f = {2 * tr['f'][i]:.2f}, "
                                           f"delay term {alpha - 2 * tr['f'][i]:.2f}) · τ_m = {self.tau_m:.2f}")
-        self.status.value = (f"<span style='color:#555'>‖θ̂ − τ_m·θ‖ = {np.linalg.norm(est - tm):.3f}, "
-                             f"‖θ̂ − θ‖ = {np.linalg.norm(est - self.theta):.3f}{self.budget.note}</span>")
+        self.status.value = status_line(self.budget.shown(),
+                                        f"distance of the estimate θ̂ to τ_m·θ: {np.linalg.norm(est - tm):.3f}, "
+                                        f"to θ: {np.linalg.norm(est - self.theta):.3f}")
 
     @property
     def widget(self):
-        return W.VBox([W.HBox([self.mean_delay, self.window]), self.time, self.status, self.fig])
+        controls = [section("One run of OTFLinUCB, d = 2", self.mean_delay, self.window),
+                    section("Time", self.time, note="moves along the run: nothing is recomputed")]
+        return panel_layout(self.fig, self.status, controls, legend_below=False)
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -10,28 +10,33 @@ student's policy may need: the delay law, the window, η, …). Then::
 
 adds a curve in its own colour, simulated with the panel's seed, setting, horizon and runs (so on the
 same random draws as the paper's algorithms: a run's draws depend only on the seed and its index),
-and reruns it after every update of the panel (every slider move). If the student's code fails,
+and reruns it at every update of the panel (every slider move). If the student's code fails,
 the panel's status says so in a sentence and the curve is hidden; a panel never shows a traceback.
+
+The student's curve is part of the panel's own update, not a second one after it: the panel's
+``update`` calls :meth:`Racing.race_compute` after its own simulations (so within the same time
+budget, and as a first answer of the same runs when theirs is one), then draws the returned
+:class:`RaceDraw` in the same ``batch_update`` as the paper's curves and puts its sentence in the
+same status line. A slider move thus shows every curve and the status line of the new value at once.
 
 ``delaylab.exercises.race(panel, eid)`` builds the policy from an *implement* exercise's function.
 """
 
 from __future__ import annotations
 
-import functools
 import html
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..engine import simulate
-from .budget import budgeted
+from .budget import Cancelled
 from .results import ResultCache
 
 #: The curve of the student's policy (its colour is in :mod:`delaylab.viz.style`).
 YOUR_POLICY = "your policy"
 _ERROR = "#8A3B00"
-_MARK = "<br><!-- your policy -->"  # where the race's sentence starts in a panel's status line
+_OK = "#332288"
 
 
 @dataclass
@@ -75,9 +80,9 @@ def build(policy, context: dict):
 
 def describe_error(exc: BaseException) -> str:
     """A student's failure as one sentence (no traceback)."""
-    from ..exercises._core import _NotAnswered
+    from ..exercises.guard import NotWritten
 
-    if isinstance(exc, _NotAnswered):
+    if isinstance(exc, NotWritten):
         return "your function still returns `...`: write its body, run its cell, then run the race cell again"
     text = str(exc).rstrip(".")
     if type(exc).__name__ == "StudentCodeError":
@@ -85,36 +90,50 @@ def describe_error(exc: BaseException) -> str:
     return f"your policy raised {type(exc).__name__}: {text}"
 
 
+@dataclass
+class RaceDraw:
+    """The student's curve of one update: drawn with the paper's (:meth:`draw`, inside the regret
+    plot's ``updating()``), and its sentence for the status line (:attr:`line`)."""
+
+    result: Any = None  # the Result (None: no curve)
+    message: str = ""  # the sentence (empty: nothing raced)
+    label: str = YOUR_POLICY
+
+    @property
+    def line(self) -> str:
+        """HTML to end the panel's status line with (a line of its own), or ""."""
+        if not self.message:
+            return ""
+        colour = _OK if self.result is not None else _ERROR
+        return f"<br><span style='color:{colour}'>{html.escape(self.message)}</span>"
+
+    def draw(self, plot) -> None:
+        """Show or hide the curve (call inside ``plot.updating()``, after the paper's curves)."""
+        if self.result is None:
+            plot.hide(YOUR_POLICY)
+            return
+        res = self.result
+        lo, hi = res.band(YOUR_POLICY)
+        plot.set(YOUR_POLICY, res.times, res.mean(YOUR_POLICY), lo, hi)
+        trace = plot.fig.data[plot._slot[(0, YOUR_POLICY)][1]]
+        trace.name = self.label
+        trace.line.width = 3.5
+        trace.mode = "lines+markers"
+        trace.marker = dict(symbol="diamond", size=7, maxdisplayed=12)
+
+
 class Racing:
     """Mixin of the live panels: ``panel.race(policy)`` draws "your policy" next to the paper's.
 
-    Subclasses define :meth:`race_setting` and have a ``regret`` CurvePlot with a
-    :data:`YOUR_POLICY` slot and a ``status`` HTML widget. Their ``update()`` is wrapped (once,
-    when the class is defined) so that the race follows every update without any line in it.
+    Subclasses define :meth:`race_setting`, have a ``regret`` CurvePlot with a :data:`YOUR_POLICY`
+    slot and a ``status`` HTML widget, and in their ``update`` call :meth:`race_compute` after
+    their own simulations, then ``race.draw(self.regret)`` with their curves and end their status
+    line with ``race.line``.
     """
 
     race_policy = None
     race_label = YOUR_POLICY
     race_message = ""
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        outer = cls.__dict__.get("update")
-        if outer is None or getattr(outer, "_races", False):
-            return
-        # a budgeted update (panels/budget.py) is extended inside its budget: the race's simulation
-        # then gets a first answer and a background refinement like the paper's curves
-        inner, ignore = getattr(outer, "budgeted", (outer, None))
-
-        @functools.wraps(inner)
-        def update(self, *args, **kw):
-            out = inner(self, *args, **kw)
-            self.race_update()
-            return out
-
-        update._races = True
-        cls.update = update if ignore is None else budgeted(update, ignore=ignore)
-        cls.update._races = True
 
     # ------------------------------------------------------------------ to define per panel
     def race_setting(self) -> RaceSetting:  # pragma: no cover - every panel defines it
@@ -127,15 +146,6 @@ class Racing:
             raise ValueError(f"label must be a non-empty string; got {label!r}")
         self.race_policy, self.race_label = policy, label.strip()
         self.__dict__["_race_cache"] = ResultCache(8)
-        if not self.__dict__.get("_race_hooked"):
-            # the curve and the status sentence survive any redraw of the panel (e.g. a refinement
-            # drawn later by the panel's own update): the plot leaves the curve alone, and the
-            # status line gets the sentence back whenever it is rewritten
-            self.__dict__["_race_hooked"] = True
-            self.regret.pinned = frozenset({YOUR_POLICY})
-            status = getattr(self, "status", None)
-            if status is not None:
-                status.observe(self._race_keep_status, names="value")
         self.update()
         return self.race_message
 
@@ -144,58 +154,39 @@ class Racing:
         """The last simulation of the raced policy (a Result), or None."""
         return self.__dict__.get("_race_last")
 
-    # ------------------------------------------------------------------ after every update
-    def race_update(self) -> None:
-        plot = self.regret
+    # ------------------------------------------------------------------ in every update
+    def race_compute(self) -> RaceDraw:
+        """Simulate the raced policy for the panel's current settings (through the panel's time
+        budget when it has one: a first answer like the paper's curves, refined with them)."""
         self.__dict__["_race_last"] = None
+        # the panel's show_curves leaves the curve to RaceDraw.draw: within one batch_update, a trace
+        # hidden then shown again would stay hidden (plotly compares with the value before the batch)
+        self.regret.pinned = frozenset({YOUR_POLICY})
         if self.race_policy is None:
             self.race_message = ""
-            self._race_status("", "")
-            with plot.updating():
-                plot.hide(YOUR_POLICY)
-            return
+            return RaceDraw()
         cache = self.__dict__.setdefault("_race_cache", ResultCache(8))
         try:
             rs = self.race_setting()
             res = cache.get(rs.key) if rs.key is not None else None
             if res is None:
                 budget = self.__dict__.get("budget")
-                run = simulate if budget is None else budget.simulate  # within the panel's time budget
+                run = simulate if budget is None else budget.simulate
                 res = run(rs.setting, {YOUR_POLICY: build(self.race_policy, rs.context)}, rs.horizon,
                           rs.runs, rs.seed, checkpoints=rs.checkpoints)
                 if rs.key is not None and "first_answer" not in res.notes:  # a first answer is not kept
                     cache[rs.key] = res
         except Exception as exc:  # the student's code: a sentence in the status, never a traceback
+            if isinstance(exc, Cancelled):  # a newer move: not the student's doing
+                raise
             self.race_message = f"{self.race_label} is not drawn: {describe_error(exc)}."
-            with plot.updating():
-                plot.hide(YOUR_POLICY)
-            self._race_status(self.race_message, _ERROR)
-            return
+            return RaceDraw(None, self.race_message, self.race_label)
         self.__dict__["_race_last"] = res
-        lo, hi = res.band(YOUR_POLICY)
-        slot = plot._slot[(0, YOUR_POLICY)][1]
-        with plot.updating():
-            plot.set(YOUR_POLICY, res.times, res.mean(YOUR_POLICY), lo, hi)
-            trace = plot.fig.data[slot]
-            trace.name = self.race_label
-            trace.line.width = 3.5
-            trace.mode = "lines+markers"
-            trace.marker = dict(symbol="diamond", size=7, maxdisplayed=12)
         final = res.regret[YOUR_POLICY][:, -1]
         T, R = res.notes.get("first_answer", (rs.horizon, rs.runs))
-        self.race_message = (f"{self.race_label}: mean regret {final.mean():.1f} at T = {T} "
-                             f"({R} runs, same draws as the other curves)")
-        self._race_status(self.race_message, "#332288")
-
-    def _race_status(self, sentence: str, colour: str) -> None:
-        self.__dict__["_race_line"] = (f"{_MARK}<span style='color:{colour}'>{html.escape(sentence)}</span>"
-                                       if sentence else "")
-        status = getattr(self, "status", None)
-        if status is not None:
-            status.value = (status.value or "").split(_MARK)[0] + self.__dict__["_race_line"]
-
-    def _race_keep_status(self, change) -> None:
-        line = self.__dict__.get("_race_line", "")
-        if line and _MARK not in (change["new"] or ""):
-            self.status.value = (change["new"] or "") + line
-
+        runs = (f"the first {R:,} of {rs.runs:,} runs so far" if R < rs.runs else
+                "the one run" if R == 1 else f"all {R:,} runs")
+        steps = f"T = {T:,}" + (f" (of {rs.horizon:,})" if T < rs.horizon else "")
+        self.race_message = (f"{self.race_label}: mean regret {final.mean():,.1f} at {steps}, over {runs}, "
+                             f"on the same random draws as the other curves")
+        return RaceDraw(res, self.race_message, self.race_label)

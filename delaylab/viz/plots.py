@@ -145,7 +145,20 @@ class CurvePlot:
 
 
 class DelayCdfPlot:
-    """τ(d) = P(D ≤ d) of a delay law, with the window m and τ_m marked."""
+    """τ(d) = P(D ≤ d) of a delay law, with the window m and τ_m marked.
+
+    The "τ_m = …" label sits beside the marker, inside the plotting area for every τ_m. The curve
+    lies lower left of the marker and higher right of it, so the label goes above and left of it,
+    or below and right of it (the one with room: above while τ_m ≤ :attr:`LABEL_ABOVE`, below
+    while τ_m ≥ :attr:`LABEL_BELOW`, :attr:`LABEL_ROOM` of the x range beside the window line).
+    When neither has room (τ_m near 0 with m near the left edge, or near 1 with m near the right
+    edge), the label goes along the window line at the end the curve has not reached: at its top,
+    right of it, or at its bottom, left of it."""
+
+    #: a label fits above the marker up to this τ_m, below it from this τ_m (y range 0 … 1.05)
+    LABEL_ABOVE, LABEL_BELOW = 0.85, 0.2
+    #: the share of the x range a label needs beside the window line
+    LABEL_ROOM = 0.3
 
     def __init__(self, height=320):
         fig = go.Figure()
@@ -153,12 +166,24 @@ class DelayCdfPlot:
                                  line=dict(color="#0072B2", width=2.5)))
         fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="window m",
                                  line=dict(color="#D55E00", dash="dash", width=2)))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="markers+text", name="τ_m", textposition="top left",
+        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="τ_m",
                                  marker=dict(color="#D55E00", size=10), showlegend=False))
         fig.update_xaxes(title_text="delay d (steps)")
         fig.update_yaxes(title_text="τ(d) = P(D ≤ d)", range=[0, 1.05])
+        fig.add_annotation(x=0, y=0, text="", showarrow=False, visible=False, font=dict(color="#D55E00"))
         figure_layout(fig, height, title=" ")
         self.fig = FigureWidget(fig)
+
+    @classmethod
+    def _label_place(cls, tm: float, at: float) -> tuple[float, bool, bool]:
+        """(y, above, left) of the τ_m label at τ_m = ``tm``, the window at share ``at`` of the x
+        range: its anchor's height, whether the label is above it, whether left of the window."""
+        room = {"above": tm <= cls.LABEL_ABOVE, "below": tm >= cls.LABEL_BELOW,
+                "left": at >= cls.LABEL_ROOM, "right": at <= 1 - cls.LABEL_ROOM}
+        for above, left in [(True, True), (False, False)][::1 if tm <= 0.5 else -1]:  # the side with more room first
+            if room["above" if above else "below"] and room["left" if left else "right"]:
+                return tm, above, left
+        return (1.0, False, False) if tm < 0.5 else (0.0, True, True)
 
     def show(self, law, window=None, d_max=None) -> None:
         if d_max is None:
@@ -168,14 +193,18 @@ class DelayCdfPlot:
         tau = law.cdf(d)
         with self.fig.batch_update():
             self.fig.data[0].x, self.fig.data[0].y = d, tau
+            label = self.fig.layout.annotations[0]
             if window is None:
-                self.fig.data[1].visible = self.fig.data[2].visible = False
+                self.fig.data[1].visible = self.fig.data[2].visible = label.visible = False
                 self.fig.layout.title.text = f"Delays: {law.label}<br><sup>uncensored: every conversion is eventually seen</sup>"
             else:
                 tm = float(law.cdf(window))
                 self.fig.data[1].x, self.fig.data[1].y = [window, window], [0, 1.05]
                 self.fig.data[2].x, self.fig.data[2].y = [window], [tm]
-                self.fig.data[2].text = [f"τ_m = {tm:.3f}"]
+                y, above, left = self._label_place(tm, window / max(float(d[-1]), 1.0))
+                label.update(x=window, y=y, text=f"τ_m = {tm:.3f}", xanchor="right" if left else "left",
+                             yanchor="bottom" if above else "top", xshift=-6 if left else 6,
+                             yshift=4 if above else -4, visible=True)
                 self.fig.data[1].visible = self.fig.data[2].visible = True
                 self.fig.layout.title.text = (f"Delays: {law.label}, window m = {window}<br><sup>1 − τ_m = "
                                               f"{1 - tm:.1%} of the conversions are never seen</sup>")
