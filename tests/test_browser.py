@@ -1309,8 +1309,14 @@ def press_on(page, state, size, where):
 def wait_slides_drawn(page, settle=3.0):
     """Every cell executed (no "computing" bar), the deck started, every figure drawn (their
     number stable for ``settle`` s) and the live panels' sliders rendered."""
-    page.wait_for_function("() => !document.querySelector('#loading') && window.Reveal && Reveal.isReady()",
-                           timeout=LOAD_TIMEOUT)
+    try:
+        page.wait_for_function("() => !document.querySelector('#loading') && window.Reveal && Reveal.isReady()",
+                               timeout=LOAD_TIMEOUT)
+    except Exception as exc:  # Voila's own template, offline: its deck is off screen, its assets failed
+        box = page.evaluate("() => { const s = document.querySelector('.reveal .slides');"
+                            " return s && JSON.stringify(s.getBoundingClientRect()); }")
+        raise AssertionError(f"no slides ready: the slides' box {box}; failed requests "
+                             f"{getattr(page, 'failed_requests', [])}; {what_the_page_said(page)}") from exc
     t0, n, since = time.time(), -1, time.time()
     while time.time() - since < settle and time.time() - t0 < 180:
         k = page.evaluate("document.querySelectorAll('.js-plotly-plot .main-svg').length + "
@@ -1344,6 +1350,7 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
     collect_errors(page)
     page.on("request", lambda r: requests.append(f"{r.method} {r.url}"))
     page.on("websocket", lambda ws: requests.append(f"WEBSOCKET {ws.url}"))
+    page.failed_requests = failed
     page.on("requestfailed", lambda r: failed.append(f"{r.url}: {r.failure}"))
     page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.url}: HTTP {r.status}"))
     try:
@@ -1351,7 +1358,11 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
         page.goto(f"{voila.url}/voila/render/{path.name}?template=reveal", wait_until="commit", timeout=LOAD_TIMEOUT)
         computing = None
         if has_panel(path):  # a notebook that computes for seconds: its title slide shows meanwhile
-            page.wait_for_function(COMPUTING, timeout=LOAD_TIMEOUT, polling=50)
+            try:
+                page.wait_for_function(COMPUTING, timeout=LOAD_TIMEOUT, polling=50)
+            except Exception:
+                wait_slides_drawn(page)  # says why (no deck, its box, failed requests)
+                raise
             computing = time.perf_counter() - t0
             page.screenshot(path=str(ARTIFACTS / f"slides-{path.stem}-computing.png"))
         wait_slides_drawn(page)
