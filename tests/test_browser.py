@@ -1383,12 +1383,13 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
         state = page.evaluate(SLIDE)
         assert state["total"] == n_total and state["past"] == 0, state
         assert_on_screen(state, first, f"{where}, first slide")
-        seen, presses, panels = {(state["h"], state["v"])}, 0, []
+        seen, presses, panels, shown = {(state["h"], state["v"])}, 0, [], []
         t1 = time.perf_counter()
         while state["past"] < state["total"] - 1 or state["overflow"] - state["top"] > SLIDE_SLACK:
             if state["handle"] and state["figure"] and state["top"] == 0 and (state["h"], state["v"]) not in panels:
                 assert_panel_usable(page, state, first, f"{where}, slide {state['h']}/{state['v']}")
                 panels.append((state["h"], state["v"]))
+                shown.append(f"{state['figure']['shown'] / state['scale']:.0f}/{state['figure']['box']['h'] / state['scale']:.0f}")
             state = press_on(page, state, first, f"{where}, slide {state['h']}/{state['v']}")
             presses += 1
             seen.add((state["h"], state["v"]))
@@ -1435,14 +1436,34 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
         assert failed == [], failed
         _SLIDE_ROWS.append([path.stem[:28], f"{first[0]}x{first[1]}", n_total, presses,
                             "-" if computing is None else f"{computing:.1f}", f"{drawn:.1f}", f"{walked:.1f}",
-                            len(requests)])
-        header = ["notebook", "opened at", "slides", "presses", "title", "drawn", "walk", "requests"]
+                            " ".join(shown) or "-", len(requests)])
+        header = ["notebook", "opened at", "slides", "presses", "title", "drawn", "walk", "panel figure", "requests"]
         widths = [max(len(str(x)) for x in col) for col in zip(header, *_SLIDE_ROWS)]
         lines = ["  ".join(str(x).rjust(w) for x, w in zip(row, widths)) for row in [header, *_SLIDE_ROWS]]
         print("\nlive slides: " + lines[-1])
         (ARTIFACTS / "slides.txt").write_text(
             "live slides (?template=reveal): slides, → presses from the first slide to the last, title slide "
-            "shown under the computing bar (s), all cells and figures drawn (s), the walk (s), requests (all to "
-            "the server)\n" + "\n".join(lines) + "\n")
+            "shown under the computing bar (s), all cells and figures drawn (s), the walk (s), the panels' first "
+            "figure as their slide opens (slide pixels shown/height), requests (all to the server)\n" + "\n".join(lines) + "\n")
+    finally:
+        page.close()
+
+
+def test_lecture_mode_a_reload_comes_back_to_the_same_slide(voila, browser):
+    """A lecturer who reloads the slides (a fresh kernel) in the middle of a lecture gets the
+    title slide while the cells execute, then the slide they were on once it has arrived."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    collect_errors(page)
+    try:
+        page.goto(f"{voila.url}/voila/render/00_index.ipynb?template=reveal", timeout=LOAD_TIMEOUT)
+        wait_slides_drawn(page, settle=0.5)
+        page.evaluate("Reveal.slide(4, 1)")
+        page.wait_for_function("() => location.hash === '#/4/1'", timeout=5_000)  # reveal.js writes it within 1 s
+        page.reload(timeout=LOAD_TIMEOUT)
+        wait_slides_drawn(page, settle=0.5)
+        state = page.evaluate(SLIDE)
+        assert (state["h"], state["v"]) == (4, 1), state
+        assert_on_screen(state, (1280, 720), "00_index after a reload")
+        assert not page.errors, page.errors
     finally:
         page.close()
