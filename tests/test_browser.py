@@ -1410,6 +1410,14 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
             assert (state["h"], state["v"]) == (h, v), f"{where}: the slider's arrow key moved the deck"
             page.keyboard.press("Escape")
             assert page.evaluate("() => !document.activeElement.closest('.jupyter-widgets')")
+            # a check box or a button that has the focus (a policy just switched) does not keep →
+            # from the deck: at the slide's end, → shows the next slide
+            page.evaluate(f"""() => {{ const s = document.querySelector('{on_panel}'); s.scrollTop = s.scrollHeight;
+                s.querySelector('.widget-checkbox input, button.widget-button').focus({{preventScroll: true}}); }}""")
+            page.wait_for_timeout(200)
+            state = press_on(page, page.evaluate(SLIDE), first, f"{where}, → with a check box or button focused")
+            assert (state["h"], state["v"]) != (h, v), f"{where}: → with a check box focused did not go on"
+            page.evaluate(f"Reveal.slide({h}, {v})")
             page.evaluate(f"() => {{ document.querySelector('{on_panel}').scrollTop = 0; }}")
         page.wait_for_timeout(300)
         state = page.evaluate(SLIDE)

@@ -11,12 +11,18 @@
  * - Navigation is linear: → and Space go through every slide and sub-slide in the notebook's
  *   order (reveal.js's default → would skip the sub-slides that hold the live panels).
  * - Keys pressed on a widget (a slider's handle, a dropdown, a text field) are the widget's: an
- *   arrow moves the slider, not the deck. Esc or a click beside the widget gives them back.
+ *   arrow moves the slider, not the deck. Esc or a click beside the widget gives them back. On a
+ *   button or a check box only Space and Enter are (they press it); reveal.js's own controls
+ *   never keep any.
  */
 (function () {
   "use strict";
   const settings = window.delaylabSlides || {};
-  const WIDGET = ".jupyter-widgets, .js-plotly-plot, input, select, textarea, button, [contenteditable]";
+  // in a cell's output: elements whose keys are their own (a slider's handle, a text field, a
+  // dropdown), and elements that Space and Enter press (a button, a check box)
+  const KEEPS_KEYS = ".noUi-handle, .noUi-target, select, textarea, [contenteditable], " +
+    "input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit])";
+  const PRESSED = "button, [role=button], input[type=checkbox], input[type=radio], input[type=button], input[type=submit]";
   const FORWARD = new Set(["ArrowRight", "ArrowDown", "PageDown", " "]);
   const BACK = new Set(["ArrowLeft", "ArrowUp", "PageUp"]);
   const SLACK = 24;  // px: a slide this little taller than the screen is not scrolled (a key goes on)
@@ -41,13 +47,17 @@
   }
 
   function keyboardCondition(event) {
-    const target = event.target;
-    if (target && target !== document.body && target.closest && target.closest(WIDGET)) {
-      if (event.key === "Escape" && typeof target.blur === "function") {
-        target.blur();  // the keys are the deck's again
+    const target = event.target, control = target && target.closest && target.closest(".jp-Cell") &&
+      (target.closest(KEEPS_KEYS) || target.closest(PRESSED));
+    if (control) {
+      if (event.key === "Escape") {
+        control.blur();  // the keys are the deck's again
         event.preventDefault();
+        return false;
       }
-      return false;
+      if (control.matches(KEEPS_KEYS) || event.key === " " || event.key === "Enter") return false;
+      control.blur();  // any other key on a button or check box is the deck's (reveal.js ignores
+                       // every key while an <input>, a check box, has the focus)
     }
     if (event.altKey || event.ctrlKey || event.metaKey) return true;
     const forward = FORWARD.has(event.key) && !event.shiftKey;
