@@ -14,7 +14,8 @@ each notebook right after a start while a class opens the other notebooks from i
 (``ten-visitors.json``), in two variants: nine protocol visitors (``tests/visitor.py``: what a
 page asks of the server, nothing drawn) and one real page, as for an audience whose browsers run
 on their own devices; and the worst case, ten pages drawn by one chromium on the server's cores.
-Lecture mode: the slides in RISE and, live, in Voila.
+Lecture mode: the slides in RISE and, live, on the dashboards' server (``?template=reveal``: every
+notebook's slides on screen at 1280×720 and 1920×1080, offline, ``slides.txt``).
 
 New notebooks are picked up automatically. ``tasks.py test`` runs these tests after the others,
 on a quiet machine. ``python3 tasks.py test`` installs chromium (as root, with apt-get) and
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import warnings
 from pathlib import Path
@@ -390,10 +392,11 @@ def changes_figures(page, action, timeout=90_000) -> bool:
     return True
 
 
-def move_first_slider(page):
-    """One keyboard step of the page's first enabled slider (as a student would); the readout
-    must change (a step that did not reach the slider is retried)."""
-    slider = page.locator(".widget-slider:not(.mod-disabled)").first
+def move_first_slider(page, within=""):
+    """One keyboard step of the page's first enabled slider (``within``: a selector of the part of
+    the page to look in), as a student would; the readout must change (a step that did not reach
+    the slider is retried)."""
+    slider = page.locator(f"{within} .widget-slider:not(.mod-disabled)".strip()).first
     handle, readout = slider.locator(".noUi-handle").first, slider.locator(".widget-readout").first
     handle.scroll_into_view_if_needed()
     before = readout.inner_text()
@@ -1215,37 +1218,261 @@ def test_lecture_mode_rise_in_jupyterlab_shows_one_slide_per_section(browser, tm
         server.close()
 
 
-def test_lecture_mode_live_slides_served_by_voila(browser, tmp_path):
-    """The live slides: the dashboard server's ``?template=reveal`` on a copy of notebook 01 with
-    the slide rule applied: one slide per section, the figures drawn, and a slider moved on the
-    panel's slide redraws its figure."""
-    slides = _slides()
-    work = tmp_path / "notebooks"
-    shutil.copytree(ROOT / "notebooks", work)
-    name = "01_delayed_conversions.ipynb"
-    assert slides.main([str(work / name)]) == 0
-    kinds = [c["metadata"]["slideshow"]["slide_type"] for c in json.loads((work / name).read_text())["cells"]]
-    server = Server([sys.executable, "-m", "delaylab.serve", str(work), "--no-browser", "--port={port}",
-                     "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=False"], "/delaylab/status",
-                    ROOT, "reveal-server.log")
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
+#: the projector and the lecturer's screen: every notebook's live slides are opened at one and
+#: resized to the other (half of the notebooks each way round)
+SLIDE_SIZES = [(1280, 720), (1920, 1080)]
+#: px a slide may be taller than the screen before → scrolls it (delaylab-slides.js's SLACK)
+SLIDE_SLACK = 24
+#: the slide on screen (the innermost present section): where it is, what it shows, how it scrolls
+SLIDE = """() => {
+    const slide = document.querySelector('.reveal .slides > section.present > section.present')
+        || document.querySelector('.reveal .slides > section.present');
+    if (!slide || !window.Reveal || !Reveal.isReady()) return null;
+    const box = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, w: b.width, h: b.height}; };
+    const shown = e => { const b = e.getBoundingClientRect();
+        return Math.max(0, Math.min(b.bottom, innerHeight) - Math.max(b.top, 0)); };
+    const hit = document.elementFromPoint(innerWidth / 2, innerHeight / 2);
+    const handle = slide.querySelector('.widget-slider:not(.mod-disabled) .noUi-handle');
+    const figure = slide.querySelector('.js-plotly-plot');
+    const svg = figure && figure.querySelector('.main-svg');
+    return {h: Reveal.getIndices().h, v: Reveal.getIndices().v, total: Reveal.getTotalSlides(),
+            past: Reveal.getSlidePastCount(), box: box(slide), scale: Reveal.getScale(), top: slide.scrollTop,
+            overflow: slide.scrollHeight - slide.clientHeight, centre_on_slide: !!(hit && slide.contains(hit)),
+            shows: slide.innerText.trim().length > 0 || !!figure,
+            handle: handle ? box(handle) : null,
+            figure: figure ? {box: box(figure), shown: shown(figure), drawn_width: svg ? box(svg).w : 0} : null,
+            empty_math: [...slide.querySelectorAll('math')].filter(m => shown(m) > 0 && box(m).w < 1).length,
+            viewport: [innerWidth, innerHeight]};
+}"""
+#: the title slide shows, under the "computing" bar, while the notebook's cells still execute
+COMPUTING = """() => { const bar = document.getElementById('loading'), slide = document.querySelector('.reveal .slides section.present');
+    const title = slide && slide.querySelector('h1');
+    return !!(bar && bar.getBoundingClientRect().height > 0 && window.Reveal && Reveal.isReady() && title
+              && title.getBoundingClientRect().width > 0 && title.getBoundingClientRect().top >= 0); }"""
+_SLIDE_ROWS = []
+
+
+def _expected_slides(path: Path):
+    """The notebook's slides and sub-slides as the live slides must show them: cells tagged
+    "hide" (and "skip" slides) are left out; the first cell shown always opens a slide."""
+    nb = nbformat.read(path, as_version=4)
+    kinds = [c.metadata.get("slideshow", {}).get("slide_type", "-") for c in nb.cells
+             if "hide" not in c.metadata.get("tags", []) and c.metadata.get("slideshow", {}).get("slide_type") != "skip"]
+    if kinds:
+        kinds[0] = "slide"
+    return len(kinds), kinds.count("slide"), kinds.count("slide") + kinds.count("subslide")
+
+
+def assert_on_screen(state, size, where):
+    """The present slide lies inside the viewport, fills it (the slides and both screens are
+    16:9), and nothing covers its centre."""
+    w, h = size
+    box = state["box"]
+    assert state["viewport"] == [w, h]
+    assert box["x"] >= -1 and box["y"] >= -1 and box["x"] + box["w"] <= w + 1 and box["y"] + box["h"] <= h + 1, \
+        f"{where}: the slide at {box} is not inside the {w}×{h} screen"
+    assert box["w"] >= 0.98 * w and box["h"] >= 0.98 * h, f"{where}: the slide at {box} does not fill the {w}×{h} screen"
+    assert state["centre_on_slide"] and state["shows"], f"{where}: {state}"
+    assert state["empty_math"] == 0, f"{where}: {state['empty_math']} formulas drawn empty"
+
+
+def assert_panel_usable(page, state, size, where):
+    """On a slide with a live panel, as it comes on screen: a slider's handle inside the screen,
+    at least half of the panel's first figure shown, and that figure drawn at its slide's width
+    (a figure drawn while its slide was hidden is resized when its slide comes near: within 3 s)."""
+    w, h = size
+    handle, figure = state["handle"], state["figure"]
+    assert handle and 0 <= handle["x"] and handle["x"] + handle["w"] <= w and 0 <= handle["y"] and \
+        handle["y"] + handle["h"] <= h, f"{where}: no slider on screen: {state}"
+    assert figure["shown"] >= 0.5 * figure["box"]["h"], f"{where}: less than half of the figure on screen: {state}"
+    try:
+        page.wait_for_function(f"() => {{ const f = ({SLIDE})().figure; return f.drawn_width >= 0.95 * f.box.w; }}",
+                               timeout=3_000, polling=50)
+    except Exception as exc:
+        raise AssertionError(f"{where}: the figure is not drawn at its slide's width: {page.evaluate(SLIDE)}") from exc
+
+
+def press_on(page, state, size, where):
+    """Press → on ``state``'s slide: it scrolls the slide (if it has more below) or shows the next
+    one, within a few seconds; the new state, on screen."""
+    page.keyboard.press("ArrowRight")
+    moved = f"""() => {{ const s = ({SLIDE})();
+        return s && (s.h !== {state['h']} || s.v !== {state['v']} || Math.abs(s.top - {state['top']}) > 1); }}"""
+    try:
+        page.wait_for_function(moved, timeout=10_000, polling=50)
+    except Exception as exc:
+        raise AssertionError(f"{where}: → did nothing on slide {state['h']}/{state['v']} ({state})") from exc
+    new = page.evaluate(SLIDE)
+    assert_on_screen(new, size, where)
+    return new
+
+
+def wait_slides_drawn(page, settle=3.0):
+    """Every cell executed (no "computing" bar), the deck started, every figure drawn (their
+    number stable for ``settle`` s) and the live panels' sliders rendered."""
+    try:
+        page.wait_for_function("() => !document.querySelector('#loading') && window.Reveal && Reveal.isReady()",
+                               timeout=LOAD_TIMEOUT)
+    except Exception as exc:  # Voila's own template, offline: its deck is off screen, its assets failed
+        box = page.evaluate("() => { const s = document.querySelector('.reveal .slides');"
+                            " return s && JSON.stringify(s.getBoundingClientRect()); }")
+        raise AssertionError(f"no slides ready: the slides' box {box}; failed requests "
+                             f"{getattr(page, 'failed_requests', [])}; {what_the_page_said(page)}") from exc
+    t0, n, since = time.time(), -1, time.time()
+    while time.time() - since < settle and time.time() - t0 < 180:
+        k = page.evaluate("document.querySelectorAll('.js-plotly-plot .main-svg').length + "
+                          "document.querySelectorAll('.widget-slider .noUi-handle').length")
+        if k != n:
+            n, since = k, time.time()
+        time.sleep(0.25)
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every(e => e.querySelector('.main-svg'))",
+                           timeout=60_000)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
+    """The live slides (``?template=reveal`` on the dashboards' server), per notebook, opened at
+    one of 1280×720 and 1920×1080 and resized to the other: no request to another host (every
+    request is recorded, in ``slides-<notebook>-requests.txt``), none failed, no JavaScript
+    error; the title slide shows under the "computing" bar while the cells execute; the hidden
+    cells are left out (cells and slides counted against the notebook); then → from the first
+    slide to the last: each press scrolls a slide taller than the screen or shows the next one,
+    and every slide lies inside the screen and fills it, with no formula drawn empty. On the
+    slide of a live panel: a slider and at least half of its figure on screen at both sizes,
+    and the slider, moved with the keyboard, redraws the figure without moving the deck. A
+    screenshot at each size: ``slides-<notebook>-<W>x<H>.png``."""
+    index = NOTEBOOKS.index(path)
+    first, second = SLIDE_SIZES[::-1] if index % 2 else SLIDE_SIZES
+    where = f"{path.stem} at {first[0]}×{first[1]}"
+    cells, n_slides, n_total = _expected_slides(path)
+    host = urllib.parse.urlsplit(voila.url).netloc
+    requests, failed = [], []
+    page = browser.new_page(viewport={"width": first[0], "height": first[1]})
+    collect_errors(page)
+    page.on("request", lambda r: requests.append(f"{r.method} {r.url}"))
+    page.on("websocket", lambda ws: requests.append(f"WEBSOCKET {ws.url}"))
+    page.failed_requests = failed
+    page.on("requestfailed", lambda r: failed.append(f"{r.url}: {r.failure}"))
+    page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.url}: HTTP {r.status}"))
     try:
         t0 = time.perf_counter()
-        page.goto(f"{server.url}/voila/render/{name}?template=reveal", timeout=LOAD_TIMEOUT)
-        page.wait_for_selector(".reveal .slides > section", state="attached", timeout=LOAD_TIMEOUT)
-        assert page.locator(".reveal .slides > section").count() == kinds.count("slide")
-        page.wait_for_function(FIRST_FIGURE, timeout=120_000)
-        print(f"\nlive slides (Voila, reveal): first figure after {time.perf_counter() - t0:.1f} s")
+        page.goto(f"{voila.url}/voila/render/{path.name}?template=reveal", wait_until="commit", timeout=LOAD_TIMEOUT)
+        computing = None
+        if has_panel(path):  # a notebook that computes for seconds: its title slide shows meanwhile
+            try:
+                page.wait_for_function(COMPUTING, timeout=LOAD_TIMEOUT, polling=50)
+            except Exception:
+                wait_slides_drawn(page)  # says why (no deck, its box, failed requests)
+                raise
+            computing = time.perf_counter() - t0
+            page.screenshot(path=str(ARTIFACTS / f"slides-{path.stem}-computing.png"))
+        wait_slides_drawn(page)
+        drawn = time.perf_counter() - t0
+        assert not page.errors, page.errors
         assert "Traceback" not in page.inner_text("body")
-        # the formulas are MathML here too, in the math font the server's rule asks for
-        font = page.evaluate("() => [...document.querySelectorAll('math')].map(m => getComputedStyle(m).fontFamily)")
-        assert len(font) >= 100 and all("Cambria Math" in f for f in font), font[:3]
-        # the panel's selection (reveal.js takes the arrow keys a slider would need), on its slide
-        select = page.locator(".widget-dropdown select:not([disabled])").first
-        values = [o.get_attribute("value") for o in select.locator("option").all()]
-        choice = next(v for v in values if v != select.input_value(timeout=10_000))
-        assert changes_figures(page, lambda: select.select_option(value=choice, force=True))
-        page.screenshot(path=str(ARTIFACTS / "voila-reveal-01.png"))
+
+        # the hidden cells are not on the slides, and the slides are the notebook's
+        assert page.locator("[cell-index]").count() == cells
+        assert page.locator(".celltag_hide").count() == 0
+        assert page.locator(".reveal .slides > section").count() == n_slides
+        # the formulas are MathML (delaylab/serve/mathml.py), none left for MathJax
+        math = page.evaluate(MATH)
+        assert math["tex_left"] == [] and math["mathjax"] == 0, math
+        assert path.stem.startswith("00") or (math["formulas"] >= 100 and "Cambria Math" in math["font"]), math
+
+        # → from the first slide to the last
+        state = page.evaluate(SLIDE)
+        assert state["total"] == n_total and state["past"] == 0, state
+        assert_on_screen(state, first, f"{where}, first slide")
+        seen, presses, panels, shown = {(state["h"], state["v"])}, 0, [], []
+        t1 = time.perf_counter()
+        while state["past"] < state["total"] - 1 or state["overflow"] - state["top"] > SLIDE_SLACK:
+            if state["handle"] and state["figure"] and state["top"] == 0 and (state["h"], state["v"]) not in panels:
+                assert_panel_usable(page, state, first, f"{where}, slide {state['h']}/{state['v']}")
+                panels.append((state["h"], state["v"]))
+                shown.append(f"{state['figure']['shown'] / state['scale']:.0f}/{state['figure']['box']['h'] / state['scale']:.0f}")
+            state = press_on(page, state, first, f"{where}, slide {state['h']}/{state['v']}")
+            presses += 1
+            seen.add((state["h"], state["v"]))
+            assert presses <= 4 * n_total, f"{where}: {presses} presses and still not at the last slide"
+        walked = time.perf_counter() - t1
+        assert len(seen) == n_total, f"{where}: {len(seen)} of {n_total} slides shown"
+        assert bool(panels) == has_panel(path), (where, panels)
+
+        # the panel's slide (else the title's): a slider moved with the keyboard redraws the
+        # figure and leaves the deck where it is; Esc gives the keys back to the deck
+        h, v = panels[-1] if panels else (0, 0)
+        page.evaluate(f"Reveal.slide({h}, {v})")
+        page.wait_for_function(f"() => {{ const s = ({SLIDE})(); return s && s.h === {h} && s.v === {v}; }}")
+        on_panel = ".reveal .slides > section.present > section.present"
+        if panels:
+            assert changes_figures(page, lambda: move_first_slider(page, within=on_panel))
+            state = page.evaluate(SLIDE)
+            assert (state["h"], state["v"]) == (h, v), f"{where}: the slider's arrow key moved the deck"
+            page.keyboard.press("Escape")
+            assert page.evaluate("() => !document.activeElement.closest('.jupyter-widgets')")
+            # a check box or a button that has the focus (a policy just switched) does not keep →
+            # from the deck: at the slide's end, → shows the next slide
+            page.evaluate(f"""() => {{ const s = document.querySelector('{on_panel}'); s.scrollTop = s.scrollHeight;
+                s.querySelector('.widget-checkbox input, button.widget-button').focus({{preventScroll: true}}); }}""")
+            page.wait_for_timeout(200)
+            state = press_on(page, page.evaluate(SLIDE), first, f"{where}, → with a check box or button focused")
+            assert (state["h"], state["v"]) != (h, v), f"{where}: → with a check box focused did not go on"
+            page.evaluate(f"Reveal.slide({h}, {v})")
+            page.evaluate(f"() => {{ document.querySelector('{on_panel}').scrollTop = 0; }}")
+        page.wait_for_timeout(300)
+        state = page.evaluate(SLIDE)
+        assert_on_screen(state, first, where)
+        page.screenshot(path=str(ARTIFACTS / f"slides-{path.stem}-{first[0]}x{first[1]}.png"))
+
+        # the other screen: the deck scales to it, the panel stays usable, → still goes on
+        where = f"{path.stem} resized to {second[0]}×{second[1]}"
+        page.set_viewport_size({"width": second[0], "height": second[1]})
+        scale = second[1] / 720
+        page.wait_for_function(f"() => window.Reveal && Math.abs(Reveal.getScale() - {scale}) < 0.01", timeout=10_000)
+        page.wait_for_timeout(300)
+        state = page.evaluate(SLIDE)
+        assert_on_screen(state, second, where)
+        if panels:
+            assert_panel_usable(page, state, second, where)
+        page.screenshot(path=str(ARTIFACTS / f"slides-{path.stem}-{second[0]}x{second[1]}.png"))
+        press_on(page, state, second, where)
+
+        assert not page.errors, page.errors
+        (ARTIFACTS / f"slides-{path.stem}-requests.txt").write_text("\n".join(requests) + "\n")
+        foreign = [r for r in requests if urllib.parse.urlsplit(r.split(" ", 1)[1]).netloc not in (host, "")]
+        assert foreign == [], foreign
+        assert failed == [], failed
+        _SLIDE_ROWS.append([path.stem[:28], f"{first[0]}x{first[1]}", n_total, presses,
+                            "-" if computing is None else f"{computing:.1f}", f"{drawn:.1f}", f"{walked:.1f}",
+                            " ".join(shown) or "-", len(requests)])
+        header = ["notebook", "opened at", "slides", "presses", "title", "drawn", "walk", "panel figure", "requests"]
+        widths = [max(len(str(x)) for x in col) for col in zip(header, *_SLIDE_ROWS)]
+        lines = ["  ".join(str(x).rjust(w) for x, w in zip(row, widths)) for row in [header, *_SLIDE_ROWS]]
+        print("\nlive slides: " + lines[-1])
+        (ARTIFACTS / "slides.txt").write_text(
+            "live slides (?template=reveal): slides, → presses from the first slide to the last, title slide "
+            "shown under the computing bar (s), all cells and figures drawn (s), the walk (s), the panels' first "
+            "figure as their slide opens (slide pixels shown/height), requests (all to the server)\n" + "\n".join(lines) + "\n")
     finally:
         page.close()
-        server.close()
+
+
+def test_lecture_mode_a_reload_comes_back_to_the_same_slide(voila, browser):
+    """A lecturer who reloads the slides (a fresh kernel) in the middle of a lecture gets the
+    title slide while the cells execute, then the slide they were on once it has arrived."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    collect_errors(page)
+    try:
+        page.goto(f"{voila.url}/voila/render/00_index.ipynb?template=reveal", timeout=LOAD_TIMEOUT)
+        wait_slides_drawn(page, settle=0.5)
+        page.evaluate("Reveal.slide(4, 1)")
+        page.wait_for_function("() => location.hash === '#/4/1'", timeout=5_000)  # reveal.js writes it within 1 s
+        page.reload(timeout=LOAD_TIMEOUT)
+        wait_slides_drawn(page, settle=0.5)
+        state = page.evaluate(SLIDE)
+        assert (state["h"], state["v"]) == (4, 1), state
+        assert_on_screen(state, (1280, 720), "00_index after a reload")
+        assert not page.errors, page.errors
+    finally:
+        page.close()
