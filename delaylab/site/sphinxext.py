@@ -1,0 +1,48 @@
+"""The course site's Sphinx extension (named in the book's ``_config.yml`` by the build): adds the
+site's stylesheet and scripts to every page, the shared plotly.js first, all deferred (the text
+shows before any script runs; scripts run in order once the page is parsed).
+
+It also takes Thebe off the pages: Jupyter Book adds sphinx-thebe (live code cells from a Binder
+kernel, loaded from a CDN on a click), twice, and its second copy of ``const THEBE_JS_URL`` is a
+JavaScript error on every page. The site's live versions are its launch bar's links instead."""
+
+from __future__ import annotations
+
+
+def _assets(app) -> None:
+    if getattr(app, "_delaylab_assets", False):  # once, however often the event comes
+        return
+    app._delaylab_assets = True
+    app.add_css_file("delaylab-site.css")
+    if app.config.delaylab_plotly_js:
+        app.add_js_file(app.config.delaylab_plotly_js, defer="defer")
+    app.add_js_file("delaylab-site.js", defer="defer")
+
+
+def _thebe(value) -> bool:
+    text = " ".join(str(v) for v in (getattr(value, "filename", None) or value,
+                                      *(getattr(value, "attributes", {}) or {}).values()))
+    return "thebe" in text.lower()
+
+
+def _without_thebe(app, pagename, templatename, context, doctree) -> None:
+    """Thebe's scripts and styles out; every script and style once (Jupyter Book's set-up adds
+    some twice)."""
+    for key in ("script_files", "css_files"):
+        if key in context:
+            seen, kept = set(), []
+            for f in context[key]:
+                name = str(getattr(f, "filename", None) or f)
+                body = str((getattr(f, "attributes", {}) or {}).get("body", ""))
+                if _thebe(f) or (name, body) in seen:
+                    continue
+                seen.add((name, body))
+                kept.append(f)
+            context[key] = kept
+
+
+def setup(app):
+    app.add_config_value("delaylab_plotly_js", "", "html")
+    app.connect("builder-inited", _assets)
+    app.connect("html-page-context", _without_thebe, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
