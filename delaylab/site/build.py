@@ -34,6 +34,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..serve.mathml import markdown_with_mathml
 from . import transform as tf
 from .config import SiteConfig
 
@@ -178,6 +179,7 @@ def book_config(cfg: SiteConfig, plotly_name: str) -> str:
                 "html_static_path": ["_static"],
                 "nb_ipywidgets_js": {},
                 "html_context": {"default_mode": "auto"},
+                "html_favicon": "_static/delaylab-favicon.svg",
                 "delaylab_plotly_js": plotly_name,
                 "html_theme_options": {"use_download_button": False, "use_repository_button": False,
                                        "use_fullscreen_button": True, "launch_buttons": {},
@@ -192,8 +194,25 @@ def book_config(cfg: SiteConfig, plotly_name: str) -> str:
 
 def toc(names: list[str]) -> str:
     root, rest = names[0], names[1:]
-    return json.dumps({"format": "jb-book", "root": root.removesuffix(".ipynb"),
-                       "chapters": [{"file": n.removesuffix(".ipynb")} for n in rest]}, indent=1)
+    return json.dumps({"format": "jb-book", "root": Path(root).stem,
+                       "chapters": [{"file": Path(n).stem} for n in rest]}, indent=1)
+
+
+#: a markdown link from a notebook to a document of the repository's docs/ folder
+_DOC_LINK = re.compile(r"\]\(\.\./docs/([\w.-]+)\.md(#[^)\s]*)?\)")
+
+
+def linked_documents(notebooks: list[Path]) -> list[Path]:
+    """The documents of ``docs/`` (next to the notebooks' folder) that a notebook links to."""
+    found = {}
+    for p in notebooks:
+        for cell in nbformat.read(p, as_version=4).cells:
+            if cell.cell_type == "markdown":
+                for m in _DOC_LINK.finditer(cell.source):
+                    doc = p.parent.parent / "docs" / f"{m.group(1)}.md"
+                    if doc.exists():
+                        found[doc.name] = doc
+    return [found[k] for k in sorted(found)]
 
 
 def _size(folder: Path) -> int:
@@ -218,9 +237,16 @@ def build(out: Path, notebooks_dir: Path, cfg: SiteConfig, jobs: int = 2, cache:
     if not cfg.repository:
         log("no repository address: the site gets no Binder or JupyterHub links, only the notebooks' downloads "
             "(set `repository` in [tool.delaylab.site] of pyproject.toml, or give --repository URL)")
-    # 1. transform
+    # 1. transform (and the documents the notebooks link to, as pages of their own)
+    docs = linked_documents(notebooks)
     for p in notebooks:
-        nbformat.write(tf.transform(nbformat.read(p, as_version=4), p.name, cfg), work / p.name)
+        nb = tf.transform(nbformat.read(p, as_version=4), p.name, cfg)
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = _DOC_LINK.sub(lambda m: f"]({m.group(1)}.md{m.group(2) or ''})", cell.source)
+        nbformat.write(nb, work / p.name)
+    for doc in docs:
+        (work / doc.name).write_text(markdown_with_mathml(doc.read_text(encoding="utf-8")), encoding="utf-8")
     t_transform = time.perf_counter() - started
     # 2. execute (largest first: two workers finish together)
     _kernel_environment(cache)
@@ -233,7 +259,7 @@ def build(out: Path, notebooks_dir: Path, cfg: SiteConfig, jobs: int = 2, cache:
         dropped += finish(work / n, pages)
     for d in dropped:
         log(f"not on the site: {d}")
-    report = assemble(work, out, notebooks, cfg, log)
+    report = assemble(work, out, notebooks, cfg, log, extra_pages=[d.name for d in docs])
     report["seconds"].update({"transform": round(t_transform, 1), "execute": round(t_execute, 1),
                               "execute_per_notebook": executed, "total": round(time.perf_counter() - started, 1)})
     report["not_shown"] = dropped
@@ -241,8 +267,9 @@ def build(out: Path, notebooks_dir: Path, cfg: SiteConfig, jobs: int = 2, cache:
     return report
 
 
-def assemble(work: Path, out: Path, notebooks: list[Path], cfg: SiteConfig, log=print) -> dict:
-    """Steps 3 and 4: the executed notebooks of ``work`` through Jupyter Book into ``out``."""
+def assemble(work: Path, out: Path, notebooks: list[Path], cfg: SiteConfig, log=print, extra_pages=()) -> dict:
+    """Steps 3 and 4: the executed notebooks of ``work`` (and the documents ``extra_pages``)
+    through Jupyter Book into ``out``."""
     names = [p.name for p in notebooks]
     # 3. the book
     plotly_name, plotly_bytes, plotly_what = plotly_js()
@@ -258,7 +285,8 @@ def assemble(work: Path, out: Path, notebooks: list[Path], cfg: SiteConfig, log=
     (static / "delaylab-site.js").write_text(script, encoding="utf-8")
     shutil.copy(assets / "site.css", static / "delaylab-site.css")
     (work / "_config.yml").write_text(book_config(cfg, plotly_name), encoding="utf-8")
-    (work / "_toc.yml").write_text(toc(names), encoding="utf-8")
+    (work / "_toc.yml").write_text(toc(names + list(extra_pages)), encoding="utf-8")
+    shutil.copy(assets / "favicon.svg", static / "delaylab-favicon.svg")
     t0 = time.perf_counter()
     jb = Path(sys.executable).parent / "jupyter-book"
     cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(work), "--builder", "html"]
@@ -273,6 +301,15 @@ def assemble(work: Path, out: Path, notebooks: list[Path], cfg: SiteConfig, log=
         shutil.rmtree(out)
     shutil.copytree(work / "_build" / "html", out)
     shutil.rmtree(out / "_sources", ignore_errors=True)
+    for page in out.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        # Thebe's inert configuration block (delaylab.site.sphinxext took its scripts), and Font
+        # Awesome's script (1.5 MB, a third of a page's first visit): it redraws the theme's icons
+        # as SVG, which the theme's stylesheet already draws with Font Awesome's web font
+        cleaned = re.sub(r'\s*<script type="text/x-thebe-config">.*?</script>', "", text, flags=re.S)
+        cleaned = re.sub(r'\s*<script\b[^>]*src="_static/scripts/fontawesome\.js[^"]*"[^>]*></script>', "", cleaned)
+        if cleaned != text:
+            page.write_text(cleaned, encoding="utf-8")
     (out / "notebooks").mkdir(exist_ok=True)
     for p in notebooks:
         shutil.copy(p, out / "notebooks" / p.name)

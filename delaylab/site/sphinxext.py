@@ -2,9 +2,11 @@
 site's stylesheet and scripts to every page, the shared plotly.js first, all deferred (the text
 shows before any script runs; scripts run in order once the page is parsed).
 
-It also takes Thebe off the pages: Jupyter Book adds sphinx-thebe (live code cells from a Binder
-kernel, loaded from a CDN on a click), twice, and its second copy of ``const THEBE_JS_URL`` is a
-JavaScript error on every page. The site's live versions are its launch bar's links instead."""
+It also takes two scripts off the pages. Thebe: Jupyter Book adds sphinx-thebe (live code cells
+from a Binder kernel, loaded from a CDN on a click), twice, and its second copy of ``const
+THEBE_JS_URL`` is a JavaScript error on every page; the site's live versions are its launch bar's
+links instead. (Font Awesome's script, which the theme's template names directly, is taken out by
+the build: delaylab.site.build.)"""
 
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ def _thebe(value) -> bool:
 
 
 def _without_thebe(app, pagename, templatename, context, doctree) -> None:
-    """Thebe's scripts and styles out; every script and style once (Jupyter Book's set-up adds
-    some twice)."""
+    """Thebe's scripts and styles out; every other script and style once (Jupyter Book's set-up
+    adds some twice)."""
     for key in ("script_files", "css_files"):
         if key in context:
             seen, kept = set(), []

@@ -148,7 +148,7 @@ def transform(nb, notebook: str, cfg: SiteConfig, setup_options: dict | None = N
             if eid not in seen:
                 seen.add(eid)
                 cells.append(nbformat.v4.new_markdown_cell(exercise_box(cfg, notebook, eid),
-                                                           metadata={"delaylab": {"site": "exercise", "exercise": eid}}))
+                                                           metadata={"delaylab_site": {"box": eid}}))
             continue
         cell = copy.deepcopy(cell)
         if cell.cell_type == "markdown":

@@ -40,7 +40,10 @@ def plain(text) -> str:
 
 def number(v) -> str:
     """A number as a reader says it: 3 significant digits, thousands separated (12,300; 0.0412)."""
-    v = float(v)
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return "no value" if v is None else str(v)
     if not math.isfinite(v):
         return "∞" if v > 0 else ("−∞" if v < 0 else "not a number")
     if v == 0:
@@ -153,12 +156,15 @@ def _series(trace):
     if kind == "bar":
         x = typed(x)
         xs = list(x) if x is not None else list(range(len(y)))
-        if y.size == 0:
+        pairs = [(a, float(b)) for a, b in zip(xs, y) if a is not None and math.isfinite(b)]
+        if not pairs:
             return name, "bar", ""
-        pairs = ", ".join(f"{plain(a) if isinstance(a, str) else number(a)}: {number(b)}"
-                          for a, b in list(zip(xs, y))[:12])
-        more = f" (and {y.size - 12} more)" if y.size > 12 else ""
-        return name, "bar", pairs + more
+        label = lambda a: plain(a) if isinstance(a, str) else number(a)  # noqa: E731
+        if len(pairs) <= 12:
+            return name, "bar", ", ".join(f"{label(a)}: {number(b)}" for a, b in pairs)
+        top = max(pairs, key=lambda p: p[1])
+        return name, "bar", (f"{len(pairs)} bars from {label(pairs[0][0])} to {label(pairs[-1][0])}, heights "
+                             f"{number(min(b for _, b in pairs))} to {number(top[1])} (highest at {label(top[0])})")
     xa = _array(x)
     if y.size == 0:
         return name, "other", ""
