@@ -35,6 +35,17 @@ def site_cfg():
     return site_config.load(ROOT, repository=REPOSITORY, jupyterhub="")
 
 
+def test_the_build_leaves_the_callers_environment_alone(monkeypatch):
+    """The site's kernels get no exercise expectation; the tests' own kernels keep theirs."""
+    from delaylab.site.build import kernel_environment
+
+    monkeypatch.setenv("DELAYLAB_EXERCISES_EXPECT", "unanswered")
+    env = kernel_environment(None)
+    assert env["DELAYLAB_EXERCISES_EXPECT"] is None and env["DELAYLAB_DEFAULT_CACHE"]
+    import os
+    assert os.environ["DELAYLAB_EXERCISES_EXPECT"] == "unanswered"
+
+
 def built_site() -> tuple[Path, dict]:
     """The site of this checkout in test-artifacts/site/site, built if missing or out of date."""
     cfg = site_cfg()

@@ -93,22 +93,36 @@ def _execute(path: str, folder: str) -> tuple[str, float]:
     return Path(path).name, time.perf_counter() - started
 
 
-def _kernel_environment(cache: str | None) -> None:
+def kernel_environment(cache: str | None) -> dict:
+    """The variables the site's kernels get (None: removed): the sweep cache as their default
+    (the figures at the notebooks' defaults read and fill it too, as the dashboards' kernels do),
+    and no exercise expectation of the tests (the site is what a student sees)."""
     from ..cache import default_folder, open_cache
 
-    os.environ.pop("DELAYLAB_EXERCISES_EXPECT", None)  # the site is what a student sees
-    folder = cache or str(default_folder())
+    env = {"DELAYLAB_EXERCISES_EXPECT": None}
     try:
-        os.environ["DELAYLAB_DEFAULT_CACHE"] = str(open_cache(folder).folder)
+        env["DELAYLAB_DEFAULT_CACHE"] = str(open_cache(cache or str(default_folder())).folder)
     except ValueError:  # an unusable cache folder: the build computes everything
-        os.environ.pop("DELAYLAB_DEFAULT_CACHE", None)
+        env["DELAYLAB_DEFAULT_CACHE"] = None
+    return env
 
 
-def execute_all(paths: list[Path], folder: Path, jobs: int, log) -> dict:
-    """Execute the notebooks, ``jobs`` at a time; returns the seconds each took."""
+def _set_environment(env: dict) -> None:
+    """In a worker process (never in the caller's): ``env`` applied to os.environ."""
+    for k, v in env.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def execute_all(paths: list[Path], folder: Path, jobs: int, log, env: dict | None = None) -> dict:
+    """Execute the notebooks, ``jobs`` at a time, in worker processes with ``env`` applied
+    (:func:`kernel_environment`); returns the seconds each took."""
     seconds = {}
     ctx = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx) as pool:
+    with cf.ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx, initializer=_set_environment,
+                                initargs=(env or {},)) as pool:
         futures = {pool.submit(_execute, str(p), str(folder)): p for p in paths}
         for fut in cf.as_completed(futures):
             p = futures[fut]
@@ -249,10 +263,9 @@ def build(out: Path, notebooks_dir: Path, cfg: SiteConfig, jobs: int = 2, cache:
         (work / doc.name).write_text(markdown_with_mathml(doc.read_text(encoding="utf-8")), encoding="utf-8")
     t_transform = time.perf_counter() - started
     # 2. execute (largest first: two workers finish together)
-    _kernel_environment(cache)
     order = sorted((work / n for n in names), key=lambda p: -(notebooks_dir / p.name).stat().st_size)
     t0 = time.perf_counter()
-    executed = execute_all(order, work, jobs, log)
+    executed = execute_all(order, work, jobs, log, kernel_environment(cache))
     t_execute = time.perf_counter() - t0
     dropped = []
     for n in names:
