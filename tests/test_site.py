@@ -342,3 +342,20 @@ def test_paper_figures_at_the_papers_scale_and_every_panel_explorable(site):
                 assert len(slider["steps"]) >= 5
     report = json.loads((folder / BUILD_INFO).read_text())
     assert max(report["page_bytes"].values()) <= 3e6  # a gross bound of the issue's 3 MB per page
+
+
+def test_two_controls_give_two_sliders_whose_combination_the_page_picks():
+    figs = [[static.figure_json(go.Figure(go.Scatter(x=[0, 1], y=[a, b], name="c"), layout={"height": 300}))]
+            for a in range(2) for b in range(3)]  # row-major over (a, b)
+    rec = static.Recording(controls=[("a", "a", [0, 1], ["0", "1"]), ("b", "b", [0, 1, 2], ["0", "1", "2"])],
+                           default=[1, 2], states=figs, alts=[[f"Figure {k}"] for k in range(6)])
+    markup = static.explorable_html(rec, "live")
+    spec = json.loads(re.search(r'<script type="application/json" id="[^"]+">(.*?)</script>', markup).group(1))
+    sliders = spec["layout"]["sliders"]
+    assert [len(s["steps"]) for s in sliders] == [2, 3] and [s["active"] for s in sliders] == [1, 2]
+    assert all(step["method"] == "skip" for s in sliders for step in s["steps"])  # the page's script switches
+    x = spec["delaylab"]
+    assert x["sizes"] == [2, 3] and x["start"] == [1, 2] and len(x["updates"]) == 6
+    for k in range(6):  # each combination's update brings the figure there
+        assert _apply(figs[5][0], x["updates"][k]) == figs[k][0]
+    assert spec["data"] == figs[5][0]["data"] and x["alts"][5] == "Figure 5"

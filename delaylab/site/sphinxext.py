@@ -32,15 +32,16 @@ def _without_thebe(app, pagename, templatename, context, doctree) -> None:
     adds some twice)."""
     for key in ("script_files", "css_files"):
         if key in context:
-            seen, kept = set(), []
+            kept: dict = {}
             for f in context[key]:
-                name = str(getattr(f, "filename", None) or f)
-                body = str((getattr(f, "attributes", {}) or {}).get("body", ""))
-                if _thebe(f) or (name, body) in seen:
+                attributes = getattr(f, "attributes", {}) or {}
+                name = (str(getattr(f, "filename", None) or f), str(attributes.get("body", "")))
+                if _thebe(f):
                     continue
-                seen.add((name, body))
-                kept.append(f)
-            context[key] = kept
+                # of two copies, the one with more attributes (ours are deferred)
+                if name not in kept or len(attributes) > len(getattr(kept[name], "attributes", {}) or {}):
+                    kept[name] = f
+            context[key] = list(kept.values())
 
 
 def setup(app):
