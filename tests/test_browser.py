@@ -492,13 +492,13 @@ def test_dashboard_figures_are_described_and_follow_the_dark_theme(voila, browse
                 d.visible === true && d.line && T.rgb(d.line.color) && T.rgb(d.line.color)[3] > 0.6
                 && T.contrast(T.rgb(d.line.color), bg) < 3).map(d => [d.name, d.line.color])); }""")
         assert low == [], low
+        screenshot(page, "01_delayed_conversions-dark")
         page.evaluate("document.body.dataset.jpThemeLight = 'true'")
         page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')].every(el =>
             el._fullLayout.paper_bgcolor.replace(/ /g, '') !== 'rgba(0,0,0,0)')""", timeout=30_000)
         # the kernel never heard of it: the figures in Python keep the white template
         assert not [f for f in page.frames_sent if f[3] and ("_js2py_relayout" in f[3] or "_js2py_restyle" in f[3])]
         assert not page.errors, page.errors
-        screenshot(page, "01_delayed_conversions-dark")
     finally:
         page.close()
 

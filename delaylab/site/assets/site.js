@@ -45,7 +45,7 @@
     caption(el, x, k);
     if (!native && x.updates && x.updates[k]) {
       const [data, layout, traces] = x.updates[k];
-      Plotly.update(el, decode(data), layout, traces);
+      if (Object.keys(data).length || Object.keys(layout).length) Plotly.update(el, decode(data), layout, traces);
     }
     if (THEME) THEME.apply(el);
   }
