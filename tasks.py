@@ -7,7 +7,9 @@
     python3 tasks.py test       run every test: unit tests and the notebooks (nbval), each notebook
                                 twice: as shipped (every exercise "not answered yet") and with every
                                 exercise's solution filled in (tests/solved_notebooks/, see conftest.py)
-    python3 tasks.py bench      print the benchmark table
+    python3 tasks.py bench      print the benchmark table (`bench book`: the course site's build)
+    python3 tasks.py book       build the course site (static, no server needed) into _build/site
+                                (--out DIR; installs Jupyter Book, the "site" extra, on first use)
     python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
                                 (--public: on every interface, with caps for a public host)
     python3 tasks.py slides     set the notebooks' slide boundaries (lecture mode, RISE)
@@ -73,18 +75,22 @@ def _create_venv() -> None:
              "On Debian or Ubuntu install it first: sudo apt-get install python3-venv")
 
 
-def ensure_venv(test: bool = True) -> None:
+def ensure_venv(extras=("test",)) -> None:
     """Create .venv if needed and (re)install delaylab when pyproject.toml or this file changed
-    since the last installation; with its test tools for ``test`` (the workbook itself, ``lab``
-    and ``dashboard``, needs none of them)."""
+    since the last installation, with the extras asked for (pyproject.toml) and those already
+    installed: ``test`` (the test tools) for ``test``, ``site`` (Jupyter Book) for ``book``; the
+    workbook itself, ``lab`` and ``dashboard``, needs none of them."""
     if not PY.exists():
         _create_venv()
-    installed = STAMP.read_text() if STAMP.exists() else ""
-    if not (installed == _fingerprint() + "+test" or (installed == _fingerprint() and not test)):
+    stamp = STAMP.read_text().split("+") if STAMP.exists() else [""]
+    fresh = stamp[0] == _fingerprint()
+    have = set(stamp[1:]) if fresh else set()
+    if not fresh or not set(extras) <= have:
+        wanted = sorted(have | set(extras))
         run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-        run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]" if test else "."])
+        run([PY, "-m", "pip", "install", "--quiet", "-e", f".[{','.join(wanted)}]" if wanted else "."])
         run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
-        STAMP.write_text(_fingerprint() + ("+test" if test else ""))
+        STAMP.write_text("+".join([_fingerprint(), *wanted]))
         fetch_plotly_basic()
     elif not any((VENV / "share" / "delaylab").glob("plotly-basic-*.min.js")):
         fetch_plotly_basic()  # offline last time: try again
@@ -120,7 +126,7 @@ def configure_git_filter() -> None:
 
 
 def cmd_lab(args) -> None:
-    ensure_venv(test=False)
+    ensure_venv(extras=())
     configure_git_filter()
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
     run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *as_root, *args], env=jupyter_env())
@@ -142,7 +148,7 @@ def ensure_browser() -> None:
 
 
 def cmd_test(args) -> None:
-    ensure_venv()
+    ensure_venv(extras=("test", "site"))  # the tests build the course site too
     ensure_browser()
     workers = ["-n", str(min(4, os.cpu_count() or 1)), "--dist", "loadscope"]
     nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
@@ -162,8 +168,18 @@ def cmd_test(args) -> None:
 
 
 def cmd_bench(args) -> None:
-    ensure_venv()
+    ensure_venv(extras=("test", "site") if "book" in args else ("test",))
     run([PY, ROOT / "benchmarks" / "bench.py", *args], env=jupyter_env())
+
+
+def cmd_book(args) -> None:
+    """Build the course site (delaylab/site; README, "Course site"): ``book [--out DIR]``, default
+    _build/site; ``--repository URL``, ``--hub URL``, ``--branch B``, ``--binderhub URL``
+    override [tool.delaylab.site] of pyproject.toml for this build."""
+    ensure_venv(extras=("site",))
+    out = ["--out", str(ROOT / "_build" / "site")] if "--out" not in args else []
+    run([PY, "-m", "delaylab.site", "--root", ROOT, "--notebooks", ROOT / "notebooks", *out, *args],
+        env=jupyter_env())
 
 
 def cmd_dashboard(args) -> None:
@@ -171,7 +187,7 @@ def cmd_dashboard(args) -> None:
     this folder). ``dashboard [PORT]`` on 127.0.0.1; ``dashboard --public [PORT]`` on every
     interface with the caps of a public server (README, "Hosting the dashboards"). Other
     arguments go to Voila (e.g. --DashboardServer.max_kernels=20)."""
-    ensure_venv(test=False)
+    ensure_venv(extras=())
     public = "--public" in args
     rest = [a for a in args if a != "--public"]
     port = rest.pop(0) if rest and rest[0].isdigit() else "8866"
@@ -197,7 +213,7 @@ def cmd_assignment(args) -> None:
 
 def cmd_clean(args) -> None:
     if "--cache" in args:  # only the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
-        ensure_venv(test=False)
+        ensure_venv(extras=())
         run([PY, "-c", "import delaylab as dl; from delaylab.summary import fmt_bytes; i = dl.cache_info(); "
              "print(f'[delaylab] removed {i[\"entries\"]} cache entries ({fmt_bytes(dl.cache_clear())}) "
              "from {i[\"folder\"]}')"])
@@ -207,8 +223,8 @@ def cmd_clean(args) -> None:
     say("removed .venv and caches")
 
 
-COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "dashboard": cmd_dashboard, "slides": cmd_slides,
-            "assignment": cmd_assignment, "clean": cmd_clean}
+COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "book": cmd_book, "dashboard": cmd_dashboard,
+            "slides": cmd_slides, "assignment": cmd_assignment, "clean": cmd_clean}
 
 
 def main(argv) -> None:

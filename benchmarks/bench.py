@@ -320,6 +320,40 @@ def pages():
         row(f"page {stem[:26]} ({visit} visit): first figure", r["figure"], "s", "≤ 3 s", r["figure"] <= 3)
 
 
+def book():
+    """The course site's build (delaylab/site, `tasks.py book`), twice into a temporary folder: cold
+    (an empty sweep cache and no recorded explorables: every figure computed) and warm (both kept
+    from the cold build, as on a lecturer's second build). Issue 27's targets: ≤ 15 min cold,
+    ≤ 5 min warm, the site ≤ 60 MB."""
+    import json
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="delaylab-bench-book-") as tmp:
+        env = {**os.environ, "DELAYLAB_CACHE": str(Path(tmp) / "cache")}
+        env.pop("DELAYLAB_SITE_CACHE", None)
+        for label, target in (("cold", 900), ("warm", 300)):
+            out = Path(tmp) / "site"
+            t0 = time.perf_counter()
+            code = subprocess.run([sys.executable, "-m", "delaylab.site", "--root", str(root), "--notebooks",
+                                   str(root / "notebooks"), "--out", str(out)], cwd=root, env=env,
+                                  stdout=subprocess.DEVNULL).returncode
+            wall = time.perf_counter() - t0
+            if code:
+                row(f"course site, {label} build: FAILED (exit {code})", float("nan"), "s")
+                return
+            report = json.loads((out / ".delaylab-build.json").read_text())
+            row(f"course site, {label} build (sweep cache {'empty' if label == 'cold' else 'filled'})", wall, "s",
+                f"≤ {target} s", wall <= target)
+            sec = report["seconds"]
+            row(f"  {label}: notebooks executed (2 at a time)", sec["execute"], "s")
+            row(f"  {label}: Jupyter Book", sec["jupyter_book"], "s")
+        row("course site: size", report["site_bytes"] / 1e6, "MB", "≤ 60 MB", report["site_bytes"] <= 60e6)
+        row("course site: largest page (HTML)", max(report["page_bytes"].values()) / 1e6, "MB")
+        row("course site: plotly.js (shared by every page)", report["plotly_js_bytes"] / 1e6, "MB")
+
+
 SECTIONS = {
     "notebooks": notebooks,
     "paper1": paper1,
@@ -335,6 +369,7 @@ SECTIONS = {
     "serve": lambda: papers("serve"),  # a dashboard kernel: start, notebook, CPU, memory
     "visitors": visitors,
     "pages": pages,
+    "book": book,  # the course site, built cold then warm (several minutes)
 }
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -470,6 +471,37 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
             assert "<script src=" not in html and "Plotly.newPlot" in html
             assert not page.errors, page.errors
         screenshot(page, path.stem)
+    finally:
+        page.close()
+
+
+def test_dashboard_figures_are_described_and_follow_the_dark_theme(voila, browser):
+    """Every figure's view is named, for a screen reader, by its text alternative (delaylab.viz.describe,
+    synced by the FigureWidget); with Voila's dark theme (``?theme=dark``, JupyterLab's dark theme
+    CSS) the figures turn dark and every curve stays readable (contrast at least 3:1 on the page's
+    background); switching the page back to light (as JupyterLab's theme menu does: the body's
+    data-jp-theme-light) restores each figure as drawn in Python."""
+    page = open_dashboard(browser, f"{voila.url}/voila/render/01_delayed_conversions.ipynb?theme=dark")
+    try:
+        assert page.evaluate("document.body.dataset.jpThemeLight") == "false"
+        plots = page.locator(".js-plotly-plot")
+        names = plots.evaluate_all("els => els.map(el => [el.getAttribute('role'), el.getAttribute('aria-label') || ''])")
+        assert names and all(role == "img" and label.startswith("Figure") for role, label in names), names
+        assert page.get_by_role("img", name=re.compile(r"^Figure: Cumulative regret")).count() >= 1
+        page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')].every(el =>
+            el._fullLayout && el._fullLayout.paper_bgcolor.replace(/ /g, '') === 'rgba(0,0,0,0)')""", timeout=30_000)
+        low = page.evaluate("""() => { const T = globalThis[Symbol.for('delaylab.theme')], bg = T.rgb(T.page().bg);
+            return [...document.querySelectorAll('.js-plotly-plot')].flatMap(el => el._fullData.filter(d =>
+                d.visible === true && d.line && T.rgb(d.line.color) && T.rgb(d.line.color)[3] > 0.6
+                && T.contrast(T.rgb(d.line.color), bg) < 3).map(d => [d.name, d.line.color])); }""")
+        assert low == [], low
+        screenshot(page, "01_delayed_conversions-dark")
+        page.evaluate("document.body.dataset.jpThemeLight = 'true'")
+        page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')].every(el =>
+            el._fullLayout.paper_bgcolor.replace(/ /g, '') !== 'rgba(0,0,0,0)')""", timeout=30_000)
+        # the kernel never heard of it: the figures in Python keep the white template
+        assert not [f for f in page.frames_sent if f[3] and ("_js2py_relayout" in f[3] or "_js2py_restyle" in f[3])]
+        assert not page.errors, page.errors
     finally:
         page.close()
 

@@ -46,6 +46,17 @@ def test_dask_is_optional_and_the_same_in_the_cluster_and_test_extras():
     assert dask and dask == [d for d in extras["test"] if _name(d) == "dask"] and "distributed" in dask[0]
 
 
+def test_the_course_site_tools_are_an_extra_that_the_workbook_does_not_need():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "jupyter-book" not in {_name(d) for d in project["dependencies"]}
+    site = [d.replace(" ", "") for d in project["optional-dependencies"]["site"]]
+    assert any(_name(d) == "jupyter-book" and "<2" in d for d in site)  # Jupyter Book 2 cannot build offline
+    assert '".[site]"' in (ROOT / "environment.yml").read_text()  # conda users are told how to add it
+    tasks = (ROOT / "tasks.py").read_text()
+    lab = tasks[tasks.index("def cmd_lab"):tasks.index("def ensure_browser")]
+    assert "ensure_venv(extras=())" in lab  # the launch command installs no extra
+
+
 def test_readme_has_the_two_commands_and_ci_runs_the_test_command():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"## Set-up: two commands.*?```sh\n(.*?)```", readme, re.S).group(1)

@@ -54,8 +54,10 @@ from plotly.basedatatypes import BaseFigure, BaseTraceType
 import traitlets
 
 from . import plotlyjs
+from .describe import describe
+from .theme import THEME_JS
 
-_LOADER = r"""
+_LOADER = THEME_JS + r"""
 // plotly's widget module, imported once per page for all figures (keyed by its URL or its shared model).
 const MODULES = (globalThis[Symbol.for("delaylab.plotly-widget")] ??= new Map());
 
@@ -94,6 +96,21 @@ function inTurn(draw) {
   return turn.then(() => drawn);
 }
 
+// The figure's text alternative (delaylab.viz.describe, synced as _description) as the accessible
+// name of its view: a screen reader reads what the figure shows instead of its SVG's tick labels.
+function labelled(model, el) {
+  const label = () => {
+    const text = model.get("_description");
+    if (text) {
+      el.setAttribute("role", "img");
+      el.setAttribute("aria-label", text);
+    }
+  };
+  label();
+  model.on("change:_description", label);
+  return () => model.off("change:_description", label);
+}
+
 export default () => {
   let figure;  // plotly's widget for this model: a promise, resolved once its module is loaded
   return {
@@ -108,7 +125,13 @@ export default () => {
     },
     async render(view) {
       const widget = await figure;
-      return inTurn(() => widget.render(view));
+      const cleanup = await inTurn(() => widget.render(view));
+      const unlabel = labelled(view.model, view.el);
+      DL_THEME.follow(view.el, {widget: true});  // the page's light or dark theme (delaylab.viz.theme)
+      return () => {
+        unlabel();
+        if (typeof cleanup === "function") cleanup();
+      };
     },
   };
 };
@@ -222,17 +245,24 @@ class FigureWidget(go.FigureWidget):
     assignments, …). It adds two synced traits, ``_plotly_url`` (the static module's URL under
     the dashboards' server) or else ``_plotly_code`` (the shared model), replaces
     ``_esm`` by the loader, and syncs the full state after every update (see the module's doc).
+
+    For every reader: ``_description``, the figure's text alternative made from its data
+    (:func:`delaylab.viz.describe.describe`, refreshed after every update), is the view's
+    accessible name (``role="img"``, ``aria-label``); and the view follows the page's light or
+    dark theme (:mod:`delaylab.viz.theme`).
     """
 
     _esm = _LOADER
     _plotly_url = traitlets.Unicode().tag(sync=True)  # the static module's URL, or ""
     _plotly_code = traitlets.Unicode().tag(sync=True)  # else "IPY_MODEL_<id>" of the shared code
+    _description = traitlets.Unicode().tag(sync=True)  # the text alternative (delaylab.viz.describe)
 
     def __init__(self, data=None, *args, **kwargs):
         # decided before plotly's constructor opens the comm, which sends _plotly_url
         traces = served_module()[1]
         self._needs_full_plotly = traces is not None and not _trace_types(data) <= traces
         super().__init__(data, *args, **kwargs)
+        self._description = describe(self)
 
     @traitlets.default("_plotly_url")
     def _default_plotly_url(self):
@@ -253,9 +283,11 @@ class FigureWidget(go.FigureWidget):
         return "" if self._plotly_url else f"IPY_MODEL_{_shared_code().model_id}"
 
     def _sync_state(self):
-        """The full figure, as plotly sends it when a figure is displayed."""
+        """The full figure, as plotly sends it when a figure is displayed, and its text
+        alternative (:func:`delaylab.viz.describe.describe`), the view's accessible name."""
         self._widget_layout = deepcopy(self._layout_obj._props)
         self._widget_data = deepcopy(self._data)
+        self._description = describe(self)
 
 
 def _then_sync_state(name):

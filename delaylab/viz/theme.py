@@ -1,0 +1,213 @@
+"""Figures that follow the page's light or dark theme, in the browser.
+
+Every figure of the workbook is drawn with plotly's white template, its colours chosen for a
+white page (``delaylab.viz.style``). On a dark page (JupyterLab's or Voila's dark theme, or the
+course site in dark mode) a white rectangle glares in the middle of the text, and its black
+curves (KL-UCB, a bound, the ellipse's θ) would vanish on a dark one. :data:`THEME_JS` makes each
+figure follow the page instead:
+
+* the page says which theme it has, and its colours, in the CSS variables of its theme:
+  JupyterLab and Voila set ``data-jp-theme-light`` on ``<body>`` and ``--jp-layout-color0``,
+  ``--jp-ui-font-color1``, ``--jp-border-color2``; the course site (pydata-sphinx-theme) sets
+  ``data-theme`` on ``<html>`` and ``--pst-color-background``, ``--pst-color-text-base``,
+  ``--pst-color-border``;
+* on a dark page the figure's background becomes transparent (the page's own), its text, axes
+  and grid take the theme's colours, and every colour drawn that is not readable on the page's
+  background (contrast below 3:1, WCAG's bound for graphics) is lightened towards the theme's
+  text colour, keeping its hue (black becomes the text colour); translucent fills are left;
+* on a light page the figure is exactly as drawn in Python;
+* a change of theme (JupyterLab's menu, the site's switch) restyles every figure on the page.
+
+The change happens in the page only: a notebook's figure in Python, and a figure saved as HTML,
+keep the white template. For a ``FigureWidget`` the change is not reported back to the kernel
+(plotly's ``_doNotReportToPy``). Used by :mod:`delaylab.viz.widget`'s loader and by the course
+site's script (:mod:`delaylab.site`).
+"""
+
+#: The script: defines ``globalThis[Symbol.for("delaylab.theme")]`` with ``follow(plot, {widget})``
+#: (start following a plotly plot; ``widget``: a FigureWidget's view) and ``apply(plot)``.
+THEME_JS = r"""
+const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
+  const plots = new Set();          // WeakRefs of the plots that follow the page
+  const drawn = new WeakMap();      // plot -> {layout: {path: value}, traces: [{path: value}]} as drawn in Python
+  const widgets = new WeakSet();    // plots of FigureWidgets: changes not reported to the kernel
+  const FALLBACK = {bg: "#111111", fg: "#e0e0e0", muted: "#a0a0a0", grid: "#444444"};
+
+  function cssVar(name) {
+    return getComputedStyle(document.body || document.documentElement).getPropertyValue(name).trim();
+  }
+
+  // The page's theme: {dark, bg, fg, muted, grid}.
+  function page() {
+    const body = document.body, root = document.documentElement;
+    let t = null;
+    if (body && body.dataset.jpThemeLight !== undefined) {  // JupyterLab, Voila
+      t = {dark: body.dataset.jpThemeLight === "false", bg: cssVar("--jp-layout-color0"),
+           fg: cssVar("--jp-ui-font-color1") || cssVar("--jp-content-font-color1"),
+           muted: cssVar("--jp-ui-font-color2"), grid: cssVar("--jp-border-color2")};
+    } else if (root.dataset.theme) {  // the course site (pydata-sphinx-theme)
+      t = {dark: root.dataset.theme === "dark", bg: cssVar("--pst-color-background"),
+           fg: cssVar("--pst-color-text-base"), muted: cssVar("--pst-color-text-muted"),
+           grid: cssVar("--pst-color-border")};
+    } else {
+      return {dark: false};
+    }
+    for (const k of ["bg", "fg", "muted", "grid"]) if (!rgb(t[k])) t[k] = FALLBACK[k];
+    return t;
+  }
+
+  function rgb(c) {
+    if (typeof c !== "string") return null;
+    c = c.trim().toLowerCase();
+    if (c === "black") return [0, 0, 0, 1];
+    if (c === "white") return [255, 255, 255, 1];
+    let m = c.match(/^#([0-9a-f]{3,8})$/);
+    if (m) {
+      let h = m[1];
+      if (h.length === 3 || h.length === 4) h = [...h].map((x) => x + x).join("");
+      if (h.length !== 6 && h.length !== 8) return null;
+      return [parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16),
+              h.length === 8 ? parseInt(h.slice(6, 8), 16) / 255 : 1];
+    }
+    m = c.match(/^rgba?\(([^)]+)\)$/);
+    if (m) {
+      const p = m[1].split(/[,\s/]+/).filter(Boolean).map(parseFloat);
+      if (p.length >= 3 && p.slice(0, 3).every(Number.isFinite)) return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    }
+    return null;
+  }
+
+  function luminance(c) {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  }
+
+  function contrast(a, b) {
+    const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  }
+
+  // A colour readable on the theme's background (contrast >= 3), keeping its hue; null: keep it.
+  function readable(color, theme) {
+    const c = rgb(color);
+    if (!c || c[3] < 0.6) return null;  // not a colour we read, or a translucent fill
+    const bg = rgb(theme.bg), fg = rgb(theme.fg);
+    if (contrast(c, bg) >= 3) return null;
+    if (Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) < 24) return theme.fg;  // black, greys
+    for (let t = 0.1; t < 1; t += 0.1) {
+      const m = [0, 1, 2].map((i) => Math.round(c[i] + (fg[i] - c[i]) * t));
+      if (contrast(m, bg) >= 3) return `rgb(${m[0]}, ${m[1]}, ${m[2]})`;
+    }
+    return theme.fg;
+  }
+
+  function get(obj, path) {
+    let o = obj;
+    for (const k of path.replace(/\[(\d+)\]/g, ".$1").split(".")) {
+      if (o == null) return undefined;
+      o = o[k];
+    }
+    return o;
+  }
+
+  // The changes a dark theme makes to the figure as drawn: {layout: {path: value}, traces: [{path: value}]}.
+  function darkening(gd, theme) {
+    const L = gd.layout || {}, full = gd._fullLayout || {};
+    const layout = {"paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)", "font.color": theme.fg,
+                    "legend.bgcolor": "rgba(0,0,0,0)", "legend.font.color": theme.fg,
+                    "modebar.bgcolor": "rgba(0,0,0,0)", "modebar.color": theme.muted, "modebar.activecolor": theme.fg,
+                    "title.font.color": theme.fg};
+    for (const key of Object.keys(full)) {
+      if (/^[xy]axis\d*$/.test(key)) {
+        Object.assign(layout, {[`${key}.color`]: theme.fg, [`${key}.gridcolor`]: theme.grid,
+                               [`${key}.linecolor`]: theme.grid, [`${key}.zerolinecolor`]: theme.grid});
+      }
+    }
+    (L.annotations || []).forEach((a, i) => {
+      const c = readable(get(a, "font.color"), theme);
+      if (c) layout[`annotations[${i}].font.color`] = c;
+    });
+    (L.shapes || []).forEach((s, i) => {
+      const c = readable(get(s, "line.color"), theme);
+      if (c) layout[`shapes[${i}].line.color`] = c;
+    });
+    (L.sliders || []).forEach((s, i) => {
+      Object.assign(layout, {[`sliders[${i}].font.color`]: theme.fg, [`sliders[${i}].currentvalue.font.color`]: theme.fg,
+                             [`sliders[${i}].bgcolor`]: theme.grid, [`sliders[${i}].bordercolor`]: theme.grid,
+                             [`sliders[${i}].activebgcolor`]: theme.muted, [`sliders[${i}].tickcolor`]: theme.muted});
+    });
+    const traces = (gd.data || []).map((t) => {
+      const out = {};
+      for (const path of ["line.color", "marker.color", "textfont.color"]) {
+        const c = readable(get(t, path), theme);
+        if (c) out[path] = c;
+      }
+      return out;
+    });
+    return {layout, traces};
+  }
+
+  function apply(gd) {
+    const P = globalThis.Plotly;
+    if (!P || !gd || !gd._fullLayout || !gd.isConnected) return;
+    const theme = page(), before = drawn.get(gd);
+    if (!theme.dark && !before) return;  // a light page and never darkened: as drawn
+    const quiet = widgets.has(gd) ? {_doNotReportToPy: true} : {};
+    if (theme.dark) {
+      const change = darkening(gd, theme);
+      const kept = before || {layout: {}, traces: (gd.data || []).map(() => ({}))};
+      for (const p of Object.keys(change.layout)) if (!(p in kept.layout)) kept.layout[p] = get(gd.layout, p);
+      change.traces.forEach((t, i) => {
+        kept.traces[i] = kept.traces[i] || {};
+        for (const p of Object.keys(t)) if (!(p in kept.traces[i])) kept.traces[i][p] = get(gd.data[i], p);
+      });
+      drawn.set(gd, kept);
+      restyle(P, gd, change, quiet);
+    } else {  // back to the figure as drawn
+      drawn.delete(gd);
+      restyle(P, gd, before, quiet);
+    }
+  }
+
+  function restyle(P, gd, change, quiet) {
+    const layout = {};
+    for (const [p, v] of Object.entries(change.layout)) layout[p] = v === undefined ? null : v;
+    P.relayout(gd, {...layout, ...quiet});
+    const paths = new Set();
+    change.traces.forEach((t) => Object.keys(t || {}).forEach((p) => paths.add(p)));
+    for (const path of paths) {
+      const idx = [], values = [];
+      change.traces.forEach((t, i) => { if (t && path in t) { idx.push(i); values.push(t[path] === undefined ? null : t[path]); } });
+      if (idx.length) P.restyle(gd, {[path]: values, ...quiet}, idx);
+    }
+  }
+
+  function follow(gd, {widget = false} = {}) {
+    if (widget) widgets.add(gd);
+    plots.add(new WeakRef(gd));
+    let tries = 0;
+    const ready = () => {  // once plotly has drawn the figure
+      if (gd._fullLayout && globalThis.Plotly) apply(gd);
+      else if (tries++ < 600) requestAnimationFrame(ready);
+    };
+    ready();
+  }
+
+  function applyAll() {
+    for (const ref of [...plots]) {
+      const gd = ref.deref();
+      if (!gd) plots.delete(ref);
+      else if (gd.isConnected) apply(gd);
+    }
+  }
+
+  const watch = () => {
+    const observer = new MutationObserver(() => requestAnimationFrame(applyAll));
+    observer.observe(document.documentElement, {attributes: true, attributeFilter: ["data-theme"]});
+    if (document.body) observer.observe(document.body, {attributes: true,
+                                                        attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"]});
+  };
+  if (document.body) watch(); else document.addEventListener("DOMContentLoaded", watch);
+  return {follow, apply, applyAll, page, readable, contrast, rgb};
+})());
+"""
