@@ -326,10 +326,16 @@ def test_notebook_answer_cells_are_the_stubs_in_order(nb):
         e = ex.get(eid)
         heading = next(s for s in reversed(sources[:i]) if s.lstrip().startswith("#"))
         assert ex.heading(eid) in heading, f"{nb}: the heading above {eid} is not {ex.heading(eid)!r}"
+        roles = lambda k: book["cells"][k]["metadata"].get("delaylab", {})  # noqa: E731
         if e.kind in ("compute", "derive", "implement"):
             assert f'ex.feedback("{eid}")' in sources[i + 1], f"{nb}: no check cell right after {eid}"
+            assert roles(i + 1) == {"exercise": eid, "role": "check"}  # the site and the assignments key on it
         if e.parameterised:
             assert f'ex.given("{eid}")' in sources[i - 1], f"{nb}: the student's numbers are not shown above {eid}"
+            assert roles(i - 1) == {"exercise": eid, "role": "given"}
+    for k, text in enumerate(sources):
+        if text.startswith("ex.race("):
+            assert roles(k)["role"] == "race" and f'"{roles(k)["exercise"]}"' in text
     assert any(s.startswith("ex.start(") for s in sources), f"{nb}: no ex.start cell"
 
 
