@@ -277,13 +277,16 @@ def test_no_solution_anywhere_in_the_site(site):
         e = ex.get(eid)
         stub = {line.strip() for line in e.stub.splitlines()}
         # the lines of the filled-in answer that the stub does not have: the solution itself
-        answer = [line.strip() for line in e.solution_code.splitlines()
+        code = ex.solution_code(eid, student="")  # the default instance's: the one the site could leak
+        answer = [line.strip() for line in code.splitlines()
                   if line.strip() and line.strip() not in stub and not line.strip().startswith("#")]
         # the answer's specific lines (a generic `return out` is not a solution), and the whole answer
         secret = [line for line in answer if len(line) >= 20] + ["\n".join(answer)]
         if e.kind == "predict":
-            secret = [e.solution_code]
-        explanation = " ".join(e.explanation.split())
+            secret = [code]
+        if e.kind == "explain":
+            secret = [code, e.solution[:80], *e.points]
+        explanation = " ".join(ex.explanation(eid, student="").split())
         for p, (raw, text) in texts.items():
             for line in secret:
                 assert line not in raw and line not in text and html.escape(line) not in raw, (eid, line, p)
