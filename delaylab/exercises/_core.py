@@ -23,7 +23,6 @@ a sentence.
 
 from __future__ import annotations
 
-import math
 import numbers
 import os
 from dataclasses import dataclass, field
@@ -416,10 +415,30 @@ def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: s
     return grade
 
 
-def separated(answer: float, others, rtol: float, factor: float = 3.0) -> bool:
+def separated(answer, others, rtol: float, factor: float = 3.0) -> bool:
     """True when every value of ``others`` is more than ``factor`` tolerances away from ``answer``
-    (so that a misconception or a neighbour's number cannot pass by accident)."""
-    return all(not math.isclose(answer, float(v), rel_tol=factor * rtol) for v in others)
+    (relative; for vectors, in their farthest entry), so that a misconception or a neighbour's
+    number cannot pass by accident."""
+    x = np.asarray(answer, dtype=float)
+    scale = np.maximum(np.abs(x), 1e-300)
+    return all(float(np.max(np.abs(x - np.asarray(v, dtype=float)) / scale)) > factor * rtol for v in others)
+
+
+def numeric(target: Callable[[dict], Any], misconceptions: Callable[[dict], list], *, rtol: float, name: str,
+            atol: float = 0.0, shape: tuple = (), also_wrong=(0.0,), when: Callable[[dict], bool] | None = None) -> dict:
+    """The ``solution``, ``grade``, ``accept`` and ``wrong_answers`` of an exercise whose answer is a number
+    (or a small vector): graded within ``rtol`` of ``target(params)``; the natural wrong answers are the
+    misconceptions' values and ``also_wrong``; a drawn instance is kept when every misconception is far from
+    the answer (and ``when(params)`` holds, if given)."""
+    def accept(p):
+        return (when is None or when(p)) and separated(target(p), [v for v, _ in misconceptions(p)], rtol)
+
+    def wrong_answers(p):
+        extra = [np.zeros(shape) if shape and np.ndim(v) == 0 else v for v in also_wrong]
+        return [v for v, _ in misconceptions(p)] + extra
+
+    return {"solution": target, "accept": accept, "wrong_answers": wrong_answers,
+            "grade": number_grader(target, rtol=rtol, atol=atol, shape=shape, misconceptions=misconceptions, name=name)}
 
 
 def choice_grader(solution: str, why: dict[str, str]) -> Callable[[Any, dict], Feedback]:

@@ -112,7 +112,6 @@ def graded(nb: dict, points: dict = POINTS) -> dict:
     for i, cell in enumerate(cells):
         if i in skip or {"hide", "solution"} & set(cell.get("metadata", {}).get("tags", [])):
             continue
-        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         role = cell.get("metadata", {}).get("delaylab", {}).get("role")
         if role == "start":
             out.append(_code('ex.start("", graded=True)   # ✎ your student id between the quotes, exactly as your '

@@ -14,7 +14,7 @@ from ..laws import Geometric
 from ..papers.vernade2017 import MEAN_DELAY, THETA_L, WINDOW
 from ..policies.delayed import DelayedKLUCB
 from ..settings.bernoulli import Conversions
-from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
+from ._core import Exercise, choice_grader, function_grader, numeric, register
 from .student import race_check, run_student
 
 
@@ -92,18 +92,15 @@ register(Exercise(
     stub=("# ✎ Exercise 1.1: Ñ for YOUR numbers (shown above). A Python expression is fine.\n"
           "n_tilde = ...\n"),
     solution_code=_nt_code,
-    solution=_nt,
     draw=_nt_draw,
     default={"mu": 2, "m": 4, "t": 12, "pulls": (2, 5, 9)},
-    accept=lambda p: separated(_nt(p), [v for v, _ in _nt_wrong(p)], 1e-3),
     given=_nt_given,
-    grade=number_grader(_nt, rtol=1e-3, misconceptions=_nt_wrong, name="n_tilde"),
+    **numeric(_nt, _nt_wrong, rtol=1e-3, name="n_tilde"),
     hints=("Section 2 (Counting what could have been seen): each pull counts for the probability that its "
            "conversion, if any, has been seen by now — which depends on how long ago it was made.",
            "Ñ = Σ over the pulls s of τ(min(t − 1 − s, m)), with τ(d) = 1 − λ^(d+1): compute each lag t − 1 − s, "
            "cap it at m, and add the three τ's."),
     explanation=_nt_explain,
-    wrong_answers=lambda p: [v for v, _ in _nt_wrong(p)] + [0.0],
 ))
 
 
@@ -143,14 +140,12 @@ register(Exercise(
     solution_code=lambda p: (f"lam = {p['mu']} / {p['mu'] + 1}                  # λ = μ/(1 + μ)\n"
                              f"# lags r, r + K, r + 2K, …: N − Ñ = Σ_j P(D > r + jK) = Σ_j λ^(r + jK + 1)\n"
                              f"pending = lam ** ({p['r']} + 1) / (1 - lam ** {p['K']})   # a geometric series\n"),
-    solution=_pending,
     draw=_pending_draw,
     default={"K": 3, "mu": 10, "r": 0},
-    accept=lambda p: separated(_pending(p), [v for v, _ in _pending_wrong(p)], 1e-3),
     given=lambda p: (f"{p['K']} arms are played in turn (round robin) for a very long time, with geometric delays of "
                      f"mean μ = {p['mu']} and no window. At the decision, this arm's most recent pull has lag "
                      f"t − 1 − s = {p['r']}, the one before lag {p['r'] + p['K']}, and so on."),
-    grade=number_grader(_pending, rtol=1e-3, misconceptions=_pending_wrong, name="pending"),
+    **numeric(_pending, _pending_wrong, rtol=1e-3, name="pending"),
     hints=("Section 2, after Exercise 1.1: N − Ñ is the weight O still pending — each past pull counts for the "
            "probability P(D > lag) that its news has not arrived yet.",
            "P(D > e) = λ^(e+1) with λ = μ/(1 + μ), and the arm's lags are r, r + K, r + 2K, …: the sum is a "
@@ -159,7 +154,6 @@ register(Exercise(
                            f"(λ = {_lam(p['mu']):.4f}). It does not grow with t: the recursion O ← λ(O + 1{{A_t = k}}) "
                            "of Eq. (6) keeps exactly this weight up to date in O(1) per step. For an arm pulled at "
                            "every step (K = 1) it is λ/(1 − λ) = μ, the mean delay."),
-    wrong_answers=lambda p: [v for v, _ in _pending_wrong(p)] + [0.0],
 ))
 
 
@@ -348,13 +342,11 @@ register(Exercise(
                              f"{_tau(p['mu'], p['m']):.3f}\n"
                              f"slope_c = ({p['best']} - {p['other']}) / dl.indices.kl_bernoulli(tau_m * {p['other']}, "
                              f"tau_m * {p['best']})   # ≈ {_lb(p):.3f}\n"),
-    solution=_lb,
     draw=_lb_draw,
     default={"best": 0.1, "other": 0.05, "mu": MEAN_DELAY, "m": WINDOW},
-    accept=lambda p: separated(_lb(p), [v for v, _ in _lb_wrong(p)], 2e-3),
     given=lambda p: (f"two arms θ = ({p['best']}, {p['other']}); geometric delays with mean μ = {p['mu']}; "
                      f"window m = {p['m']}."),
-    grade=number_grader(_lb, rtol=2e-3, misconceptions=_lb_wrong, name="slope_c"),
+    **numeric(_lb, _lb_wrong, rtol=2e-3, name="slope_c"),
     hints=("Section 5 (the lower bounds): in the censored model (Theorem 3) the divergence is taken between the "
            "scaled rates, and each suboptimal pull costs its gap.",
            "c = Σ_k Δ_k / d(τ_mθ_k, τ_mθ*) with τ_m = P(D ≤ m), d the Bernoulli divergence, the suboptimal arm "
@@ -364,7 +356,6 @@ register(Exercise(
                            f"{bounds.lai_robbins_slope((p['best'], p['other'])):.3f}: censoring makes the problem "
                            "harder. This is an asymptotic slope (T → ∞): at the panel's horizons the curves may lie "
                            "below c·log T."),
-    wrong_answers=lambda p: [v for v, _ in _lb_wrong(p)] + [0.0],
 ))
 
 

@@ -12,7 +12,7 @@ from ..laws import Pareto
 from ..papers.manegueu2020 import FIG45_MEANS, expected_observed_mean, looks_worse_until, pareto_arms
 from ..policies.patient import PatientBandits, log_term, patient_index
 from ..settings.bernoulli import Conversions
-from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
+from ._core import Exercise, choice_grader, function_grader, numeric, register
 from .student import race_check, run_student
 
 # ---------------------------------------------------------------- 2.1 predict: which arm looks best (Section 2)
@@ -91,21 +91,18 @@ register(Exercise(
           "bias = ...\n"),
     solution_code=lambda p: (f"lags = np.arange({p['n']})                     # t − 1 − s for s = {p['n']}, …, 1\n"
                              f"bias = {p['mu']} * np.mean((1.0 + lags) ** -{p['alpha']})   # ≈ {_bias(p):.4f}\n"),
-    solution=_bias,
     draw=lambda d: {"mu": d.grid(0.5, 0.95, 0.01), "alpha": d.grid(0.15, 0.6, 0.01), "n": d.integer(6, 16)},
     default={"mu": 0.8, "alpha": 0.3, "n": 10},
-    accept=lambda p: separated(_bias(p), [v for v, _ in _bias_wrong(p)], 1e-3),
     given=lambda p: (f"an arm with μ = {p['mu']} and Pareto delays, P(D > u) = (1 + u)^(−{p['alpha']}) for "
                      f"u = 0, 1, 2, …, was pulled at every step s = 1, …, {p['n']}; the learner now decides step "
                      f"t = {p['n'] + 1}. By how much is its observed mean too low on average, μ − E[μ̂(t)]?"),
-    grade=number_grader(_bias, rtol=1e-3, misconceptions=_bias_wrong, name="bias"),
+    **numeric(_bias, _bias_wrong, rtol=1e-3, name="bias"),
     hints=("Section 2: the formula for E μ̂_i(t) — which share of the pulls can have shown their conversion by now?",
            "μ − E μ̂ = (μ/T_i)·Σ_s P(D > t − 1 − s): here the lags are 0, 1, …, n − 1 and P(D > u) = (1 + u)^(−α)."),
     explanation=lambda p: (f"Lags 0 … {p['n'] - 1}: μ − E μ̂ = {p['mu']} × mean((1 + u)^(−{p['alpha']})) = "
                            f"{_bias(p):.4f}, so μ̂ ≈ {p['mu'] - _bias(p):.3f} on average after {p['n']} pulls. "
                            f"Theorem 1's bound 2·{p['n']}^(−{min(p['alpha'], 0.5)}) = "
                            f"{2 * p['n'] ** -min(p['alpha'], 0.5):.3f} is a worst case over all laws with this tail."),
-    wrong_answers=lambda p: [v for v, _ in _bias_wrong(p)] + [-_bias(p)],
 ))
 
 
@@ -136,13 +133,11 @@ register(Exercise(
     solution_code=lambda p: ("# b(T) = (μ/T)·Σ_{v=1}^{T} v^(−α) and Σ_{v=1}^{T} v^(−α) ≈ T^(1−α)/(1 − α) (α < 1),\n"
                              "# so T^α · b(T) → μ/(1 − α)\n"
                              f"bias_limit = {p['mu']} / (1 - {p['alpha']})\n"),
-    solution=_rate,
     draw=lambda d: {"mu": d.grid(0.3, 0.95, 0.01), "alpha": d.grid(0.1, 0.8, 0.01)},
     default={"mu": 0.8, "alpha": 0.3},
-    accept=lambda p: separated(_rate(p), [v for v, _ in _rate_wrong(p)], 1e-3),
     given=lambda p: (f"an arm with μ = {p['mu']} and Pareto delays, P(D > u) = (1 + u)^(−α) with α = {p['alpha']}, "
                      f"is pulled at every step s = 1, …, T; b(T) = μ − E[μ̂] at the decision of step T + 1."),
-    grade=number_grader(_rate, rtol=1e-3, misconceptions=_rate_wrong, name="bias_limit"),
+    **numeric(_rate, _rate_wrong, rtol=1e-3, name="bias_limit"),
     hints=("Section 2's formula for E μ̂_i(t), with every step a pull: b(T) is μ times the average of "
            "P(D > lag) over the lags 0, …, T − 1.",
            "With v = lag + 1, b(T) = (μ/T)·Σ_{v=1}^{T} v^(−α); compare the sum with ∫_1^T x^(−α) dx = "
@@ -151,7 +146,6 @@ register(Exercise(
                            f"T^(−α) = T^(−{p['alpha']}): for α < 1/2 more slowly than the statistical error "
                            "T^(−1/2). That is why Theorem 1 pays 2·T_i^(−(α∧1/2)), and why tails with α < 1/2 "
                            "change the rate of the regret (Theorems 3–4)."),
-    wrong_answers=lambda p: [v for v, _ in _rate_wrong(p)] + [0.0],
 ))
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..laws import Geometric
 from ..policies.linear import OTFLinUCB, confidence_radius, weighted_norms
 from ..settings.linear import LinearConversions
-from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
+from ._core import Exercise, choice_grader, function_grader, numeric, register
 from .student import race_check, run_student
 
 
@@ -114,15 +114,13 @@ register(Exercise(
         "f = np.sqrt(lam) + np.sqrt(2 * np.log(1 / delta) + d * np.log((d * lam + t) / (d * lam)))\n"
         f"alpha = 2 * f + {q['delay_term']}                 # + the delay term\n"
         "width = alpha * np.sqrt(a @ np.linalg.solve(V, a))   # ‖a‖ in V⁻¹ = sqrt(aᵀV⁻¹a)\n"),
-    solution=_width,
     draw=_width_draw,
     default={"V": ((41, 12), (12, 26)), "a": (0.6, 0.8), "t": 200, "delta": 0.1, "lam": 1.0, "delay_term": 2.4},
-    accept=lambda p: separated(_width(p), [v for v, _ in _width_wrong(p)], 2e-3),
     given=lambda q: (
         f"d = 2, λ = {q['lam']:g}, δ = {q['delta']}, the paper's round t = {q['t']}; "
         f"V = [[{q['V'][0][0]}, {q['V'][0][1]}], [{q['V'][1][0]}, {q['V'][1][1]}]], a = ({q['a'][0]}, "
         f"{q['a'][1]}), and the delay term Σ_{{s=t−m}}^{{t−1}} ‖A_s‖ in V⁻¹ equals {q['delay_term']}."),
-    grade=number_grader(_width, rtol=2e-3, misconceptions=_width_wrong, name="width"),
+    **numeric(_width, _width_wrong, rtol=2e-3, name="width"),
     hints=("Sections 2 and 3: the width is the factor α_{t,δ} of OTFLinUCB's index times the norm of a in V⁻¹.",
            "α_{t,δ} = 2f_{t,δ} + (delay term), f_{t,δ} = √λ + sqrt(2 log(1/δ) + d log((dλ + t)/(dλ))), and "
            "‖a‖ in V⁻¹ = sqrt(aᵀV⁻¹a) (np.linalg.solve(V, a) gives V⁻¹a)."),
@@ -130,7 +128,6 @@ register(Exercise(
         f"f = √λ + sqrt(2 log(1/δ) + d log((dλ + t)/(dλ))) = {_width_parts(q)[0]:.3f}, so α = 2f + "
         f"{q['delay_term']} = {2 * _width_parts(q)[0] + q['delay_term']:.3f}; ‖a‖ in V⁻¹ = {_width_parts(q)[1]:.4f}: "
         f"the width is their product, {_width(q):.4f}."),
-    wrong_answers=lambda p: [v for v, _ in _width_wrong(p)] + [0.0],
 ))
 
 
@@ -163,11 +160,6 @@ def _target_wrong(p):
     ]
 
 
-def _far(x, others, rtol):
-    return all(np.max(np.abs(np.asarray(x) - np.asarray(o)) / np.maximum(np.abs(np.asarray(x)), 1e-9)) > 3 * rtol
-               for o in others)
-
-
 register(Exercise(
     id="03.ridge-target",
     kind="derive",
@@ -185,18 +177,16 @@ register(Exercise(
         f"V = G + {p['lam']:g} * np.eye(2)                     # V_t = Σ A_s A_sᵀ + λI\n"
         f"theta = np.array([{p['theta'][0]}, {p['theta'][1]}])\n"
         "mean_estimate = tau_m * np.linalg.solve(V, G @ theta)   # E[B_t] = τ_m·G θ, E θ̂ᵂ = V⁻¹ E[B_t]\n"),
-    solution=_target,
     draw=lambda d: {"counts": (d.integer(2, 30), d.integer(2, 30), d.integer(2, 30)), "lam": d.choice([1.0, 2.0, 5.0]),
                     "theta": (d.grid(0.1, 0.7, 0.05), d.grid(0.1, 0.7, 0.05)), "mu": d.integer(20, 200),
                     "m": int(d.grid(20, 300, 10))},
     default={"counts": (10, 5, 8), "lam": 1.0, "theta": (0.6, 0.3), "mu": 50, "m": 50},
-    accept=lambda p: _far(_target(p), [v for v, _ in _target_wrong(p)], 2e-3),
     given=lambda p: (f"d = 2 and λ = {p['lam']:g}. The learner has played e₁ = (1, 0) {p['counts'][0]} times, "
                      f"e₂ = (0, 1) {p['counts'][1]} times and u = (1/√2, 1/√2) {p['counts'][2]} times, all more than "
                      f"m steps ago; θ = ({p['theta'][0]}, {p['theta'][1]}); delays are geometric with mean "
                      f"μ = {p['mu']}; the window is m = {p['m']}. Give E[θ̂ᵂ_t] as two numbers, e.g. "
                      "np.array([x, y])."),
-    grade=number_grader(_target, rtol=2e-3, shape=(2,), misconceptions=_target_wrong, name="mean_estimate"),
+    **numeric(_target, _target_wrong, rtol=2e-3, shape=(2,), name="mean_estimate"),
     hints=("Section 2: θ̂ᵂ_t = V_t⁻¹B_t, V_t holds every action and λI, B_t only the conversions seen within m "
            "steps; the actions are fixed, so take the expectation of B_t alone.",
            "For a pull more than m steps old, E[Ỹ_s] = P(D ≤ m)·⟨A_s, θ⟩, so E[B_t] = τ_m·(Σ A_s A_sᵀ)θ = "
@@ -205,7 +195,6 @@ register(Exercise(
                            f"τ_m = {_tau(p['mu'], p['m']):.4f}. Two shrinkages: τ_m, which stays (the window loses "
                            "conversions for good), and V_t⁻¹(V_t − λI) = I − λV_t⁻¹, the ridge bias, which vanishes as "
                            "the actions pile up in V_t. The limit is τ_m·θ."),
-    wrong_answers=lambda p: [v for v, _ in _target_wrong(p)] + [np.zeros(2)],
 ))
 
 

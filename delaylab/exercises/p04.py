@@ -14,7 +14,7 @@ import numpy as np
 from ..laws import Geometric, Poisson, Uniform
 from ..policies.odaaf import ODAAF, survivors
 from ..settings.bernoulli import AggregatedAnonymous
-from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
+from ._core import Exercise, choice_grader, function_grader, numeric, register
 from .student import race_check, run_student
 
 
@@ -83,14 +83,12 @@ register(Exercise(
     stub=("# ✎ Exercise 4.1: the expected number of arm j's rewards that land in arm i's block, for YOUR numbers.\n"
           "leak = ...\n"),
     solution_code=_leak_code,
-    solution=_leak,
     draw=_leak_draw,
     default={"theta": 0.6, "law": ("uniform", 20)},
-    accept=lambda p: separated(_leak(p), [v for v, _ in _leak_wrong(p)], 1e-3),
     given=lambda p: (f"arm j (θ_j = {p['theta']}) was played for a long block; arm i's block starts now and is long. "
                      f"Delays are {_law_text(p)}, the same for every pull. In expectation, how many of arm j's rewards "
                      "arrive during arm i's block (and are credited to it)?"),
-    grade=number_grader(_leak, rtol=1e-3, misconceptions=_leak_wrong, name="leak"),
+    **numeric(_leak, _leak_wrong, rtol=1e-3, name="leak"),
     hints=("Section 2 (one run, step by step): which of arm j's pulls, made just before the switch, still have their "
            "reward on the way when arm i's block starts?",
            "A pull made k + 1 steps before the switch lands in the new block when its delay exceeds k: sum "
@@ -98,7 +96,6 @@ register(Exercise(
     explanation=lambda p: (f"θ_j·Σ_{{k≥0}} P(τ > k) = θ_j·E[τ] = {p['theta']} × {float(_law(p).mean):g} = "
                            f"{_leak(p):.4g} rewards. As many of arm i's own rewards leave its block at its end, so in "
                            "a long block the two roughly cancel — Exercise 4.2 makes this exact."),
-    wrong_answers=lambda p: [v for v, _ in _leak_wrong(p)] + [0.0],
 ))
 
 
@@ -139,15 +136,13 @@ register(Exercise(
         f"E_tau = {p['d']} / 2                             # uniform on {{0, …, {p['d']}}}\n"
         f"# in: θ_j·E[τ] rewards of arm j; out: θ_i·E[τ] of arm i's own (n = {p['n']} > d: exact)\n"
         f"block_bias = ({p['theta_j']} - {p['theta_i']}) * E_tau / {p['n']}\n"),
-    solution=_bb,
     draw=_bb_draw,
     default={"theta_i": 0.45, "theta_j": 0.6, "d": 20, "n": 100},
-    accept=lambda p: separated(_bb(p), [v for v, _ in _bb_wrong(p)], 1e-3),
     given=lambda p: (f"arm j (θ_j = {p['theta_j']}) was played for a long block; then arm i (θ_i = {p['theta_i']}) is "
                      f"played for n = {p['n']} steps. Delays are uniform on {{0, 1, …, {p['d']}}} for every pull. "
                      "X̄ is the mean of the n anonymous observations Y_t made during arm i's block. "
                      "Give E[X̄] − θ_i."),
-    grade=number_grader(_bb, rtol=1e-3, atol=1e-9, misconceptions=_bb_wrong, name="block_bias"),
+    **numeric(_bb, _bb_wrong, rtol=1e-3, atol=1e-9, name="block_bias"),
     hints=("Section 2 and Exercise 4.1: during arm i's block, some rewards come in from the block before, and some "
            "of arm i's own rewards go out, arriving after the block ends.",
            "Count both with Σ_{k≥0} P(τ > k) = E[τ]: n·E[X̄] = n·θ_i − θ_i·E[τ] + θ_j·E[τ] when n exceeds the "
@@ -156,7 +151,6 @@ register(Exercise(
                            f"({p['theta_j']} − {p['theta_i']}) × {p['d'] / 2:g} / {p['n']} = {_bb(p):.5f}. The bias "
                            "shrinks like 1/n, which is why ODAAF's phases lengthen with E[τ], and it depends on the "
                            "arm played before — which is what the bridge periods make harmless."),
-    wrong_answers=lambda p: [v for v, _ in _bb_wrong(p)] + [0.0],
 ))
 
 

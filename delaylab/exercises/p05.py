@@ -16,7 +16,7 @@ from ..policies.exp_weights import DEW, theorem1_eta
 from ..policies.skipper import corollary4_beta
 from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
-from ._core import Exercise, choice_grader, function_grader, number_grader, register, separated
+from ._core import Exercise, choice_grader, function_grader, numeric, register
 from .student import race_check, run_student
 
 E = math.e
@@ -58,10 +58,9 @@ def _eta_draw(d):
             "s": d.integer(10, 40)}
 
 
-def _eta_accept(p):
-    eta = theorem1_eta(p["K"], p["T"], _D(p))
-    return p["s"] > p["d"] + 2 and 1 / (4 * E * p["s"]) > 1.05 * eta and separated(
-        _eta_p(p), [v for v, _ in _eta_wrong(p)], 1e-3)
+def _eta_binds(p):
+    """Theorem 1's η is DEW's rate (the truncation does not bind), and the huge rounds are huge."""
+    return p["s"] > p["d"] + 2 and 1 / (4 * E * p["s"]) > 1.05 * theorem1_eta(p["K"], p["T"], _D(p))
 
 
 register(Exercise(
@@ -79,14 +78,12 @@ register(Exercise(
         f"D = {p['T'] - p['n']} * {p['d']} + {p['n']} * {p['s']}           # the sum of all the delays\n"
         "eta = math.sqrt(math.log(K) / (K * T * math.e / 2 + D))     # Theorem 1\n"
         f"eta_prime = min(eta, 1 / (4 * math.e * {p['s']}))            # d_max = {p['s']}\n"),
-    solution=_eta_p,
     draw=_eta_draw,
     default={"K": 2, "T": 5000, "d": 5, "n": 3, "s": 20},
-    accept=_eta_accept,
     given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds; every round has delay d = {p['d']} except {p['n']} "
                      f"round{'s' if p['n'] > 1 else ''} with delay {p['s']}. DEW is tuned as in Theorem 1 (T and D "
                      "known) and truncated with d_max, the largest delay."),
-    grade=number_grader(_eta_p, rtol=1e-3, misconceptions=_eta_wrong, name="eta_prime"),
+    **numeric(_eta_p, _eta_wrong, rtol=1e-3, name="eta_prime", when=_eta_binds),
     hints=("Section 2: DEW's learning rate is the smaller of two numbers, one from Theorem 1's tuning and one from "
            "the largest delay.",
            "η = sqrt(ln K/(KTe/2 + D)) with D the sum of ALL the delays, then η' = min(η, 1/(4e·d_max)); compute "
@@ -96,7 +93,6 @@ register(Exercise(
                            f"{1 / (4 * E * p['s']):.4e} is larger, so η' = η: with delays this small, Theorem 1's "
                            "tuning holds and gives 2·sqrt((KTe/2 + D) ln K). The sequence of Section 1, with five "
                            "delays of 500, is the opposite case."),
-    wrong_answers=lambda p: [v for v, _ in _eta_wrong(p)] + [0.0],
 ))
 
 
@@ -233,13 +229,11 @@ register(Exercise(
         "# bound(β) = D/β + 4eβ·ln K + (eKT/2 + D)/(4eβ) = 4eβ·ln K + (eKT/2 + (1 + 4e)D)/(4eβ):\n"
         "# the two terms are equal, and their sum smallest, at β² = (eKT/2 + (1 + 4e)D)/(16e² ln K)\n"
         "beta_star = math.sqrt((math.e * K * T / 2 + (1 + 4 * math.e) * D) / (16 * math.e**2 * math.log(K)))\n"),
-    solution=_beta,
     draw=lambda d: (lambda T: {"K": d.integer(2, 8), "T": T, "D": T * d.integer(1, 40)})(int(d.grid(1000, 20000, 500))),
     default={"K": 3, "T": 2000, "D": 10_000},
-    accept=lambda p: separated(_beta(p), [v for v, _ in _beta_wrong(p)], 2e-3),
     given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds, total delay D = {p['D']:,}. Skipper(β, DEW(η, β)) "
                      "with η = 1/(4eβ); bound |S_β| by D/β and D_β by D in Theorem 3, then choose β."),
-    grade=number_grader(_beta, rtol=2e-3, misconceptions=_beta_wrong, name="beta_star"),
+    **numeric(_beta, _beta_wrong, rtol=2e-3, name="beta_star"),
     hints=("Section 3: in Theorem 3 with η = 1/(4eβ), |S_β| ≤ D/β (each skipped round has d_t ≥ β) and D_β ≤ D, the "
            "bound is a sum of a term that grows with β and terms that shrink like 1/β.",
            "With η = 1/(4eβ), max{ln K/η, 4eβ ln K} = 4eβ ln K, and the rest is (eKT/2 + (1 + 4e)D)/(4eβ): "
@@ -247,7 +241,6 @@ register(Exercise(
     explanation=lambda p: (f"β* = sqrt((eKT/2 + (1 + 4e)D)/(16e² ln K)) = {_beta(p):.3f}; at β* the bound is "
                            "2·sqrt((KTe/2 + (1 + 4e)D) ln K), Corollary 4's. Our copy of the paper prints β with a "
                            "damaged formula; this derivation is how we settled it (docs/readings.md, paper 5)."),
-    wrong_answers=lambda p: [v for v, _ in _beta_wrong(p)] + [0.0],
 ))
 
 
