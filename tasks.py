@@ -82,7 +82,7 @@ def ensure_venv(test: bool = True) -> None:
     installed = STAMP.read_text() if STAMP.exists() else ""
     if not (installed == _fingerprint() + "+test" or (installed == _fingerprint() and not test)):
         run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-        run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]" if test else "."])
+        run([PY, "-m", "pip", "install", "--quiet", "-e", ".[test]" if test else "."], env=pip_env())
         run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
         STAMP.write_text(_fingerprint() + ("+test" if test else ""))
         fetch_plotly_basic()
@@ -94,6 +94,15 @@ def fetch_plotly_basic() -> None:
     """plotly.js's basic bundle from the npm registry, for the dashboards (delaylab/viz/plotlyjs.py:
     each page about a second faster). Not fatal: without it the dashboards serve plotly in full."""
     run([PY, "-m", "delaylab.viz.plotlyjs"], check=False)
+
+
+def pip_env() -> dict:
+    """pip's environment: setuptools' note that an editable install was made ("Editable
+    installation. Please be careful with folders in your working directory...", a warning block
+    pip shows like an error) is left out; every other warning stays."""
+    env = dict(os.environ)
+    env["PYTHONWARNINGS"] = ",".join(w for w in [env.get("PYTHONWARNINGS", ""), "ignore:Editable installation"] if w)
+    return env
 
 
 def jupyter_env() -> dict:
