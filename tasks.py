@@ -105,9 +105,16 @@ def pip_env() -> dict:
     return env
 
 
+#: Jupyter configuration read by every Jupyter command run from here (JUPYTER_CONFIG_PATH, before
+#: the user's): delaylab's server extension enabled (as a wheel install does; an editable install
+#: does not install data files), and JupyterLab without the "official Jupyter news?" question
+JUPYTER_CONFIG = ROOT / "jupyter-config"
+
+
 def jupyter_env() -> dict:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in [str(JUPYTER_CONFIG), env.get("JUPYTER_CONFIG_PATH", "")] if p)
     return env
 
 
