@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -38,8 +39,19 @@ def binder_packages() -> dict:
     return out
 
 
+def source_copy(dest: Path) -> Path:
+    """A copy of this checkout as it is now, without its environment, caches and artefacts: a
+    package built from it leaves the checkout untouched (setuptools builds in the source tree,
+    which a test running at the same time may be building too)."""
+    ignore = shutil.ignore_patterns(".venv", ".git", "test-artifacts", "__pycache__", "build", "dist", "*.egg-info",
+                                    "solved_notebooks", ".pytest_cache", "assignments", "_build")
+    shutil.copytree(ROOT, dest, ignore=ignore)
+    return dest
+
+
 def run_postbuild(prefix: Path) -> list[str]:
-    """Run binder/postBuild as repo2docker does, into ``prefix`` (``$NB_PYTHON_PREFIX``): its
+    """Run binder/postBuild as repo2docker does (in a copy of the repository, :func:`source_copy`),
+    into ``prefix`` (``$NB_PYTHON_PREFIX``): its
     ``python -m pip install`` installs for real into ``prefix`` (``--prefix``), ``jupyter server
     extension list`` reports the extensions enabled in ``prefix/etc/jupyter``, and every other
     ``python`` command is recorded, not run. Returns the recorded commands."""
@@ -52,7 +64,7 @@ def run_postbuild(prefix: Path) -> list[str]:
         echo "python $*" >> "{log}"
         if [ "$1 $2 $3" = "-m pip install" ]; then
             shift 3
-            exec "{sys.executable}" -m pip install --prefix "$NB_PYTHON_PREFIX" "$@"
+            exec "{sys.executable}" -m pip install --ignore-installed --prefix "$NB_PYTHON_PREFIX" "$@"
         fi
         """))
     (stubs / "jupyter").write_text(textwrap.dedent(f"""\
@@ -63,7 +75,8 @@ def run_postbuild(prefix: Path) -> list[str]:
     for stub in stubs.iterdir():
         stub.chmod(0o755)
     env = {**os.environ, "PATH": f"{stubs}{os.pathsep}{os.environ['PATH']}", "NB_PYTHON_PREFIX": str(prefix)}
-    proc = subprocess.run(["bash", str(BINDER / "postBuild")], cwd=ROOT, env=env, capture_output=True, text=True,
+    repo = source_copy(prefix / "repo")
+    proc = subprocess.run(["bash", str(repo / "binder" / "postBuild")], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "BuildBackendWarning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-3000:]
