@@ -41,7 +41,6 @@ import subprocess
 import sys
 import threading
 import warnings
-
 from functools import lru_cache
 from pathlib import Path
 
@@ -140,8 +139,8 @@ def _load_jupyter_server_extension(serverapp) -> None:
 
 class PlotlyModule:
     """plotly's widget module as the dashboards serve it (:func:`delaylab.viz.widget.dashboard_module`),
-    prepared by ``python -m delaylab.serve.extension`` in a process of its own (importing plotly
-    would keep about 70 MB in the server for good) in a thread: ``wait()`` gives the
+    prepared by ``python -m delaylab.serve.extension`` in a process of its own (imported into the
+    server, plotly would stay in its memory for good) in a thread: ``wait()`` gives the
     :class:`delaylab.serve.app.StaticModule`, or None if it could not be made (the kernels then
     send it to each page themselves, as in JupyterLab)."""
 
