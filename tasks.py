@@ -88,7 +88,7 @@ def ensure_venv(extras=("test",)) -> None:
     if not fresh or not set(extras) <= have:
         wanted = sorted(have | set(extras))
         run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-        run([PY, "-m", "pip", "install", "--quiet", "-e", f".[{','.join(wanted)}]" if wanted else "."])
+        run([PY, "-m", "pip", "install", "--quiet", "-e", f".[{','.join(wanted)}]" if wanted else "."], env=pip_env())
         run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
         STAMP.write_text("+".join([_fingerprint(), *wanted]))
         fetch_plotly_basic()
@@ -102,9 +102,25 @@ def fetch_plotly_basic() -> None:
     run([PY, "-m", "delaylab.viz.plotlyjs"], check=False)
 
 
+def pip_env() -> dict:
+    """pip's environment: setuptools' note that an editable install was made ("Editable
+    installation. Please be careful with folders in your working directory...", a warning block
+    pip shows like an error) is left out; every other warning stays."""
+    env = dict(os.environ)
+    env["PYTHONWARNINGS"] = ",".join(w for w in [env.get("PYTHONWARNINGS", ""), "ignore:Editable installation"] if w)
+    return env
+
+
+#: Jupyter configuration read by every Jupyter command run from here (JUPYTER_CONFIG_PATH, before
+#: the user's): delaylab's server extension enabled (as a wheel install does; an editable install
+#: does not install data files), and JupyterLab without the "official Jupyter news?" question
+JUPYTER_CONFIG = ROOT / "jupyter-config"
+
+
 def jupyter_env() -> dict:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in [str(JUPYTER_CONFIG), env.get("JUPYTER_CONFIG_PATH", "")] if p)
     return env
 
 

@@ -53,7 +53,6 @@ import re
 import signal
 import sys
 import tempfile
-import uuid
 import weakref
 from datetime import datetime, timezone
 from pathlib import Path
@@ -67,6 +66,8 @@ from jupyter_server.utils import url_path_join
 from traitlets import Bool, Float, Int, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
+
+from .transport import SOCKET_PATH_MAX, socket_paths_fit  # noqa: F401  (SOCKET_PATH_MAX: this module's name for it)
 
 #: Voila's lab template links Font Awesome from a CDN although its own bundle (voila-style.js)
 #: has it: a stylesheet from a host the machine cannot reach holds the page up (the scripts after
@@ -722,21 +723,13 @@ PUBLIC = {
 }
 
 
-#: the longest path a Unix socket can have: ``sun_path`` holds 108 bytes on Linux and 104 on
-#: macOS and the BSDs, its closing NUL included
-SOCKET_PATH_MAX = 103
-
-
 def unix_sockets_fit(root=None) -> bool:
     """Whether the kernels' Unix sockets fit in ``sun_path`` on this system: POSIX, and the longest
     socket path Voila and jupyter_client make, ``<root>/voila_XXXXXXXX/kernel-<uuid>-ipc-NN``,
-    within :data:`SOCKET_PATH_MAX` bytes. ``root`` is Voila's ``connection_dir_root``, the
-    temporary folder by default (on macOS a long one under ``/var/folders``, where it does not
-    fit)."""
-    if os.name != "posix":
-        return False
-    longest = os.path.join(root or tempfile.gettempdir(), "voila_" + "x" * 8, f"kernel-{uuid.UUID(int=0)}-ipc-99")
-    return len(os.fsencode(longest)) <= SOCKET_PATH_MAX
+    within :data:`SOCKET_PATH_MAX` bytes (:func:`delaylab.serve.transport.socket_paths_fit`).
+    ``root`` is Voila's ``connection_dir_root``, the temporary folder by default (on macOS a long
+    one under ``/var/folders``, where it does not fit)."""
+    return socket_paths_fit(os.path.join(root or tempfile.gettempdir(), "voila_" + "x" * 8))
 
 
 def defaults(given=None) -> dict:

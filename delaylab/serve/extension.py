@@ -1,0 +1,257 @@
+"""delaylab's Jupyter server extension: the dashboards of ``jupyter lab`` and ``jupyter server``
+as :mod:`delaylab.serve` serves them.
+
+On Binder or a JupyterHub, Voila runs inside the Jupyter server (``/voila/render/<path>``), not
+as our own server, and reads only the ``VoilaConfiguration`` section of a ``voila.json``: the
+executor's timeouts, the removal of the check cells tagged ``hide``, the formulas as MathML and
+the kernels' settings came from nowhere, and each page fetched Font Awesome from a CDN. This
+extension, enabled wherever delaylab is installed (the package's
+``etc/jupyter/jupyter_server_config.d/delaylab.json``; for an editable install, see the
+README), gives those pages the same settings:
+
+* **Voila's settings** (:data:`SETTINGS`, the sections of the repository's ``voila.json`` that
+  matter there): the ``delaylab`` template (the text shows while the cells run; no stylesheet
+  from a CDN), no code and no tracebacks, cells tagged ``hide`` neither run nor shown, a cell's
+  time limits, formulas converted to MathML on the server. The tag removal is scoped to Voila's
+  exporter, so JupyterLab's own "export as HTML" keeps every cell. The culling of idle kernels
+  in ``voila.json`` is not applied: the server's kernels are also the student's JupyterLab
+  kernels (a JupyterHub culls idle servers itself).
+* **Kernels on Unix sockets** (``KernelManager.transport = "ipc"``, JupyterLab's kernels too)
+  where the socket paths fit in the server's runtime folder
+  (:func:`delaylab.serve.transport.socket_paths_fit`).
+* **plotly's widget module as a static file**, at ``<base_url>delaylab/static/plotly-widget.<hash>.js``
+  (the one :mod:`delaylab.serve` serves: plotly.js's basic bundle when installed), prepared in a
+  separate process when the server starts so that the server does not hold plotly in memory.
+* **Voila's kernels run as the dashboards' kernels**: a kernel that Voila starts for a page
+  (its environment says ``SERVER_SOFTWARE=voila/…``) is started by
+  :class:`DashboardProvisioner` as ``python -m delaylab.serve.kernel`` (costly imports skipped,
+  compiled kernels warmed up beside it) with the sweep cache, one BLAS/numba thread and the
+  static module's URL (:class:`delaylab.serve.app.DashboardKernelSpecManager`'s settings, which
+  the server's config may change). JupyterLab's kernels start as before.
+
+A setting given in the server's own configuration (a config file, the command line) is never
+replaced: these are defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import warnings
+from functools import lru_cache
+from pathlib import Path
+
+from jupyter_client.provisioning import LocalProvisioner
+from traitlets.config import Config
+
+from .transport import socket_paths_fit
+
+# (delaylab.serve.app, which imports Voila, is imported when the extension loads, not when the
+# server finds it: Voila, once imported, shows traitlets' deprecation warnings, and the server
+# imports other extensions after this one that would then print some)
+
+#: Jupyter data folder holding the "delaylab" Voila template (delaylab.serve.app.SHARE)
+SHARE = Path(__file__).resolve().parent / "share"
+
+#: what a Voila page needs, as in the repository's voila.json (tests/test_extension.py keeps them
+#: equal); ``TagRemovePreprocessor`` nested under ``VoilaExporter``: for Voila's pages only
+SETTINGS = {
+    "VoilaConfiguration": {
+        "template": "delaylab",
+        "show_tracebacks": False,
+        "strip_sources": True,
+        "file_allowlist": [r".*\.(png|jpg|gif|svg|csv)"],
+        "extension_denylist": ["jupyterlab-plotly", "jupyterlab-rise"],
+    },
+    "VoilaExecutor": {"timeout": 300, "skip_cells_with_tag": "hide", "iopub_timeout": 60},
+    "VoilaExporter": {
+        "preprocessors": ["delaylab.serve.mathml.MathMLPreprocessor"],
+        "TagRemovePreprocessor": {"enabled": True, "remove_cell_tags": ["hide"]},
+    },
+}
+
+#: the name of :class:`DashboardProvisioner`'s entry point (pyproject.toml)
+PROVISIONER = "delaylab-dashboards"
+
+#: a warning of jupyter_server that no configuration causes: notebook_shim reads every attribute
+#: of the server, the deprecated ``ServerApp.token`` among them, and Voila shows traitlets'
+#: deprecation warnings (it enables them when imported)
+SPURIOUS = "ServerApp.token config is deprecated"
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "delaylab.serve.extension"}]
+
+
+def fill(config: Config, defaults: dict) -> list:
+    """Put each of ``defaults`` (``{section: {option or nested section: value}}``) into
+    ``config`` unless ``config`` has it already; the options set, as ``Section.option``."""
+    added = []
+    for section, values in defaults.items():
+        for key, value in values.items():
+            if isinstance(value, dict) and key[:1].isupper():  # a section nested in this one
+                added += [f"{section}.{name}" for name in fill(config[section], {key: value})]
+            elif key not in config[section]:
+                config[section][key] = value
+                added.append(f"{section}.{key}")
+    return added
+
+
+def _link_jupyter_server_extension(serverapp) -> None:
+    """Before the server builds its kernel manager and before Voila reads its settings (Voila's
+    extension loads after this link step): our defaults into the server's configuration, our
+    template on Jupyter's data path."""
+    warnings.filterwarnings("ignore", message=SPURIOUS, category=DeprecationWarning)
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in [str(SHARE), os.environ.get("JUPYTER_PATH", "")] if p)
+    config = serverapp.config
+    added = fill(config, SETTINGS)
+    if "transport" not in config.KernelManager:
+        if socket_paths_fit(serverapp.runtime_dir):
+            config.KernelManager.transport = "ipc"
+            added.append("KernelManager.transport")
+        else:
+            serverapp.log.warning("delaylab: kernels on TCP ports: Unix sockets under %s would have longer paths than "
+                                  "allowed (set JUPYTER_RUNTIME_DIR to a short folder)", serverapp.runtime_dir)
+    if "default_provisioner_name" not in config.KernelProvisionerFactory and \
+            not os.environ.get("JUPYTER_DEFAULT_PROVISIONER_NAME"):
+        config.KernelProvisionerFactory.default_provisioner_name = PROVISIONER
+        added.append("KernelProvisionerFactory.default_provisioner_name")
+    serverapp.log.info("delaylab: dashboards as delaylab.serve serves them (%s)", ", ".join(added) or "all set already")
+
+
+def _load_jupyter_server_extension(serverapp) -> None:
+    """The static module's handler, and the environment of Voila's kernels."""
+    from jupyter_server.utils import url_path_join
+
+    from .app import DashboardKernelSpecManager
+
+    module = PlotlyModule(serverapp.log)
+    module.prepare()
+    pattern = url_path_join(serverapp.base_url, r"/delaylab/static/(plotly-widget\.[0-9a-f]+\.js)")
+    serverapp.web_app.add_handlers(".*$", [(pattern, plotly_module_handler(), {"module": module})])
+    DashboardProvisioner.module = module
+    DashboardProvisioner.static_url = url_path_join(serverapp.base_url, "delaylab/static")
+    DashboardProvisioner.kernel_settings = DashboardKernelSpecManager(parent=serverapp)
+
+
+class PlotlyModule:
+    """plotly's widget module as the dashboards serve it (:func:`delaylab.viz.widget.dashboard_module`),
+    prepared by ``python -m delaylab.serve.extension`` in a process of its own (imported into the
+    server, plotly would stay in its memory for good) in a thread: ``wait()`` gives the
+    :class:`delaylab.serve.app.StaticModule`, or None if it could not be made (the kernels then
+    send it to each page themselves, as in JupyterLab)."""
+
+    def __init__(self, log):
+        self.log, self.static, self._done = log, None, threading.Event()
+
+    def prepare(self) -> None:
+        threading.Thread(target=self._make, name="delaylab-plotly-module", daemon=True).start()
+
+    def _make(self) -> None:
+        from .app import StaticModule
+
+        try:
+            out = subprocess.run([sys.executable, "-m", "delaylab.serve.extension"], capture_output=True,
+                                 timeout=300, check=True).stdout
+            name, content = out.split(b"\n", 1)
+            self.static = StaticModule(name.decode(), content)
+            self.log.info("delaylab: plotly's widget module at delaylab/static/%s (%.1f MB)", self.static.name,
+                          len(content) / 1e6)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            detail = getattr(exc, "stderr", b"") or b""
+            self.log.warning("delaylab: plotly's widget module not served (%s %s): each page gets it from its "
+                             "kernel", exc, detail.decode(errors="replace")[-500:])
+        finally:
+            self._done.set()
+
+    def wait(self, timeout: float = 120):
+        self._done.wait(timeout)
+        return self.static
+
+
+@lru_cache(maxsize=1)
+def plotly_module_handler():
+    """:class:`delaylab.serve.app.PlotlyModuleHandler` inside a Jupyter server: plotly's public
+    code, served without a login like Jupyter's own static files, once it is prepared."""
+    import tornado.web
+
+    from .app import PlotlyModuleHandler
+
+    try:  # jupyter_server >= 2.13 checks that every handler says whether it needs a login
+        from jupyter_server.auth.decorator import allow_unauthenticated
+    except ImportError:  # older: nothing to say
+        def allow_unauthenticated(method):
+            return method
+
+    class PlotlyModuleFileHandler(PlotlyModuleHandler):
+        def initialize(self, module: PlotlyModule):
+            self.pending = module
+
+        @allow_unauthenticated
+        async def get(self, name):
+            self.module = await asyncio.get_running_loop().run_in_executor(None, self.pending.wait)
+            if self.module is None:
+                raise tornado.web.HTTPError(404)
+            return super().get(name)
+
+    return PlotlyModuleFileHandler
+
+
+class DashboardProvisioner(LocalProvisioner):
+    """jupyter_client's local provisioner (the default), except for the kernels Voila starts for
+    its pages, which start as the dashboards' kernels (see the module's docstring). Used for
+    every kernel of a server with this extension (``KernelProvisionerFactory.default_provisioner_name``)."""
+
+    module: PlotlyModule | None = None
+    static_url = ""
+    kernel_settings = None  # DashboardKernelSpecManager: the kernels' environment
+
+    async def pre_launch(self, **kwargs):
+        kwargs = await super().pre_launch(**kwargs)
+        env = kwargs.get("env") or {}
+        if not is_voila_page(env):
+            return kwargs
+        kwargs["cmd"] = dashboard_command(kwargs["cmd"])
+        extra = await self.dashboard_env()
+        kwargs["env"] = {**env, **extra}
+        return kwargs
+
+    async def dashboard_env(self) -> dict:
+        cls = type(self)
+        if cls.kernel_settings is None:  # the extension is not loaded in this server
+            return {}
+        static = None
+        if cls.module is not None:
+            static = await asyncio.get_running_loop().run_in_executor(None, cls.module.wait)
+        cls.kernel_settings.plotly_module_url = f"{cls.static_url}/{static.name}" if static else ""
+        return cls.kernel_settings.kernel_env()
+
+
+def is_voila_page(env: dict) -> bool:
+    """Whether a kernel's environment is that of a kernel Voila starts for a page."""
+    return str(env.get("SERVER_SOFTWARE", "")).startswith("voila/")
+
+
+def dashboard_command(cmd: list) -> list:
+    """``cmd`` with ``-m ipykernel_launcher`` replaced by ``-m delaylab.serve.kernel`` when the
+    kernel runs this very Python (where delaylab is installed); otherwise as it is."""
+    cmd = list(cmd)
+    if (cmd and os.path.normpath(cmd[0]) == os.path.normpath(sys.executable) and "ipykernel_launcher" in cmd
+            and cmd[cmd.index("ipykernel_launcher") - 1] == "-m"):
+        cmd[cmd.index("ipykernel_launcher")] = "delaylab.serve.kernel"
+    return cmd
+
+
+def main() -> None:
+    """``python -m delaylab.serve.extension``: the module's file name, a newline, its content."""
+    from delaylab.viz.widget import dashboard_module
+
+    name, content, _ = dashboard_module()
+    sys.stdout.buffer.write(name.encode() + b"\n" + content)
+
+
+if __name__ == "__main__":
+    main()
