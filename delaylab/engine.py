@@ -31,27 +31,23 @@ where it is faster: :mod:`delaylab.kernels.odaaf`).
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
 
 from . import kernels
-from ._validate import check_bool, check_callable, check_cells, check_choice, check_int, check_real, check_times
+from ._validate import check_callable, check_real
 from .feedback import AnonymousSums, Calendar
-from .grid import Grid
+from .plan import Plan
 from .policies.base import Policy, Problem
 from .result import Result
-from .settings.base import Setting
 from .streams import Batch
-from .summary import KEEP, Moments, check_memory, merge_all, result_bytes
+from .summary import Moments, merge_all
 
 #: memory allowed for the calendars and delay buffers of one chunk of runs
 MEMORY_BUDGET = 1 << 30
 #: random numbers drawn per block (bounds the memory of a block of draws)
 _BLOCK_NUMBERS = 1 << 21
-#: bound on the horizon
-MAX_HORIZON = 10**8
 #: memory allowed for the policy states recorded with trace=True
 TRACE_BUDGET = 2 << 30
 #: use the optional block path for policies that declare fixed_steps (see the module docstring)
@@ -98,54 +94,42 @@ def simulate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
     started = time.perf_counter()
     check_callable("progress", progress,
                    what="None or a callable of the fraction done (dl.sweep(progress=True) shows a bar)")
-    T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid,
-                                                        trace=trace, keep=keep)
-    check_memory("simulate", result_bytes(len(named), setting.n_arms, G, len(run_ids), len(times), keep),
-                 keep, result_bytes(len(named), setting.n_arms, G, 1, len(times), "summary"), len(times))
-
-    span = setting.span(T)
-    per_column = len(named) * span * (32 + 8 * setting.n_arms)
-    batch = Batch(run_ids, G)
-    chunks = batch.split(max(1, MEMORY_BUDGET // per_column))
-    total, done = T * len(chunks), [0]
-
-    def report(n):
-        done[0] += n
-        if progress is not None:
-            progress(done[0] / total)
-
-    parts = [_simulate_chunk(setting, named, b, T, seed, times, trace, span, report, batch.size, keep)
-             for b in chunks]
-
-    shape = grid.shape if grid is not None else ((G,) if G > 1 else ())
-    R = len(run_ids)
-    if keep == "summary":  # merge the chunks' moments (Chan et al.)
-        summary = {name: {kind: _shaped(merge_all(p[j][kind] for p in parts), shape) for kind in ("regret", "pulls")}
-                   for j, name in enumerate(named)}
-        return Result.summarised(summary, times=times, policies={k: v.clone() for k, v in named.items()},
-                                 setting=setting, horizon=T, run_ids=run_ids, seed=seed, grid_shape=shape,
-                                 elapsed=time.perf_counter() - started)
-
-    def assemble(arrays):  # chunks of (G·R_c, …) columns → (*shape, R, …)
-        per_chunk = [a.reshape((G, -1) + a.shape[1:]) for a in arrays]
-        full = np.concatenate(per_chunk, axis=1)
-        return full.reshape(shape + (R,) + full.shape[2:])
-
+    plan = Plan.of(setting, policies, horizon, runs, seed, checkpoints, grid, trace=trace, keep=keep)
+    plan.check_memory("simulate")
+    per_column = len(plan.policies) * plan.span * (32 + 8 * setting.n_arms)
+    chunks = Batch(plan.run_ids, plan.cells).split(max(1, MEMORY_BUDGET // per_column))
+    report = _Report(progress, plan.horizon * len(chunks))
+    parts = [_simulate_chunk(plan, b, report) for b in chunks]
+    if plan.keep == "summary":  # merge the chunks' moments (Chan et al.)
+        summary = {name: {kind: plan.shaped(merge_all(p[j][kind] for p in parts)) for kind in ("regret", "pulls")}
+                   for j, name in enumerate(plan.policies)}
+        return plan.summarised(summary, elapsed=time.perf_counter() - started)
     regret, pulls, traces = {}, {}, {}
-    for j, name in enumerate(named):
-        regret[name] = assemble([p[j]["regret"] for p in parts])
-        pulls[name] = assemble([p[j]["pulls"] for p in parts])
-        if trace:
-            traces[name] = {f: assemble([p[j]["trace"][f] for p in parts]) for f in parts[0][j]["trace"]}
-    return Result(times=times, regret=regret, pulls=pulls, traces=traces,
-                  policies={k: v.clone() for k, v in named.items()}, setting=setting, horizon=T,
-                  run_ids=run_ids, seed=seed, grid_shape=shape,
-                  elapsed=time.perf_counter() - started)
+    for j, name in enumerate(plan.policies):
+        regret[name] = _assemble(plan, [p[j]["regret"] for p in parts])
+        pulls[name] = _assemble(plan, [p[j]["pulls"] for p in parts])
+        if plan.trace:
+            traces[name] = {f: _assemble(plan, [p[j]["trace"][f] for p in parts]) for f in parts[0][j]["trace"]}
+    return plan.result(regret, pulls, traces, elapsed=time.perf_counter() - started)
 
 
-def _shaped(m: Moments, shape) -> Moments:
-    """Moments of (G, …) → (*grid shape, …)."""
-    return Moments(m.n, m.mean.reshape(shape + m.mean.shape[1:]), m.m2.reshape(shape + m.m2.shape[1:]))
+def _assemble(plan: Plan, arrays) -> np.ndarray:
+    """The chunks' arrays of (G·R_c, …) columns → (*grid shape, R, …)."""
+    per_chunk = [a.reshape((plan.cells, -1) + a.shape[1:]) for a in arrays]
+    full = np.concatenate(per_chunk, axis=1)
+    return full.reshape(plan.shape + (len(plan.run_ids),) + full.shape[2:])
+
+
+class _Report:
+    """Counts the steps simulated and passes the fraction done to ``progress`` (if given)."""
+
+    def __init__(self, progress, total: int):
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.done / self.total)
 
 
 def estimate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, grid=None, pilot=0.5) -> dict:
@@ -158,58 +142,29 @@ def estimate(setting, policies, horizon, runs=100, seed=0, *, checkpoints=None, 
     run-step falls as batches grow, so for thousands of runs the estimate errs on the long side.
     The arguments are checked as by :func:`simulate`.
     """
-    T, run_ids, seed, named, G, times = check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid)
+    plan = Plan.of(setting, policies, horizon, runs, seed, checkpoints, grid)
     pilot = check_real("pilot", pilot, low=0.0, high=60.0, low_open=True)
-    R, K = len(run_ids), setting.n_arms
+    T, R = plan.horizon, len(plan.run_ids)
     r = min(R, 32)
     h = min(T, 64)
-    simulate(setting, named, min(T, 8), run_ids[:r], seed, checkpoints=1, grid=grid, keep="summary")  # loads kernels
+    pilot_runs = dict(runs=plan.run_ids[:r], seed=plan.seed, checkpoints=1, grid=plan.grid, keep="summary")
+    simulate(setting, plan.policies, min(T, 8), **pilot_runs)  # loads kernels
     while True:
         t0 = time.perf_counter()
-        simulate(setting, named, h, run_ids[:r], seed, checkpoints=1, grid=grid, keep="summary")
+        simulate(setting, plan.policies, h, **pilot_runs)
         took = time.perf_counter() - t0
         if took >= pilot / 4 or h >= T:
             break
         h = min(T, 4 * h)
-    return {"bytes": result_bytes(len(named), K, G, R, len(times), "all"),
-            "summary_bytes": result_bytes(len(named), K, G, 1, len(times), "summary"),
-            "seconds": took * (T / h) * (R / r),
-            "pilot": {"steps": h, "runs": r, "seconds": took}}
-
-
-def check_arguments(setting, policies, horizon, runs, seed, checkpoints, grid, *, trace=False, keep="all"):
-    """The checks :func:`simulate` makes before any step (shared with :func:`delaylab.sweep`).
-
-    Returns ``(T, run_ids, seed, named policies, number of grid cells G, checkpoint times)``.
-    """
-    if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be a delaylab setting such as delaylab.Conversions(...); got {setting!r}")
-    T = check_int("horizon", horizon, low=1, high=MAX_HORIZON)
-    run_ids = _run_ids(runs)
-    seed = check_int("seed", seed, low=0, high=2**63 - 1)
-    named = _named(policies)
-    sizes = {"setting": setting.n_cells}
-    for name, pol in named.items():
-        sizes.update({f"{name}.{k}": v for k, v in pol.n_cells().items()})
-    if grid is not None:
-        if not isinstance(grid, Grid):
-            raise ValueError(f"grid must be a delaylab.grid(...); got {grid!r}")
-        sizes["grid"] = grid.size
-    G = check_cells("simulate", sizes)
-    times = _checkpoints(checkpoints, T)
-    check_bool("trace", trace)
-    check_choice("keep", keep, KEEP)
-    if trace and keep == "summary":
-        raise ValueError("trace=True records each run's policy state: it needs keep='all' (got keep='summary')")
-    if hasattr(setting, "check_horizon"):
-        setting.check_horizon(T)
-    return T, run_ids, seed, named, G, times
+    return {"bytes": plan.result_bytes("all"), "summary_bytes": plan.result_bytes("summary"),
+            "seconds": took * (T / h) * (R / r), "pilot": {"steps": h, "runs": r, "seconds": took}}
 
 
 class _Runner:
     """One policy's pass over a chunk of runs: its calendar, regret and records."""
 
-    def __init__(self, policy: Policy, problem: Problem, span: int, times, trace: bool, setting, keep="all"):
+    def __init__(self, policy: Policy, problem: Problem, plan: Plan):
+        setting, span, times = plan.setting, plan.span, plan.times
         B = problem.size
         self.policy, self.T, self.B = policy, problem.horizon, B
         self.calendar = Calendar(B, span, with_values=setting.feedback not in ("conversions", "linear"))
@@ -218,12 +173,12 @@ class _Runner:
         self.cum = np.zeros(B)
         self.times, self.k = times, 0
         self.G = problem.batch.n_cells
-        if keep == "summary":  # per cell and checkpoint: mean and M2 over this chunk's runs
+        if plan.keep == "summary":  # per cell and checkpoint: mean and M2 over this chunk's runs
             self.regret, self.mean, self.m2 = None, np.empty((self.G, len(times))), np.empty((self.G, len(times)))
         else:
             self.regret = np.empty((B, len(times)))
         self.pulls = np.zeros((B, problem.n_arms), dtype=np.int64)
-        self.trace = {} if trace else None
+        self.trace = {} if plan.trace else None
         # compiled path (delaylab.kernels): the same runs, the whole block in one call; it comes
         # first, also for the block path's policies (kernels.odaaf: faster for small batches)
         self.kernel = kernels.kernel_for(policy, setting, problem, self.calendar)
@@ -347,20 +302,16 @@ class _Runner:
         return {"regret": self.regret, "pulls": self.pulls, "trace": trace}
 
 
-def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report, total_columns, keep="all"):
-    problem = Problem(n_arms=setting.n_arms, horizon=T, feedback=setting.feedback,
-                      window=setting.window, dim=setting.dim, batch=batch, seed=seed, span=int(span))
+def _simulate_chunk(plan: Plan, batch, report) -> list:
+    """The runs of ``batch`` (a chunk of the plan's columns): each policy's :meth:`_Runner.result`."""
+    setting, T = plan.setting, plan.horizon
+    problem = plan.problem(batch)
     # every policy is validated (started) before the first step of any of them
-    runners = [_Runner(p.clone().start(problem), problem, span, times, trace, setting, keep) for p in named.values()]
-    if trace:
-        for name, r in zip(named, runners):
-            per_column = sum(np.asarray(v).nbytes for v in r.policy.snapshot().values()) / batch.size
-            need = per_column * total_columns * len(times)
-            if need > TRACE_BUDGET:
-                raise ValueError(
-                    f"trace=True would record the state of {name!r} at {len(times)} times: "
-                    f"{need / 2**30:.1f} GiB; pass fewer checkpoints (e.g. checkpoints=200)")
-    episode = setting.episode(batch, T, seed)
+    runners = [_Runner(p.clone().start(problem), problem, plan) for p in plan.policies.values()]
+    if plan.trace:
+        for name, r in zip(plan.policies, runners):
+            plan.check_trace(name, r.policy.snapshot(), batch.size, TRACE_BUDGET)
+    episode = setting.episode(batch, T, plan.seed)
     draws_per_step = {"linear": 2 + setting.n_arms * (setting.dim or 1)}.get(setting.feedback, 2)
     block = int(np.clip(_BLOCK_NUMBERS // (batch.size * draws_per_step), 8, 1024))
     block = min(block, max(8, -(-T // 20)))  # at least ~20 progress reports
@@ -371,41 +322,3 @@ def _simulate_chunk(setting, named, batch, T, seed, times, trace, span, report, 
             r.advance(draws, t0, n)
         report(n)
     return [r.result() for r in runners]
-
-
-def _run_ids(runs) -> np.ndarray:
-    if isinstance(runs, numbers.Integral) or (isinstance(runs, float) and runs.is_integer()):
-        return np.arange(check_int("runs", runs, low=1, high=10**7))
-    if isinstance(runs, (str, bytes)) or not hasattr(runs, "__iter__"):
-        raise ValueError(f"runs must be a number of runs ≥ 1 or a sequence of run indices; got {runs!r}")
-    ids = np.asarray(list(runs))
-    if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"runs must be a non-empty sequence of whole run indices; got {runs!r}")
-    if np.any(ids < 0) or len(np.unique(ids)) != ids.size:
-        raise ValueError(f"runs: run indices must be distinct and ≥ 0; got {runs!r}")
-    return ids.astype(np.int64)
-
-
-def _named(policies) -> dict:
-    if isinstance(policies, Policy):
-        policies = [policies]
-    if isinstance(policies, dict):
-        items = list(policies.items())
-    elif isinstance(policies, (list, tuple)):
-        items, seen = [], {}
-        for p in policies:
-            name = getattr(p, "label", repr(p))
-            seen[name] = seen.get(name, 0) + 1
-            items.append((name if seen[name] == 1 else f"{name} ({seen[name]})", p))
-    else:
-        raise ValueError(f"policies must be a Policy, a list of them or a dict name → Policy; got {policies!r}")
-    if not items:
-        raise ValueError("policies must not be empty")
-    for name, p in items:
-        if not isinstance(p, Policy):
-            raise ValueError(f"policies[{name!r}] must be a delaylab policy such as delaylab.UCB1(); got {p!r}")
-    return dict(items)
-
-
-def _checkpoints(checkpoints, T) -> np.ndarray:
-    return check_times("checkpoints", checkpoints, T)
