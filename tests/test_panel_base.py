@@ -79,6 +79,16 @@ def test_a_toy_panel_draws_its_defaults_in_full_and_reruns_on_a_move():
     np.testing.assert_allclose(panel.regret.curve("UCB1")[1], _direct(panel).mean("UCB1"))
 
 
+def test_a_panel_that_forgets_start_says_so():
+    class Unstarted(ToyPanel):
+        def start(self):
+            pass
+
+    panel = Unstarted()
+    with pytest.raises(RuntimeError, match=r"Unstarted is not started: its __init__ must end with self.start\(\)"):
+        panel.horizon.value = 500
+
+
 def test_a_redraw_only_control_redraws_without_computing_and_is_not_part_of_the_state():
     panel = ToyPanel()
     state = panel.budget.state()

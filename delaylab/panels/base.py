@@ -161,7 +161,7 @@ class Panel(Displayable):
     def update(self) -> None:
         """Rerun what the controls now ask for and redraw in place, within the time budget
         (what every control's observer calls)."""
-        self.budget.run()
+        self._started().run()
 
     def refresh(self) -> None:
         """One update's work (run by the budget, for a move or for a refinement from its
@@ -174,8 +174,13 @@ class Panel(Displayable):
     def redraw(self) -> None:
         """Draw the last results again without computing (a control in :attr:`redraw_only`);
         waits while a refinement is drawn from the background thread."""
-        with self.budget.lock:
+        with self._started().lock:
             self._draw(*self._drawn)
+
+    def _started(self) -> Budget:
+        if self.budget is None:
+            raise RuntimeError(f"{type(self).__name__} is not started: its __init__ must end with self.start()")
+        return self.budget
 
     def _draw(self, computed, race) -> None:
         self.status.value = status_line(self.budget.shown(*self.size()), *self.notes(computed),
