@@ -125,8 +125,8 @@ class RaceDraw:
 class Race:
     """What a panel races: the student's policy (or None), its label, its last result and sentence.
 
-    Held by every panel (:attr:`delaylab.panels.base.Panel.racing`); :meth:`compute` is called in
-    each of the panel's updates, after the paper's simulations.
+    Every panel holds one (``panel.raced``, :class:`~delaylab.panels.base.Panel`); its
+    :meth:`compute` is called in each of the panel's updates, after the paper's simulations.
     """
 
     def __init__(self):
