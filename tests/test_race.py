@@ -11,7 +11,8 @@ from delaylab.panels.anonymous import AnonymousPanel
 from delaylab.panels.arm_delays import ArmDelaysPanel
 from delaylab.panels.conversions import ConversionsPanel
 from delaylab.panels.linear import LinearPanel, make_policy
-from delaylab.panels.race import YOUR_POLICY, Racing
+from delaylab.panels.base import Panel
+from delaylab.panels.race import YOUR_POLICY
 from delaylab.policies.exp_weights import Exp3
 from delaylab.policies.odaaf import ODAAF
 from delaylab.policies.ucb import UCB1
@@ -40,14 +41,14 @@ def _final(panel, name):
 
 
 def _visible(panel):
-    return panel.regret.fig.data[panel.regret._slot[(0, YOUR_POLICY)][1]].visible
+    return panel.regret.line(YOUR_POLICY).visible
 
 
 @pytest.mark.parametrize("which", sorted(PANELS))
 def test_race_draws_on_the_same_draws_and_follows_the_sliders(which):
     make_panel, policy, twin, slider = PANELS[which]
     panel = make_panel()
-    assert isinstance(panel, Racing) and not _visible(panel)
+    assert isinstance(panel, Panel) and panel.races and not _visible(panel)
     message = panel.race(policy)
     assert _visible(panel) and "mean regret" in message and "mean regret" in panel.status.value
     # the same algorithm as one of the paper's curves, on the same draws: the same curve
@@ -79,7 +80,7 @@ def test_student_errors_are_a_sentence_in_the_status(which):
 def test_race_label_and_colour():
     panel = PANELS["conversions"][0]()
     panel.race(lambda: UCB1(), label="my UCB")
-    trace = panel.regret.fig.data[panel.regret._slot[(0, YOUR_POLICY)][1]]
+    trace = panel.regret.line(YOUR_POLICY)
     assert trace.name == "my UCB" and trace.line.color == STYLES[YOUR_POLICY][0]
     used = {c for name, (c, _) in STYLES.items() if name != YOUR_POLICY}
     assert STYLES[YOUR_POLICY][0] not in used  # a colour of its own

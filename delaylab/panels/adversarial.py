@@ -17,7 +17,7 @@ T ≤ 4000, runs ≤ 60, β ∈ [1, 10⁴], η ∈ [10⁻³, 1].
 from __future__ import annotations
 
 import math
-import time
+from typing import NamedTuple
 
 import ipywidgets as W
 import numpy as np
@@ -33,10 +33,9 @@ from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
-from .budget import budgeted
-from .fields import with_seed
-from .layout import panel_layout, section, status_line
-from .race import YOUR_POLICY, RaceSetting, Racing
+from .base import Panel
+from .layout import section
+from .race import YOUR_POLICY, RaceSetting
 from .results import ResultCache
 
 E = math.e
@@ -77,12 +76,19 @@ def make_losses(kind: str, horizon: int, gap: float, delays, seed: int = 0) -> n
     raise ValueError(f"losses must be one of {[k for _, k in LOSSES]}; got {kind!r}")
 
 
-class AdversarialPanel(Racing):
+class Computed(NamedTuple):
+    """What one update of :class:`AdversarialPanel` draws."""
+
+    results: dict  # learner → its Result
+    delays: np.ndarray  # the delay sequence d_t
+
+
+class AdversarialPanel(Panel):
     """Interactive comparison of Exp3, DEW, Skipper and Doubling on oblivious delayed losses."""
 
     def __init__(self, pattern="spikes", losses="bernoulli", beta=30.0, eta=0.05, delay=20, n_huge=5,
                  gap=0.5, horizon=1000, runs=20, shown=NAMES, seed=0):
-        self.seed = seed
+        super().__init__(seed)
         self.pattern = W.Dropdown(options=PATTERNS, value=pattern, description="delays", style=_MENU, layout=_WIDE)
         self.losses = W.Dropdown(options=LOSSES, value=losses, description="losses", style=_MENU, layout=_WIDE)
         self.delay = W.IntSlider(value=delay, min=0, max=200, step=1, description="delay d",
@@ -104,7 +110,6 @@ class AdversarialPanel(Racing):
         self.tune = W.Button(description="β, η ← Corollary 4", tooltip="β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), η = 1/(4eβ)",
                              layout=W.Layout(width="auto"))
         self.tune.on_click(lambda _: self.use_corollary4())
-        self.status = W.HTML()
         self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Regret against the best fixed arm (mean, 95% band)",
                                 height=430)
         self.terms = self._terms_figure()
@@ -114,7 +119,7 @@ class AdversarialPanel(Racing):
         for w in [self.pattern, self.losses, self.delay, self.n_huge, self.gap, self.beta, self.eta,
                   self.horizon, self.runs, *self.toggles.values()]:
             w.observe(self._changed, names="value")
-        self.update()
+        self.start()
 
     # ------------------------------------------------------------------ figures
     @staticmethod
@@ -194,10 +199,9 @@ class AdversarialPanel(Racing):
         self.n_huge.disabled = self.pattern.value != "spikes"
         return [n for n, box in self.toggles.items() if box.value]
 
-    @budgeted
-    def update(self) -> None:
-        """Rerun what the current settings need and redraw both figures in place."""
-        started = time.perf_counter()
+    # ------------------------------------------------------------------ the panel's hooks
+    def compute(self) -> Computed:
+        """Run the selected learners not cached yet for the current settings."""
         T, R = self.horizon.value, self.runs.value
         delays = self._delays()
         names = self.selected()
@@ -205,27 +209,30 @@ class AdversarialPanel(Racing):
         if todo:
             losses = make_losses(self.losses.value, T, self.gap.value, delays, self.seed)
             env = AdversarialLosses(losses, delays, reveal="at_action")
-            res = self.budget.simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
+            res = self.simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
             for n in todo:
                 self._cache[self._key(n)] = res
         self.recomputed = todo
-        race = self.race_compute()
-        beta = self.beta.value
+        return Computed({n: self._cache[self._key(n)] for n in names}, delays)
+
+    def notes(self, c: Computed) -> list[str]:
+        delays, beta = c.delays, self.beta.value
         dmax, D = int(delays.max()), float(delays.sum())
         S = int(np.count_nonzero(delays >= beta))
         Dbeta = float(delays[delays < beta].sum())
-        self.status.value = status_line(
-            self.budget.shown(T, R),
-            f"delays: largest d_max = {dmax:,}, total D = {D:,.0f}",
-            f"DEW learns at η' = min(η, 1/(4e·d_max)) = {self._rates()[0]:.2e}",
-            f"Skipper skips the |S_β| = {S:,} rounds of delay ≥ β (the others' delays sum to D_β = {Dbeta:,.0f}) "
-            f"and learns at η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}",
-            self._eta_note(), race_line=race.line)
-        with self.regret.updating():
-            self.regret.show_curves({n: (self._cache[self._key(n)], n) for n in names})
-            race.draw(self.regret)
-        self._draw_terms(delays)
-        self.last_update_seconds = time.perf_counter() - started
+        return [f"delays: largest d_max = {dmax:,}, total D = {D:,.0f}",
+                f"DEW learns at η' = min(η, 1/(4e·d_max)) = {self._rates()[0]:.2e}",
+                f"Skipper skips the |S_β| = {S:,} rounds of delay ≥ β (the others' delays sum to D_β = {Dbeta:,.0f}) "
+                f"and learns at η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}",
+                self._eta_note()]
+
+    def draw(self, c: Computed) -> None:
+        """The regret curves."""
+        self.regret.show_curves({n: (res, n) for n, res in c.results.items()})
+
+    def draw_below(self, c: Computed) -> None:
+        """The terms of Theorem 3 along β."""
+        self._draw_terms(c.delays)
 
     def _eta_note(self) -> str:
         """Say so when moving η cannot change any curve shown (η matters only below a cap)."""
@@ -250,23 +257,17 @@ class AdversarialPanel(Racing):
             f.data[4].x, f.data[4].y = [self.beta.value] * 2, [0.5, top]
             f.data[5].x, f.data[5].y = [b4] * 2, [0.5, top]
 
-    # ------------------------------------------------------------------ display
-    @property
-    def widget(self):
+    def controls(self) -> list:
         toggles = W.GridBox(list(self.toggles.values()),
                             layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
-        controls = [section("Delays and losses", self.pattern, self.delay, self.n_huge, self.losses, self.gap),
-                    section("Learners", self.beta, self.eta, self.tune, toggles,
-                            note="Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
-                                 "Doubling: no parameter"),
-                    section("Simulation", self.horizon, self.runs)]
-        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
-                            after_main=[self.save.widget], below=[self.terms])
+        return [section("Delays and losses", self.pattern, self.delay, self.n_huge, self.losses, self.gap),
+                section("Learners", self.beta, self.eta, self.tune, toggles,
+                        note="Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
+                             "Doubling: no parameter"),
+                section("Simulation", self.horizon, self.runs)]
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
+    def below(self) -> list:
+        return [self.terms]
 
     def race_setting(self) -> RaceSetting:
         """The panel's runs, for "your policy" (context: the delays d_t, d_max, η, β)."""

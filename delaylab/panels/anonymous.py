@@ -14,7 +14,7 @@ Ranges keep every update within about a second or two: E[τ] ∈ [0.5, 50], T �
 from __future__ import annotations
 
 import math
-import time
+from typing import NamedTuple
 
 import ipywidgets as W
 import numpy as np
@@ -27,10 +27,9 @@ from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..viz.plots import CurvePlot
 from ..viz.save import SaveButton
-from .budget import budgeted
-from .fields import with_seed
-from .layout import panel_layout, section, status_line
-from .race import YOUR_POLICY, RaceSetting, Racing
+from .base import Panel
+from .layout import section
+from .race import YOUR_POLICY, RaceSetting
 from .results import ResultCache
 
 NAMES = ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB")
@@ -58,11 +57,20 @@ def true_bound(law) -> int:
     return int(law._par_high) if isinstance(law, Uniform) else int(law.ppf(0.999))
 
 
-class AnonymousPanel(Racing):
+class Computed(NamedTuple):
+    """What one update of :class:`AnonymousPanel` draws."""
+
+    results: dict  # policy name → its Result
+    law: object
+    horizon: int
+    valid_b: bool  # whether ODAAF-B's d is a bound (≥ E[τ]): else it is not run
+
+
+class AnonymousPanel(Panel):
     """Interactive comparison of ODAAF, ODAAF-B, ODAAF-V, QPM-D and Improved UCB (no delay)."""
 
     def __init__(self, law="uniform", mean_delay=10.0, gap=0.3, horizon=5000, runs=20, seed=0):
-        self.seed = seed
+        super().__init__(seed)
         self.law = W.Dropdown(options=list(LAWS.items()), value=law, description="delay law",
                               style=_STYLE, layout=_WIDE)
         self.mean_delay = W.FloatSlider(value=mean_delay, min=0.5, max=50, step=0.5, description="E[τ]",
@@ -78,7 +86,6 @@ class AnonymousPanel(Racing):
         self.runs = W.IntSlider(value=runs, min=4, max=40, step=2, description="runs",
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
         self.truth = W.HTML()
-        self.status = W.HTML()
         self.summary = W.HTML()
         self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.save = SaveButton(self.regret.fig, "aggregated-anonymous-regret")
@@ -89,7 +96,7 @@ class AnonymousPanel(Racing):
             w.observe(self._changed, names="value")
         for w in [self.law, self.mean_delay]:
             w.observe(self._law_changed, names="value")
-        self.update()
+        self.start()
 
     # ------------------------------------------------------------------ events
     def _changed(self, change):
@@ -133,11 +140,9 @@ class AnonymousPanel(Racing):
                 "ODAAF-V": lambda: ODAAFV(mean_delay=mu, variance=float(self.variance.value)),
                 "QPM-D": lambda: QPMD(UCB1()), "Improved UCB": lambda: ImprovedUCB()}[name]()
 
-    # ------------------------------------------------------------------ computation
-    @budgeted
-    def update(self) -> None:
-        """Rerun what the current settings need and redraw the figure in place."""
-        started = time.perf_counter()
+    # ------------------------------------------------------------------ the panel's hooks
+    def compute(self) -> Computed:
+        """Run what the current settings need and is not cached (moving d reruns ODAAF-B only)."""
         law = self.delay_law
         mu = float(law.mean)
         theta, T, R = self.means, self.horizon.value, self.runs.value
@@ -156,32 +161,34 @@ class AnonymousPanel(Racing):
             env = {"anonymous": lambda: AggregatedAnonymous(theta, law),
                    "labelled": lambda: LabelledRewards(theta, law),
                    "no delay": lambda: AggregatedAnonymous(theta, Fixed(0))}[kind]()
-            res = self.budget.simulate(env, {n: self._policy(n, mu) for n in group}, T, R, self.seed, checkpoints=300,
-                           trace=kind == "anonymous")
+            res = self.simulate(env, {n: self._policy(n, mu) for n in group}, T, R, self.seed, checkpoints=300,
+                                trace=kind == "anonymous")
             for n in group:
                 self._cache[keys[n]] = res
         self.recomputed = todo
-        race = self.race_compute()
-        binds = odaaf_b_binding_bound(T, mu)
-        note = (f"ODAAF-B is not run: d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound on the delays"
-                if not valid_b else
-                f"ODAAF-B's phases depend on d only for d > {binds:,.0f}: below, moving d changes nothing"
-                if self.bound.value <= binds else "")
-        self.status.value = status_line(self.budget.shown(T, R), note, race_line=race.line)
-        with self.regret.updating():
-            self.regret.show_curves({n: (self._cache[keys[n]], n) for n in names})
-            race.draw(self.regret)
-        self._describe(law, names, keys, T)
-        self.last_update_seconds = time.perf_counter() - started
+        return Computed({n: self._cache[keys[n]] for n in names}, law, T, valid_b)
 
-    def _describe(self, law, names, keys, T):
+    def notes(self, c: Computed) -> list[str]:
+        mu = float(c.law.mean)
+        binds = odaaf_b_binding_bound(c.horizon, mu)
+        return [f"ODAAF-B is not run: d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound on the delays"
+                if not c.valid_b else
+                f"ODAAF-B's phases depend on d only for d > {binds:,.0f}: below, moving d changes nothing"
+                if self.bound.value <= binds else ""]
+
+    def draw(self, c: Computed) -> None:
+        """The regret curves."""
+        self.regret.show_curves({n: (res, n) for n, res in c.results.items()})
+
+    def draw_below(self, c: Computed) -> None:
+        """The law's facts under its controls, and the table of final regrets and eliminations."""
+        law = c.law
         self.truth.value = (f"<div style='color:#555;font-size:12px;line-height:1.35'>{law.label}: "
                             f"E[τ] = {float(law.mean):.2f}, V(τ) = {float(law.var):.1f}, "
                             f"{'largest delay' if isinstance(law, Uniform) else '99.9% quantile'} = "
                             f"{true_bound(law)}; θ = {self.means}</div>")
         rows, pad = [], " style='padding:0 10px 0 0'"
-        for n in names:
-            res = self._cache[keys[n]]
+        for n, res in c.results.items():
             final = res.final(n)
             half = 1.96 * final.std(ddof=1) / np.sqrt(final.size)
             digits = 1 if half < 10 else 0  # "± 0" would say the runs all agree
@@ -198,20 +205,14 @@ class AnonymousPanel(Racing):
                               f"<th{pad}>regret at T (95% CI)</th><th{pad}>worse arm eliminated</th></tr>"
                               + "".join(rows) + "</table>")
 
-    # ------------------------------------------------------------------ display
-    @property
-    def widget(self):
-        controls = [section("Delays", self.law, self.mean_delay, self.truth),
-                    section("What the variants are told", self.bound, self.variance,
-                            note="reset to the truth when the law changes"),
-                    section("Arms and simulation", self.gap, self.horizon, self.runs)]
-        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
-                            after_main=[self.save.widget], below=[self.summary])
+    def controls(self) -> list:
+        return [section("Delays", self.law, self.mean_delay, self.truth),
+                section("What the variants are told", self.bound, self.variance,
+                        note="reset to the truth when the law changes"),
+                section("Arms and simulation", self.gap, self.horizon, self.runs)]
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
+    def below(self) -> list:
+        return [self.summary]
 
     def race_setting(self) -> RaceSetting:
         """The panel's runs with anonymous feedback, for "your policy" (context: the delay law, its mean

@@ -13,7 +13,7 @@ Ranges are bounded so that no combination fails or takes more than about two sec
 
 from __future__ import annotations
 
-import time
+from typing import NamedTuple
 
 import ipywidgets as W
 import numpy as np
@@ -28,10 +28,10 @@ from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
-from .budget import budgeted
-from .fields import Presets, with_seed
-from .layout import panel_layout, section, status_line
-from .race import YOUR_POLICY, RaceSetting, Racing
+from .base import Panel
+from .fields import Presets
+from .layout import section
+from .race import YOUR_POLICY, RaceSetting
 from .results import ResultCache
 
 MU_1 = 0.6
@@ -43,12 +43,21 @@ _STYLE = {"description_width": "120px"}
 _WIDE = W.Layout(width="330px")
 
 
-class ArmDelaysPanel(Racing):
+class Computed(NamedTuple):
+    """What one update of :class:`ArmDelaysPanel` draws."""
+
+    results: dict  # policy name → its Result
+    means: tuple
+    alphas: tuple
+    horizon: int
+
+
+class ArmDelaysPanel(Panel):
     """Interactive comparison of Patient Bandits, D-UCB and UCB1 with arm-dependent delays."""
 
     def __init__(self, alpha1=1.0, alpha2=0.3, gap=0.2, alpha_hat=0.3, window=50, horizon=1500, runs=30,
                  assumed="pareto07", shown=("Patient Bandits", "D-UCB", "UCB1"), seed=0):
-        self.seed = seed
+        super().__init__(seed)
 
         def slider(cls, value, lo, hi, step, desc, fmt):
             return cls(value=value, min=lo, max=hi, step=step, description=desc, readout_format=fmt,
@@ -69,7 +78,6 @@ class ArmDelaysPanel(Racing):
                                   layout=_WIDE)
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
                         for n in TOGGLES}
-        self.status = W.HTML()
         self.regret = CurvePlot([*TOGGLES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=420)
         self.save = SaveButton(self.regret.fig, "arm-dependent-delays-regret")
         self.means_fig = self._means_figure()
@@ -79,7 +87,7 @@ class ArmDelaysPanel(Racing):
                   self.assumed, *self.toggles.values()]:
             w.observe(self._changed, names="value")
         self.presets = Presets(self.preset, [self.alpha1, self.alpha2, self.gap], PRESETS, self.update)
-        self.update()
+        self.start()
 
     # ------------------------------------------------------------------ figures
     @staticmethod
@@ -145,11 +153,9 @@ class ArmDelaysPanel(Racing):
                 "Adapt-Patient Bandits": (("A",), lambda: AdaptPatientBandits(c=0.7, alpha_low=0.1, mu_low=0.6))}
         return {n: make[n] for n in names}
 
-    # ------------------------------------------------------------------ computation
-    @budgeted
-    def update(self) -> None:
-        """Rerun what the current settings need and redraw the figures in place."""
-        started = time.perf_counter()
+    # ------------------------------------------------------------------ the panel's hooks
+    def compute(self) -> Computed:
+        """Run the selected policies not cached yet for the current settings."""
         means, alphas, T, R = self.means, self.alphas, self.horizon.value, self.runs.value
         setting = (means, alphas, T, R, self.seed)
         names = [n for n, box in self.toggles.items() if box.value]
@@ -157,30 +163,35 @@ class ArmDelaysPanel(Racing):
         todo = {n: p for n, (k, p) in pols.items() if (k, setting) not in self._cache}
         if todo:
             env = Conversions(means, delays=[Pareto(a) for a in alphas])
-            res = self.budget.simulate(env, {n: make() for n, make in todo.items()}, T, R, self.seed, checkpoints=200,
-                           trace="Patient Bandits" in todo)
+            res = self.simulate(env, {n: make() for n, make in todo.items()}, T, R, self.seed, checkpoints=200,
+                                trace="Patient Bandits" in todo)
             for n in todo:
                 self._cache[(pols[n][0], setting)] = res
         self.recomputed = list(todo)
-        race = self.race_compute()
+        return Computed({n: self._cache[(pols[n][0], setting)] for n in pols}, means, alphas, T)
+
+    def notes(self, c: Computed) -> list[str]:
+        means, alphas = c.means, c.alphas
         better = 2 if means[1] > means[0] else (1 if means[0] > means[1] else None)
         heavier = 2 if alphas[1] < alphas[0] else (1 if alphas[0] < alphas[1] else None)
         note = ("no gap: both arms are optimal" if better is None else
                 f"arm {better} is better" + (" and has the heavier tail" if better == heavier else ""))
-        self.status.value = status_line(self.budget.shown(T, R), f"μ = {means}, α = {alphas}: {note}.",
-                                        race_line=race.line)
-        with self.regret.updating():
-            self.regret.show_curves({n: (self._cache[(pols[n][0], setting)], n) for n in pols})
-            race.draw(self.regret)
-        self._draw_means(pols, setting, means)
-        self._draw_tails(alphas, T)
-        self.last_update_seconds = time.perf_counter() - started
+        return [f"μ = {means}, α = {alphas}: {note}."]
 
-    def _draw_means(self, pols, setting, means):
+    def draw(self, c: Computed) -> None:
+        """The regret curves."""
+        self.regret.show_curves({n: (res, n) for n, res in c.results.items()})
+
+    def draw_below(self, c: Computed) -> None:
+        """The observed means of Patient Bandits, and the delay tails."""
+        self._draw_means(c.results.get("Patient Bandits"), c.means)
+        self._draw_tails(c.alphas, c.horizon)
+
+    def _draw_means(self, res, means):
+        """μ̂ᵢ(t) of Patient Bandits (its Result ``res``, None if not shown) against the true μᵢ."""
         fig = self.means_fig
         with fig.batch_update():
-            if "Patient Bandits" in pols:
-                res = self._cache[(pols["Patient Bandits"][0], setting)]
+            if res is not None:
                 observed = res.traces["Patient Bandits"]["mean"].mean(axis=0)  # (n, K)
                 t = res.times
                 for i in range(2):
@@ -201,21 +212,15 @@ class ArmDelaysPanel(Racing):
             w = self.window.value
             fig.data[3].x, fig.data[3].y = [w, w], [float(Pareto(max(alphas)).sf(m[-1])), 1.0]
 
-    # ------------------------------------------------------------------ display
-    @property
-    def widget(self):
+    def controls(self) -> list:
         toggles = W.GridBox(list(self.toggles.values()),
                             layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
-        controls = [section("Instance (μ₁ = 0.6, μ₂ = 0.6 + Δ)", self.preset, self.alpha1, self.alpha2, self.gap),
-                    section("Algorithms", self.alpha_hat, self.window, self.assumed, toggles),
-                    section("Simulation", self.horizon, self.runs)]
-        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
-                            after_main=[self.save.widget], below=[self.means_fig, self.tails_fig])
+        return [section("Instance (μ₁ = 0.6, μ₂ = 0.6 + Δ)", self.preset, self.alpha1, self.alpha2, self.gap),
+                section("Algorithms", self.alpha_hat, self.window, self.assumed, toggles),
+                section("Simulation", self.horizon, self.runs)]
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
+    def below(self) -> list:
+        return [self.means_fig, self.tails_fig]
 
     def race_setting(self) -> RaceSetting:
         """The panel's runs, for "your policy" (context: α̂, the window m of D-UCB, the law D-UCB is told,

@@ -1,14 +1,15 @@
 """Every control of a live panel answers within a time budget (1 s), whatever its values.
 
-One mechanism for all panels: decorate the panel's ``update`` with :func:`budgeted`, call
-``self.budget.simulate(...)`` where it called :func:`delaylab.simulate`, and begin the status line
-with ``self.budget.shown(T, R)`` (what the figures show: all runs, or how many so far). Then, at
-each move:
+A panel (:class:`~delaylab.panels.base.Panel`) owns one :class:`Budget`: its ``update`` runs
+through :meth:`Budget.run`, its simulations through ``self.simulate(...)`` (:meth:`Budget.simulate`,
+the arguments of :func:`delaylab.simulate`), and its status line begins with
+:meth:`Budget.shown` (what the figures show: all runs, or how many so far). Then, at each move:
 
-1. The cost of the simulation is estimated from the panel's own measured timings (seconds per
-   step of each policy, as a function of the number of runs: ``a + b·R``, refitted after every
-   simulation). Nothing is hard-coded: a faster engine (compiled kernels) or a slower machine
-   changes the measurements, hence the sizes.
+1. The cost of the simulation is estimated from measured timings (seconds per step of each
+   policy, as a function of the number of runs: ``a + b·R``, refitted after every simulation;
+   :class:`CostModel`, scaled by :class:`MachineSpeed` for policies not measured yet). Nothing
+   is hard-coded: a faster engine (compiled kernels) or a slower machine changes the
+   measurements, hence the sizes.
 2. If the whole computation fits the budget, it runs at once, as before.
 3. Otherwise a *first answer* that fits is computed at once: the first runs (fewer of them,
    down to :data:`MIN_RUNS`), then if needed a shorter horizon. Later simulations of the same
@@ -20,10 +21,10 @@ each move:
    shows exactly the first runs of the full one, and computing policies one at a time changes
    nothing.
 4. A newer move cancels a stale computation: the engine's ``progress`` hook, called after each
-   block of steps, raises :class:`Cancelled` once the panel's generation counter has moved on.
+   block of steps, raises :class:`Cancelled` once the budget's generation counter has moved on.
    The controls stay responsive: the kernel's main thread only computes first answers.
 
-Figures are updated on one path: the panel's own ``update`` (under the panel's lock), from the
+Figures are updated on one path: the panel's refresh (under the budget's lock), from the
 main thread for a move, from the background thread for a refinement, never both at once. The
 first answer is never kept as a full result: :class:`~delaylab.panels.results.ResultCache`
 does not count it as computed.
@@ -32,7 +33,6 @@ does not count it as computed.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import threading
 import time
@@ -40,7 +40,6 @@ import time
 import numpy as np
 
 from ..engine import simulate as _simulate
-from .fields import lock_panel_controls
 
 #: seconds within which every control move shows an answer
 BUDGET_SECONDS = 1.0
@@ -53,8 +52,7 @@ SAFETY = 0.5
 #: a whole computation runs at once if its estimate is within this share of the time left. An
 #: estimate can be low: a policy's cost is learnt from simulations shared with other policies,
 #: whose common work (drawing the delays and rewards) is shared out among them, so the policies
-#: left after one is switched off cost more each than measured (panel 03, 2 cores: 0.92 s where
-#: 0.77 s was expected; at 0.8 such a move took up to 0.96 s)
+#: left after one is switched off cost more each than measured
 FIT = 0.7
 #: prior cost of one step of one policy: a + b·R seconds (replaced by measurements at once)
 PRIOR_A, PRIOR_B = 60e-6, 0.4e-6
@@ -71,7 +69,27 @@ class Cancelled(Exception):
 
 
 # ----------------------------------------------------------------------------- cost model
-_SPEED = {"scale": 1.0}  # every panel's measurements against the prior: how fast this machine is
+class MachineSpeed:
+    """How fast this machine simulates, against the prior cost of a step (``PRIOR_A + PRIOR_B·R``
+    seconds): one scale, learnt from every measured simulation of the cost models sharing it.
+
+    A policy never measured is estimated with it, so that a panel's first move on a slow (or
+    fast) machine is sized from what the other panels of the kernel have seen. The panels of a
+    kernel share one (:attr:`delaylab.panels.base.Panel.speed`).
+    """
+
+    def __init__(self, scale: float = 1.0):
+        self.scale = scale
+
+    def prior(self, R: int) -> float:
+        """Seconds per step of a policy never measured, for R runs."""
+        return self.scale * (PRIOR_A + PRIOR_B * R)
+
+    def learn(self, measured: float, R: int) -> None:
+        """A policy took ``measured`` seconds per step for R runs: move the scale a fifth of the
+        way towards what that says about this machine."""
+        prior = self.prior(R)
+        self.scale = 0.8 * self.scale + 0.2 * self.scale * measured / prior
 
 
 class CostModel:
@@ -79,13 +97,16 @@ class CostModel:
 
     Keys are (policy name, number of arms, dimension, the policy's window m): what changes a
     policy's cost most. The window matters for the on-the-fly linear policies, whose step sums
-    over the last m rounds (panel 03, 20 runs, d = 8, K = 2: OTFLinUCB 0.83 µs per run and step
-    at m = 10, 6.1 µs at m = 500); without it, the estimates mixed windows, and moves from the
-    panel's largest window took up to 1.04 s.
+    over the last m rounds: their cost grows with m, and estimates that mixed windows sized
+    moves from a large window too large.
+
+    ``speed``: the :class:`MachineSpeed` it learns into and estimates unmeasured policies from
+    (its own if not given).
     """
 
-    def __init__(self):
+    def __init__(self, speed: MachineSpeed | None = None):
         self.obs: dict = {}  # key → {R: seconds per step}
+        self.speed = MachineSpeed() if speed is None else speed
 
     @staticmethod
     def key(name, setting, policy=None):
@@ -104,7 +125,7 @@ class CostModel:
                 return _per_step(windows[w], R) * (1.0 if above else key[3] / w)
         if not obs:  # never measured: as costly as the costliest measured one, else the prior
             known = [self.rate(k, R) for k in list(self.obs) if self.obs.get(k)]
-            return max(known) if known else _SPEED["scale"] * (PRIOR_A + PRIOR_B * R)
+            return max(known) if known else self.speed.prior(R)
         return _per_step(obs, R)
 
     def seconds(self, keys, T: int, R: int) -> float:
@@ -117,10 +138,9 @@ class CostModel:
         total = sum(predicted)
         per_step = seconds / max(T, 1)
         for k, p in zip(keys, predicted):
-            prior = _SPEED["scale"] * (PRIOR_A + PRIOR_B * R)
             measured = per_step * p / total
             self.obs.setdefault(k, {})[int(R)] = measured
-            _SPEED["scale"] = 0.8 * _SPEED["scale"] + 0.2 * _SPEED["scale"] * measured / prior
+            self.speed.learn(measured, R)
 
 
 def _per_step(obs: dict, R: int) -> float:
@@ -149,9 +169,9 @@ OVERRUN = 1.6
 def _watchdog(left: float, estimate: float):
     """The engine's progress hook: stop a computation, as soon as that is clear, if it is
     projected to take more than the ``left`` seconds, or more than :data:`OVERRUN` times its
-    ``estimate``. The cost model does not know every parameter a policy's cost depends on
-    (panel 03's window m, for one): a first answer sized for half a second once took 0.91 s
-    and its move 0.93 s. Stopped early, the computation is re-sized with the speed it showed."""
+    ``estimate``. The cost model does not know every parameter a policy's cost depends on, so
+    an estimate can be far off. Stopped early, the computation is re-sized with the speed it
+    showed."""
     t0 = time.perf_counter()
     allowed = max(min(left, OVERRUN * estimate), 0.05)
 
@@ -204,12 +224,27 @@ def _merge(results):
 
 
 class Budget:
-    """The time budget of one panel: first answers, background refinement, cancellation."""
+    """The time budget of one panel: first answers, background refinement, cancellation.
 
-    def __init__(self, panel, update, seconds: float | None = None, ignore=()):
-        self.panel, self._update = panel, update
+    Parameters
+    ----------
+    panel : the panel whose ``seed`` the results depend on, and whose ``status`` line says so
+        when a refinement fails.
+    refresh : callable () -> None
+        The panel's computation and drawing (:meth:`~delaylab.panels.base.Panel.refresh`),
+        called by :meth:`run` for a move and from the background thread for a refinement.
+    controls : list of widgets
+        The controls whose values the results depend on (with the seed: :meth:`state`).
+    seconds : float, optional
+        The budget of each move (default :data:`BUDGET_SECONDS`).
+    speed : MachineSpeed, optional
+        Shared with other budgets: how fast this machine is (see :class:`CostModel`).
+    """
+
+    def __init__(self, panel, refresh, controls, seconds: float | None = None, speed: MachineSpeed | None = None):
+        self.panel, self._refresh = panel, refresh
         self._seconds = seconds
-        self.model = CostModel()
+        self.model = CostModel(speed)
         self.lock = threading.RLock()
         self.generation = 0
         self.partial = None  # what the figures show when it is not everything: (T1, R1, T, R)
@@ -218,8 +253,7 @@ class Budget:
         self._deferred: list[_Job] = []
         self._deadline = 0.0
         self._local = threading.local()
-        skip = {id(getattr(panel, name)) for name in ignore}
-        self._controls = [w for w in lock_panel_controls(panel) if w.has_trait("value") and id(w) not in skip]
+        self._controls = list(controls)
         self._thread: threading.Thread | None = None
         self._draw_seconds = 0.1  # time an update spends outside simulations (drawing)
         self._simulating = 0.0
@@ -235,8 +269,8 @@ class Budget:
     def seconds(self, value: float) -> None:
         self._seconds = value
 
-    # ------------------------------------------------------------------ the update wrapper
-    def run_update(self, args, kwargs, unlimited=False):
+    # ------------------------------------------------------------------ a move
+    def run(self, unlimited: bool = False) -> None:
         """A move: cancel what is stale, answer within the budget, refine in the background.
         ``unlimited``: compute everything at once (a panel's first drawing, at its defaults)."""
         self.generation += 1
@@ -253,7 +287,7 @@ class Budget:
                 self._mover = threading.get_ident()  # the thread answering this move
             self._depth += 1
             try:
-                return self._update(self.panel, *args, **kwargs)
+                self._refresh()
             finally:
                 self._depth -= 1
                 if outer:
@@ -361,7 +395,7 @@ class Budget:
     def state(self) -> tuple:
         """The values of the panel's controls and its seed: what its results depend on. A
         refinement is drawn only if they are still those it was computed for."""
-        return tuple(w.value for w in self._controls) + (getattr(self.panel, "seed", None),)
+        return tuple(w.value for w in self._controls) + (self.panel.seed,)
 
     def _start_refinement(self, generation, jobs, state):
         thread = threading.Thread(target=self._refine, args=(generation, list(jobs), state), daemon=True,
@@ -410,7 +444,7 @@ class Budget:
                     self.partial = None if final else (T, min(runs, most), T, most)
                     self._local.ready, self._local.state = ready, state
                     try:
-                        self._update(self.panel)
+                        self._refresh()
                     except Cancelled:
                         return
                     finally:
@@ -421,8 +455,8 @@ class Budget:
         except Exception:  # never silently: the kernel's log shows it, the panel keeps its first answer
             log.exception("background refinement of %s failed", type(self.panel).__name__)
             with self.lock:  # and the status line no longer promises the rest
-                status = getattr(self.panel, "status", None)
-                if self.generation == generation and status is not None and COMPUTING in status.value:
+                status = self.panel.status
+                if self.generation == generation and COMPUTING in status.value:
                     status.value = status.value.replace(COMPUTING, FAILED)
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -446,37 +480,3 @@ class Budget:
 
 def _count(runs) -> int:
     return len(runs) if isinstance(runs, list) else int(runs)
-
-
-def budgeted(update=None, *, ignore=()):
-    """Decorate a panel's ``update``: each call answers within the panel's budget (see the
-    module's doc). The panel gets a ``budget`` attribute; its controls' limits are locked
-    against the page (:func:`~delaylab.panels.fields.lock_panel_controls`). ``ignore``: names
-    of controls that do not change what ``update`` computes (e.g. a slider that only redraws)."""
-    if update is None:
-        return functools.partial(budgeted, ignore=ignore)
-
-    @functools.wraps(update)
-    def wrapper(self, *args, **kwargs):
-        budget = self.__dict__.get("budget")
-        if budget is None:  # the panel's first drawing, at its defaults: the whole of it, at once
-            budget = self.__dict__["budget"] = Budget(self, update, ignore=ignore)
-            return budget.run_update(args, kwargs, unlimited=True)
-        return budget.run_update(args, kwargs)
-
-    return wrapper
-
-
-def locked(draw):
-    """Decorate a panel method that redraws without computing (e.g. a time slider's): it waits
-    for a refinement being drawn from the background thread, instead of drawing at once."""
-
-    @functools.wraps(draw)
-    def wrapper(self, *args, **kwargs):
-        budget = self.__dict__.get("budget")
-        if budget is None:
-            return draw(self, *args, **kwargs)
-        with budget.lock:
-            return draw(self, *args, **kwargs)
-
-    return wrapper

@@ -11,7 +11,7 @@ m ∈ [0, 5000], θ_k ∈ [0.01, 0.9], T ≤ 20,000, runs ≤ 200.
 
 from __future__ import annotations
 
-import time
+from typing import NamedTuple
 
 import ipywidgets as W
 import numpy as np
@@ -24,10 +24,10 @@ from ..policies.ucb import KLUCB, UCB1
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, DelayCdfPlot
 from ..viz.save import SaveButton
-from .budget import budgeted
-from .fields import Presets, with_seed
-from .layout import panel_layout, section, status_line
-from .race import YOUR_POLICY, RaceSetting, Racing
+from .base import Panel
+from .fields import Presets
+from .layout import section
+from .race import YOUR_POLICY, RaceSetting
 from .results import ResultCache
 
 THETA_L = (0.1, 0.05, 0.03)
@@ -46,12 +46,23 @@ def make_policy(toggle: str, law, window):
             "Discarding KL-UCB": lambda: DiscardingKLUCB(law, window)}[toggle]()
 
 
-class ConversionsPanel(Racing):
+class Computed(NamedTuple):
+    """What one update of :class:`ConversionsPanel` draws."""
+
+    curves: dict  # curve name → (Result, the Result's policy name)
+    law: Geometric
+    window: int | None  # None: uncensored
+    theta: tuple
+    horizon: int
+    mean_delay: float
+
+
+class ConversionsPanel(Panel):
     """Interactive comparison of the policies of Vernade et al. (2017) on delayed conversions."""
 
     def __init__(self, mean_delay=500, window=1000, censored=True, means=THETA_L, horizon=2500,
                  runs=60, shown=("UCB1", "D-UCB", "D-KLUCB", "Discarding KL-UCB"), seed=0):
-        self.seed = seed
+        super().__init__(seed)
         self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=1, max=np.log10(5000), step=0.05,
                                            description="mean delay μ", readout_format=".0f",
                                            continuous_update=False, style=_STYLE, layout=_WIDE)
@@ -73,7 +84,6 @@ class ConversionsPanel(Racing):
         self.toggles = {name: W.Checkbox(value=name in shown, description=name, indent=False, layout=W.Layout(width="auto"))
                         for name in TOGGLES}
         self.show_bound = W.Checkbox(value=True, description="lower bound (Theorems 3–4)", indent=False)
-        self.status = W.HTML()
         curves = ["UCB1", "KL-UCB", "D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB", "Discarding KL-UCB",
                   YOUR_POLICY]
         self.regret = CurvePlot(curves, extra=[BOUND], title="Cumulative regret (mean and 95% band over runs)",
@@ -85,7 +95,7 @@ class ConversionsPanel(Racing):
                   *self.toggles.values(), self.show_bound]:
             w.observe(self._changed, names="value")
         self.presets = Presets(self.preset, self.thetas, {"L": THETA_L, "H": THETA_H}, self.update)
-        self.update()
+        self.start()
 
     # ------------------------------------------------------------------ events
     def _changed(self, change):
@@ -114,11 +124,9 @@ class ConversionsPanel(Racing):
         return [n for n, box in self.toggles.items()
                 if box.value and not (uncensored and n.startswith("Discarding"))]
 
-    # ------------------------------------------------------------------ computation
-    @budgeted
-    def update(self) -> None:
-        """Rerun what the current settings need and redraw both figures in place."""
-        started = time.perf_counter()
+    # ------------------------------------------------------------------ the panel's hooks
+    def compute(self) -> Computed:
+        """Run the selected policies not cached yet for the current settings."""
         mu = float(round(self.mean_delay.value))  # whole steps: a readable label, a stable cache key
         law = Geometric(mu)
         m, theta, T, R = self.window_m, self.means, self.horizon.value, self.runs.value
@@ -127,44 +135,43 @@ class ConversionsPanel(Racing):
         todo = [n for n in names if (n, config) not in self._cache]
         if todo:
             env = Conversions(theta, law, window=m)
-            res = self.budget.simulate(env, {n: make_policy(n, law, m) for n in todo}, T, R, self.seed, checkpoints=300)
+            res = self.simulate(env, {n: make_policy(n, law, m) for n in todo}, T, R, self.seed, checkpoints=300)
             for n in todo:
                 self._cache[(n, config)] = res
         self.recomputed = todo
-        race = self.race_compute()
-        shown = {self.curve_name(n): n for n in names}
-        note = "no gap: every arm is optimal" if len(set(theta)) == 1 else ""
-        self.status.value = status_line(self.budget.shown(T, R), note, race_line=race.line)
-        with self.regret.updating():
-            self.regret.show_curves({c: (self._cache[(n, config)], n) for c, n in shown.items()})
-            if self.show_bound.value and len(set(theta)) > 1:
-                t = np.linspace(1, T, 300)
-                slope = (bounds.lai_robbins_slope(theta) if m is None
-                         else bounds.censored_slope(theta, law.cdf(m)))
-                self.regret.set(BOUND, t, slope * np.log(t))
-            else:
-                self.regret.hide(BOUND)
-            race.draw(self.regret)
-        self.cdf.show(law, m, d_max=int(max(3 * mu, 1.5 * (m or 0), 50)))  # room for the τ_m label
-        self.last_update_seconds = time.perf_counter() - started
+        return Computed({self.curve_name(n): (self._cache[(n, config)], n) for n in names}, law, m, theta, T,
+                        mu)
 
-    # ------------------------------------------------------------------ display
-    @property
-    def widget(self):
+    def notes(self, c: Computed) -> list[str]:
+        return ["no gap: every arm is optimal" if len(set(c.theta)) == 1 else ""]
+
+    def draw(self, c: Computed) -> None:
+        """The regret curves and the lower bound."""
+        self.regret.show_curves(c.curves)
+        if self.show_bound.value and len(set(c.theta)) > 1:
+            t = np.linspace(1, c.horizon, 300)
+            slope = (bounds.lai_robbins_slope(c.theta) if c.window is None
+                     else bounds.censored_slope(c.theta, c.law.cdf(c.window)))
+            self.regret.set(BOUND, t, slope * np.log(t))
+        else:
+            self.regret.hide(BOUND)
+
+    def draw_below(self, c: Computed) -> None:
+        """The delay CDF."""
+        mu, m = c.mean_delay, c.window
+        self.cdf.show(c.law, m, d_max=int(max(3 * mu, 1.5 * (m or 0), 50)))  # room for the τ_m label
+
+    def controls(self) -> list:
         toggles = W.GridBox(list(self.toggles.values()),
                             layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
-        controls = [section("Delays and censoring", self.mean_delay, self.window, self.censored,
-                            note="censored: conversions later than m steps are never seen"),
-                    section("Arms", self.preset, *self.thetas),
-                    section("Simulation", self.horizon, self.runs),
-                    section("Policies", toggles, self.show_bound)]
-        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
-                            after_main=[self.save.widget], below=[self.cdf.fig])
+        return [section("Delays and censoring", self.mean_delay, self.window, self.censored,
+                        note="censored: conversions later than m steps are never seen"),
+                section("Arms", self.preset, *self.thetas),
+                section("Simulation", self.horizon, self.runs),
+                section("Policies", toggles, self.show_bound)]
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
+    def below(self) -> list:
+        return [self.cdf.fig]
 
     def race_setting(self) -> RaceSetting:
         """The panel's runs, for "your policy" (context: the delay law and the window m, None if uncensored)."""

@@ -57,14 +57,6 @@ class SeedField:
             self.panel.update()
 
 
-def with_seed(panel, controls) -> W.VBox:
-    """The panel's controls with its seed field under them (one field per panel)."""
-    field = panel.__dict__.get("seed_field")
-    if field is None:
-        field = panel.__dict__["seed_field"] = SeedField(panel)
-    return W.VBox([controls, field.widget])
-
-
 class Presets:
     """A dropdown of named presets for some sliders: choosing one sets them all, with a single
     rerun; moving one of those sliders by hand shows "custom".
@@ -182,7 +174,7 @@ def lock_control(widget) -> None:
     else a message sends (a larger ``max``, a value beyond it, a negative or non-numeric value)
     is dropped, and the page is sent the kernel's state back. The kernel's own code still sets
     any trait (``widget.max = …``)."""
-    if widget.__dict__.get("_delaylab_locked"):
+    if getattr(widget, "_delaylab_locked", False):
         return
     original = widget.set_state  # ipywidgets calls self.set_state(state) for every page update
 
@@ -195,7 +187,7 @@ def lock_control(widget) -> None:
             widget.send_state(key=revert)  # the page shows the kernel's values again
 
     widget.set_state = set_state
-    widget.__dict__["_delaylab_locked"] = True
+    widget._delaylab_locked = True
 
 
 def lock_panel_controls(panel) -> list:

@@ -13,7 +13,7 @@ m ∈ [10, 500], μ ∈ [1, 1000], d ∈ [2, 8], K ∈ [2, 20], T ≤ 3000, runs
 
 from __future__ import annotations
 
-import time
+from typing import NamedTuple
 
 import ipywidgets as W
 import numpy as np
@@ -26,10 +26,9 @@ from ..viz.plots import CurvePlot, DelayCdfPlot, figure_layout
 from ..viz.save import SaveButton
 from ..viz.style import style
 from ..viz.widget import FigureWidget
-from .budget import budgeted, locked
-from .fields import with_seed
-from .layout import panel_layout, section, status_line
-from .race import YOUR_POLICY, RaceSetting, Racing
+from .base import Panel
+from .layout import section
+from .race import YOUR_POLICY, RaceSetting
 from .results import ResultCache
 
 AUTHORS = "OTFLinUCB (authors' code)"
@@ -58,13 +57,23 @@ def make_policy(toggle: str, m, delta, lam, width):
             AUTHORS: lambda: OTFLinUCB(window=m, delta=delta, lam=lam, variant="authors-code")}[toggle]()
 
 
-class LinearPanel(Racing):
+class Computed(NamedTuple):
+    """What one update of :class:`LinearPanel` draws."""
+
+    results: dict  # policy name → its Result
+    law: object
+    kind: str  # the delay-law selector's value
+    mean_delay: float
+    window: int
+
+
+class LinearPanel(Panel):
     """Interactive comparison of OTFLinUCB, OTFLinTS and delay-blind LinUCB (binary action sets,
     θ = (1/√d, …, 1/√d) as in Section 8)."""
 
     def __init__(self, window=100, mean_delay=100, law="geometric", dim=5, n_actions=10, lam=1.0, delta=0.1,
                  horizon=1000, runs=10, width="exact", shown=("OTFLinUCB", "OTFLinTS", "LinUCB"), seed=0):
-        self.seed = seed
+        super().__init__(seed)
         self.law = W.Dropdown(options=LAWS, value=law, description="delay law", style={"description_width": "70px"}, layout=_WIDE)
         self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=0, max=3, step=0.05,
                                            description="mean delay μ", readout_format=".0f",
@@ -87,7 +96,6 @@ class LinearPanel(Racing):
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
                         for n in TOGGLES}
-        self.status = W.HTML()
         self.regret = CurvePlot([*TOGGLES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.cdf = DelayCdfPlot(height=300)
         self.save = SaveButton(self.regret.fig, "linear-delayed-regret")
@@ -95,7 +103,7 @@ class LinearPanel(Racing):
         for w in [self.law, self.mean_delay, self.window, self.dim, self.n_actions, self.lam, self.delta,
                   self.width, self.horizon, self.runs, *self.toggles.values()]:
             w.observe(lambda _: self.update(), names="value")
-        self.update()
+        self.start()
 
     def config(self) -> tuple:
         mu = float(round(self.mean_delay.value))
@@ -103,10 +111,9 @@ class LinearPanel(Racing):
                 round(self.lam.value, 6), round(self.delta.value, 6), self.width.value, self.horizon.value,
                 self.runs.value, self.seed)
 
-    @budgeted
-    def update(self) -> None:
-        """Rerun what the current settings need and redraw in place."""
-        started = time.perf_counter()
+    # ------------------------------------------------------------------ the panel's hooks
+    def compute(self) -> Computed:
+        """Run the selected policies not cached yet for the current settings."""
         kind, mu, m, d, K, lam, delta, width, T, R, seed = cfg = self.config()
         self.mean_delay.disabled = kind == "criteo"
         law = delay_law(kind, mu)
@@ -115,36 +122,35 @@ class LinearPanel(Racing):
         todo = [n for n in names if key(n) not in self._cache]
         if todo:
             env = LinearConversions(np.full(d, 1 / np.sqrt(d)), law, n_actions=K, window=m)
-            res = self.budget.simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
+            res = self.simulate(env, {n: make_policy(n, m, delta, lam, width) for n in todo}, T, R, seed, checkpoints=200)
             for n in todo:
                 self._cache[key(n)] = res
         self.recomputed = todo
-        race = self.race_compute()
-        tau = float(law.cdf(m))
-        self.status.value = status_line(self.budget.shown(T, R),
-                                        f"τ_m = P(D ≤ m) = {tau:.3f}: the estimate θ̂ targets {tau:.2f}·θ, not θ",
-                                        race_line=race.line)
-        with self.regret.updating():
-            self.regret.show_curves({n: (self._cache[key(n)], n) for n in names})
-            race.draw(self.regret)
-        self.cdf.show(law, m, d_max=int(max(3 * mu, 1.5 * m, 50)) if kind != "criteo" else 3 * m)
-        self.last_update_seconds = time.perf_counter() - started
+        return Computed({n: self._cache[key(n)] for n in names}, law, kind, mu, m)
 
-    @property
-    def widget(self):
+    def notes(self, c: Computed) -> list[str]:
+        tau = float(c.law.cdf(c.window))
+        return [f"τ_m = P(D ≤ m) = {tau:.3f}: the estimate θ̂ targets {tau:.2f}·θ, not θ"]
+
+    def draw(self, c: Computed) -> None:
+        """The regret curves."""
+        self.regret.show_curves({n: (res, n) for n, res in c.results.items()})
+
+    def draw_below(self, c: Computed) -> None:
+        """The delay CDF."""
+        mu, m = c.mean_delay, c.window
+        self.cdf.show(c.law, m, d_max=int(max(3 * mu, 1.5 * m, 50)) if c.kind != "criteo" else 3 * m)
+
+    def controls(self) -> list:
         toggles = W.GridBox(list(self.toggles.values()),
                             layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
-        controls = [section("Delays and window", self.law, self.mean_delay, self.window),
-                    section("Problem and learners", self.dim, self.n_actions, self.lam, self.delta, self.width),
-                    section("Simulation", self.horizon, self.runs),
-                    section("Policies", toggles)]
-        return panel_layout(self.regret.fig, self.status, [with_seed(self, W.VBox(controls))],
-                            after_main=[self.save.widget], below=[self.cdf.fig])
+        return [section("Delays and window", self.law, self.mean_delay, self.window),
+                section("Problem and learners", self.dim, self.n_actions, self.lam, self.delta, self.width),
+                section("Simulation", self.horizon, self.runs),
+                section("Policies", toggles)]
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
+    def below(self) -> list:
+        return [self.cdf.fig]
 
     def race_setting(self) -> RaceSetting:
         """The panel's runs, for "your policy" (context: the window m, δ, λ, the width rule, the delay law)."""
@@ -169,19 +175,23 @@ def ellipse(center, v_inv, radius, n=120):
     return center[:, None] + radius * L @ np.stack([np.cos(phi), np.sin(phi)])
 
 
-class EllipsePanel:
+class EllipsePanel(Panel):
     """One run of OTFLinUCB in d = 2: θ, τ_m·θ, θ̂^W_t and its confidence ellipse over time."""
 
+    redraw_only = ("time",)  # moves along the run: nothing is recomputed
+    shows_seed = False  # one chosen run
+    legend_below = False  # the axes keep one scale
+
     def __init__(self, theta=(0.8, 0.45), mean_delay=50, window=50, horizon=3000, n_actions=8, seed=1):
+        super().__init__(seed)
         self.theta = np.asarray(theta, dtype=float)
-        self.horizon, self.n_actions, self.seed = horizon, n_actions, seed
+        self.horizon, self.n_actions = horizon, n_actions
         self.mean_delay = W.IntSlider(value=mean_delay, min=1, max=400, step=1, description="mean delay μ",
                                       continuous_update=False, style=_STYLE, layout=_WIDE)
         self.window = W.IntSlider(value=window, min=1, max=400, step=1, description="window m",
                                   continuous_update=False, style=_STYLE, layout=_WIDE)
         self.time = W.IntSlider(value=horizon // 10, min=10, max=horizon, step=10, description="time t",
                                 style=_STYLE, layout=_WIDE)
-        self.status = W.HTML()
         fig = go.Figure()
         blue, verm = style("OTFLinUCB")["color"], "#D55E00"
         fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="confidence ellipse (radius α = 2f + delay term)",
@@ -201,58 +211,67 @@ class EllipsePanel:
                       yaxis=dict(title="θ₂", range=[-0.6, 1.1], scaleanchor="x", scaleratio=1))
         self.fig = FigureWidget(fig)
         self._cache: dict = {}
-        self.mean_delay.observe(lambda _: self.compute(), names="value")
-        self.window.observe(lambda _: self.compute(), names="value")
-        self.time.observe(lambda _: self.draw(), names="value")
-        self.compute()
+        self.mean_delay.observe(lambda _: self.update(), names="value")
+        self.window.observe(lambda _: self.update(), names="value")
+        self.time.observe(lambda _: self.redraw(), names="value")
+        self.start()
 
-    @budgeted(ignore=("time",))
+    @property
+    def main_figure(self):
+        return self.fig
+
+    def size(self) -> tuple:
+        return ()  # one run: the status line speaks only of a first answer
+
+    # ------------------------------------------------------------------ the panel's hooks
     def compute(self) -> None:
-        """One run with the traced state at every 10th step."""
+        """One run with the traced state at every 10th step (``trace``), and ``tau_m``."""
         mu, m = self.mean_delay.value, self.window.value
         if (mu, m) not in self._cache:
             env = LinearConversions(self.theta, Geometric(mu), n_actions=self.n_actions, window=m,
                                     action_sets=quarter_circle)
             pol = OTFLinUCB(window=m)
-            res = self.budget.simulate(env, {"OTFLinUCB": pol}, self.horizon, [self.seed], 0,
-                                       checkpoints=np.arange(10, self.horizon + 1, 10), trace=True)
+            res = self.simulate(env, {"OTFLinUCB": pol}, self.horizon, [self.seed], 0,
+                                checkpoints=np.arange(10, self.horizon + 1, 10), trace=True)
             tr = {k: v[0] for k, v in res.traces["OTFLinUCB"].items()}
             tr["times"] = res.times
             if "first_answer" not in res.notes:  # a first answer is drawn, not kept
                 self._cache[(mu, m)] = tr
         self.trace = self._cache[(mu, m)] if (mu, m) in self._cache else tr
         self.tau_m = float(Geometric(mu).cdf(m))
-        self.draw()
 
-    @locked
-    def draw(self) -> None:
-        tr = self.trace
-        i = int(np.searchsorted(tr["times"], self.time.value))
-        i = min(i, len(tr["times"]) - 1)
+    def _step(self) -> int:
+        """The index in ``trace`` of the time slider's t."""
+        i = int(np.searchsorted(self.trace["times"], self.time.value))
+        return min(i, len(self.trace["times"]) - 1)
+
+    def notes(self, _) -> list[str]:
+        est, tm = self.trace["theta_hat"][self._step()], self.tau_m * self.theta
+        return [f"distance of the estimate θ̂ to τ_m·θ: {np.linalg.norm(est - tm):.3f}, "
+                f"to θ: {np.linalg.norm(est - self.theta):.3f}"]
+
+    def draw(self, _) -> None:
+        """The ellipses, the path of the estimate and the estimate at the time slider's t."""
+        tr, i = self.trace, self._step()
         est, v_inv, alpha = tr["theta_hat"][i], tr["v_inv"][i], float(tr["alpha"][i])
         outer = ellipse(est, v_inv, alpha)
         inner = ellipse(est, v_inv, 2 * float(tr["f"][i]))
         tm = self.tau_m * self.theta
-        with self.fig.batch_update():
-            d = self.fig.data
-            d[0].x, d[0].y = outer[0], outer[1]
-            d[1].x, d[1].y = inner[0], inner[1]
-            d[2].x, d[2].y = tr["theta_hat"][: i + 1, 0], tr["theta_hat"][: i + 1, 1]
-            d[3].x, d[3].y = [est[0]], [est[1]]
-            d[5].x, d[5].y = [tm[0]], [tm[1]]
-            self.fig.layout.title.text = (f"t = {int(tr['times'][i])}: α = {alpha:.2f} (2f = {2 * tr['f'][i]:.2f}, "
-                                          f"delay term {alpha - 2 * tr['f'][i]:.2f}) · τ_m = {self.tau_m:.2f}")
-        self.status.value = status_line(self.budget.shown(),
-                                        f"distance of the estimate θ̂ to τ_m·θ: {np.linalg.norm(est - tm):.3f}, "
-                                        f"to θ: {np.linalg.norm(est - self.theta):.3f}")
+        d = self.fig.data
+        d[0].x, d[0].y = outer[0], outer[1]
+        d[1].x, d[1].y = inner[0], inner[1]
+        d[2].x, d[2].y = tr["theta_hat"][: i + 1, 0], tr["theta_hat"][: i + 1, 1]
+        d[3].x, d[3].y = [est[0]], [est[1]]
+        d[5].x, d[5].y = [tm[0]], [tm[1]]
+        self.fig.layout.title.text = (f"t = {int(tr['times'][i])}: α = {alpha:.2f} (2f = {2 * tr['f'][i]:.2f}, "
+                                      f"delay term {alpha - 2 * tr['f'][i]:.2f}) · τ_m = {self.tau_m:.2f}")
 
     @property
-    def widget(self):
-        controls = [section("One run of OTFLinUCB, d = 2", self.mean_delay, self.window),
-                    section("Time", self.time, note="moves along the run: nothing is recomputed")]
-        return panel_layout(self.fig, self.status, controls, legend_below=False)
+    def estimate(self) -> np.ndarray:
+        """θ̂ᵂ at the time slider's t, as drawn (the blue dot)."""
+        dot = self.fig.data[3]
+        return np.array([dot.x[0], dot.y[0]])
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
+    def controls(self) -> list:
+        return [section("One run of OTFLinUCB, d = 2", self.mean_delay, self.window),
+                section("Time", self.time, note="moves along the run: nothing is recomputed")]

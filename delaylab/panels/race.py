@@ -1,7 +1,7 @@
 """"Your policy" in a live panel: a student's policy raced next to the paper's, on the same draws.
 
-One mechanism for every live panel. A panel class derives from :class:`Racing`, lists
-:data:`YOUR_POLICY` among the curves of its ``regret`` plot, and says in :meth:`Racing.race_setting`
+One mechanism for every live panel. A panel (:class:`~delaylab.panels.base.Panel`) lists
+:data:`YOUR_POLICY` among the curves of its ``regret`` plot, and says in ``race_setting()``
 what it simulates (the setting, horizon, runs and checkpoints of its own runs, plus the context a
 student's policy may need: the delay law, the window, η, …). Then::
 
@@ -13,8 +13,8 @@ same random draws as the paper's algorithms: a run's draws depend only on the se
 and reruns it at every update of the panel (every slider move). If the student's code fails,
 the panel's status says so in a sentence and the curve is hidden; a panel never shows a traceback.
 
-The student's curve is part of the panel's own update, not a second one after it: the panel's
-``update`` calls :meth:`Racing.race_compute` after its own simulations (so within the same time
+The student's curve is part of the panel's own update, not a second one after it: the panel
+(its base class) calls :meth:`Race.compute` after its own simulations (so within the same time
 budget, and as a first answer of the same runs when theirs is one), then draws the returned
 :class:`RaceDraw` in the same ``batch_update`` as the paper's curves and puts its sentence in the
 same status line. A slider move thus shows every curve and the status line of the new value at once.
@@ -49,7 +49,7 @@ class RaceSetting:
     horizon, runs, seed, checkpoints : as in the panel's own ``simulate`` call.
     context : dict
         What a student's policy may need to be built (``delay``, ``window``, ``eta``, …): the
-        callable given to :meth:`Racing.race` receives the entries its signature names.
+        callable given to ``panel.race`` receives the entries its signature names.
     key : hashable or None
         Everything the result depends on (None: always rerun).
     """
@@ -115,78 +115,62 @@ class RaceDraw:
         res = self.result
         lo, hi = res.band(YOUR_POLICY)
         plot.set(YOUR_POLICY, res.times, res.mean(YOUR_POLICY), lo, hi)
-        trace = plot.fig.data[plot._slot[(0, YOUR_POLICY)][1]]
+        trace = plot.line(YOUR_POLICY)
         trace.name = self.label
         trace.line.width = 3.5
         trace.mode = "lines+markers"
         trace.marker = dict(symbol="diamond", size=7, maxdisplayed=12)
 
 
-class Racing:
-    """Mixin of the live panels: ``panel.race(policy)`` draws "your policy" next to the paper's.
+class Race:
+    """What a panel races: the student's policy (or None), its label, its last result and sentence.
 
-    Subclasses define :meth:`race_setting`, have a ``regret`` CurvePlot with a :data:`YOUR_POLICY`
-    slot and a ``status`` HTML widget, and in their ``update`` call :meth:`race_compute` after
-    their own simulations, then ``race.draw(self.regret)`` with their curves and end their status
-    line with ``race.line``.
+    Every panel holds one (``panel.raced``, :class:`~delaylab.panels.base.Panel`); its
+    :meth:`compute` is called in each of the panel's updates, after the paper's simulations.
     """
 
-    race_policy = None
-    race_label = YOUR_POLICY
-    race_message = ""
+    def __init__(self):
+        self.policy = None  # a Policy, a callable(**context) -> Policy, or None (nothing raced)
+        self.label = YOUR_POLICY
+        self.message = ""  # the sentence of the last update ("" when nothing is raced)
+        self.result = None  # the Result of the last update (None: nothing drawn)
+        self.cache = ResultCache(8)
 
-    # ------------------------------------------------------------------ to define per panel
-    def race_setting(self) -> RaceSetting:  # pragma: no cover - every panel defines it
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ API
-    def race(self, policy: Callable | Any | None, label: str = YOUR_POLICY):
-        """Race ``policy`` in this panel (None removes it); returns the panel's status sentence."""
+    def set(self, policy: Callable | Any | None, label: str = YOUR_POLICY) -> None:
+        """Race ``policy`` from the next update on (None: nothing), drawn as ``label``."""
         if not isinstance(label, str) or not label.strip():
             raise ValueError(f"label must be a non-empty string; got {label!r}")
-        self.race_policy, self.race_label = policy, label.strip()
-        self.__dict__["_race_cache"] = ResultCache(8)
-        self.update()
-        return self.race_message
+        self.policy, self.label = policy, label.strip()
+        self.cache = ResultCache(8)
 
-    @property
-    def race_result(self):
-        """The last simulation of the raced policy (a Result), or None."""
-        return self.__dict__.get("_race_last")
-
-    # ------------------------------------------------------------------ in every update
-    def race_compute(self) -> RaceDraw:
-        """Simulate the raced policy for the panel's current settings (through the panel's time
-        budget when it has one: a first answer like the paper's curves, refined with them)."""
-        self.__dict__["_race_last"] = None
-        # the panel's show_curves leaves the curve to RaceDraw.draw: within one batch_update, a trace
-        # hidden then shown again would stay hidden (plotly compares with the value before the batch)
-        self.regret.pinned = frozenset({YOUR_POLICY})
-        if self.race_policy is None:
-            self.race_message = ""
+    def compute(self, race_setting: Callable[[], RaceSetting], run: Callable | None = None) -> RaceDraw:
+        """Simulate the raced policy on what ``race_setting()`` says the panel runs, with ``run``
+        (arguments of :func:`delaylab.simulate`; a panel passes its time budget's, so that the
+        race is a first answer like the paper's curves, refined with them)."""
+        run = simulate if run is None else run
+        self.result = None
+        if self.policy is None:
+            self.message = ""
             return RaceDraw()
-        cache = self.__dict__.setdefault("_race_cache", ResultCache(8))
         try:
-            rs = self.race_setting()
-            res = cache.get(rs.key) if rs.key is not None else None
+            rs = race_setting()
+            res = self.cache.get(rs.key) if rs.key is not None else None
             if res is None:
-                budget = self.__dict__.get("budget")
-                run = simulate if budget is None else budget.simulate
-                res = run(rs.setting, {YOUR_POLICY: build(self.race_policy, rs.context)}, rs.horizon,
+                res = run(rs.setting, {YOUR_POLICY: build(self.policy, rs.context)}, rs.horizon,
                           rs.runs, rs.seed, checkpoints=rs.checkpoints)
                 if rs.key is not None and "first_answer" not in res.notes:  # a first answer is not kept
-                    cache[rs.key] = res
+                    self.cache[rs.key] = res
         except Exception as exc:  # the student's code: a sentence in the status, never a traceback
             if isinstance(exc, Cancelled):  # a newer move: not the student's doing
                 raise
-            self.race_message = f"{self.race_label} is not drawn: {describe_error(exc)}."
-            return RaceDraw(None, self.race_message, self.race_label)
-        self.__dict__["_race_last"] = res
+            self.message = f"{self.label} is not drawn: {describe_error(exc)}."
+            return RaceDraw(None, self.message, self.label)
+        self.result = res
         final = res.regret[YOUR_POLICY][:, -1]
         T, R = res.notes.get("first_answer", (rs.horizon, rs.runs))
         runs = (f"the first {R:,} of {rs.runs:,} runs so far" if R < rs.runs else
                 "the one run" if R == 1 else f"all {R:,} runs")
         steps = f"T = {T:,}" + (f" (of {rs.horizon:,})" if T < rs.horizon else "")
-        self.race_message = (f"{self.race_label}: mean regret {final.mean():,.1f} at {steps}, over {runs}, "
-                             f"on the same random draws as the other curves")
-        return RaceDraw(res, self.race_message, self.race_label)
+        self.message = (f"{self.label}: mean regret {final.mean():,.1f} at {steps}, over {runs}, "
+                        f"on the same random draws as the other curves")
+        return RaceDraw(res, self.message, self.label)

@@ -9,9 +9,10 @@ import ipywidgets as W
 
 from ..sweep import default_cache
 from ..viz.save import SaveButton
+from .base import Displayable
 
 
-class FigureReproduction:
+class FigureReproduction(Displayable):
     """A paper figure: computed at ``runs`` runs on creation; a button reruns it with
     ``paper_runs`` while a progress bar fills, then redraws the same figure in place.
 
@@ -85,8 +86,3 @@ class FigureReproduction:
     def widget(self):
         return W.VBox([self.plot.fig, W.HBox([self.button, self.progress]), self.status, self.summary,
                        self.caption, self.save.widget])
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)

@@ -138,10 +138,15 @@ class CurvePlot:
             elif n not in self.pinned:
                 self.hide(n, panel)
 
+    def line(self, name, panel: int = 0):
+        """The trace of the mean line of curve ``name`` in ``panel`` (to restyle it)."""
+        _, line = self._slot[(panel, name)]
+        return self.fig.data[line]
+
     def curve(self, name, panel: int = 0):
         """(x, y) of the mean line of a curve, as drawn."""
-        _, line = self._slot[(panel, name)]
-        return np.asarray(self.fig.data[line].x), np.asarray(self.fig.data[line].y)
+        trace = self.line(name, panel)
+        return np.asarray(trace.x), np.asarray(trace.y)
 
 
 class DelayCdfPlot:
@@ -184,6 +189,12 @@ class DelayCdfPlot:
             if room["above" if above else "below"] and room["left" if left else "right"]:
                 return tm, above, left
         return (1.0, False, False) if tm < 0.5 else (0.0, True, True)
+
+    @property
+    def tau_m(self) -> float | None:
+        """τ_m = P(D ≤ m) as marked on the curve (None when no window is shown)."""
+        marker = self.fig.data[2]
+        return float(marker.y[0]) if marker.visible and marker.y else None
 
     def show(self, law, window=None, d_max=None) -> None:
         if d_max is None:
