@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -110,15 +111,23 @@ def _answer(eid, student):
     return ex.get(eid).solution(ex.params(eid, student))
 
 
+def _tasks(*args, cwd=ROOT):
+    """The lecturer's command line, ``python3 tasks.py ...`` (the venv is the one the tests run in)."""
+    python = shutil.which("python3") or sys.executable
+    return subprocess.run([python, str(ROOT / "tasks.py"), *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=900)
+
+
 def test_tasks_assignment_writes_the_course_folder(tmp_path):
+    """``python3 tasks.py assignment`` itself (not only the module it runs): a relative --out is the
+    caller's folder, and a notebook that does not exist is a one-line error."""
+    proc = _tasks("assignment", "02", "4", "--out", "course", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = tmp_path / "course"
-    proc = subprocess.run([sys.executable, "-m", "delaylab.exercises.assignment", "02", "4", "--out", str(out)],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr
     assert (out / "nbgrader_config.py").exists()
     assert sorted(p.name for p in (out / "source").iterdir()) == ["02_arm_dependent_delays", "04_aggregated_anonymous"]
-    bad = subprocess.run([sys.executable, "-m", "delaylab.exercises.assignment", "07", "--out", str(out)],
-                         capture_output=True, text=True, cwd=ROOT)
+    assert f"wrote {out / 'source'}" in proc.stdout
+    bad = _tasks("assignment", "07", "--out", str(out))
     assert bad.returncode != 0 and "no paper notebook '07'" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -174,8 +183,8 @@ def _solution_texts(eid):
 @pytest.mark.slow
 def test_nbgrader_release_and_autograde(nbgrader_env, tmp_path):
     course = tmp_path / "course"
-    subprocess.run([sys.executable, "-m", "delaylab.exercises.assignment", "all", "--out", str(course)], check=True,
-                   cwd=ROOT, capture_output=True)
+    proc = _tasks("assignment", "all", "--out", str(course))  # the command a lecturer types
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     names = sorted(p.name for p in (course / "source").iterdir())
     assert len(names) == 5
     for name in names:
