@@ -73,6 +73,10 @@ def test_graded_mode_turns_solutions_off(monkeypatch):
     ex.start("alice", graded=True)
     try:
         assert isinstance(ex.solution("01.n-tilde"), str) and "Solutions are off" in ex.solution("01.n-tilde")
+        # nor the filled-in answer cell, nor the explanation: no call of the public API gives them
+        for eid in ex.ids():
+            assert "Solutions are off" in ex.solution_code(eid) and "Solutions are off" in ex.explanation(eid)
+            assert "Solutions are off" in ex.solution(eid)
         s = ui.Steps("01.n-tilde")
         for _ in range(3):
             s.next()
@@ -82,6 +86,15 @@ def test_graded_mode_turns_solutions_off(monkeypatch):
     finally:
         ui._GRADED.clear()
         ex.start("")
+
+
+def test_the_source_notebooks_keep_their_solutions_where_solutions_are_off(monkeypatch):
+    """A lecturer who writes the assignments on a hub whose students have solutions off
+    (DELAYLAB_SOLUTIONS=off) still gets the solutions into the source notebooks."""
+    monkeypatch.setenv("DELAYLAB_SOLUTIONS", "off")
+    text = json.dumps(assignment.graded(_notebook("01")))
+    assert "Solutions are off" not in text and "n_tilde = sum" in text
+    assert "Solutions are off" in ex.solution_code("01.n-tilde")
 
 
 def test_autograding_grades_the_owner_of_the_submission(monkeypatch, tmp_path):
