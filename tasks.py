@@ -163,7 +163,11 @@ def cmd_lab(args) -> None:
     ensure_venv(extras=())
     configure_git_filter()
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
-    run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *as_root, *args], env=jupyter_env())
+    # notebooks/ unless the caller chose a folder (Jupyter refuses a second --notebook-dir)
+    chosen = any(a.split("=", 1)[0] in ("--notebook-dir", "--ServerApp.root_dir") for a in args)
+    folder = [] if chosen else ["--notebook-dir", ROOT / "notebooks"]
+    run([PY, "-m", "jupyter", "lab", *folder, *as_root, *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")],
+        env=jupyter_env())
 
 
 def ensure_browser() -> None:
