@@ -20,6 +20,7 @@ import pytest
 
 from delaylab import exercises as ex
 from delaylab.exercises import assignment
+from delaylab.exercises._core import reference_code, reference_explanation
 from delaylab.exercises.solve import answer_cells
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,13 +184,14 @@ def _solution_texts(eid):
     texts = []
     if e.kind in ("compute", "derive", "implement"):
         stub = set(e.stub.splitlines())
-        texts += [line.strip() for line in ex.solution_code(eid, student="").splitlines()
+        texts += [line.strip() for line in reference_code(eid, student="").splitlines()
                   if line.strip() and line not in stub and len(line.strip()) > 12]
     if e.kind == "explain":
         texts += [e.solution, *e.points]
     if e.kind == "predict":
         texts += [e.grade(k, {}).message.split(". ", 1)[-1][:60] for k in e.choices]
-    texts.append(ex.explanation(eid, student="")[:80])
+    texts.append(reference_explanation(eid, student="")[:80])  # (ex.explanation is off in a graded kernel)
+    assert not any("Solutions are off" in t for t in texts), eid  # the grep below would find nothing
     return [t for t in texts if t]
 
 

@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 import pytest
 
 from delaylab import exercises as ex
+from delaylab.exercises._core import reference_code, reference_explanation
 from delaylab.site import config as site_config
 from delaylab.site import kernel, static, transform
 from delaylab.site.build import BUILD_INFO, fingerprint
@@ -288,7 +289,7 @@ def test_no_solution_anywhere_in_the_site(site):
         e = ex.get(eid)
         stub = {line.strip() for line in e.stub.splitlines()}
         # the lines of the filled-in answer that the stub does not have: the solution itself
-        code = ex.solution_code(eid, student="")  # the default instance's: the one the site could leak
+        code = reference_code(eid, student="")  # the default instance's: the one the site could leak
         answer = [line.strip() for line in code.splitlines()
                   if line.strip() and line.strip() not in stub and not line.strip().startswith("#")]
         # the answer's specific lines (a generic `return out` is not a solution), and the whole answer
@@ -297,7 +298,7 @@ def test_no_solution_anywhere_in_the_site(site):
             secret = [code]
         if e.kind == "explain":
             secret = [code, e.solution[:80], *e.points]
-        explanation = " ".join(ex.explanation(eid, student="").split())
+        explanation = " ".join(reference_explanation(eid, student="").split())
         for p, (raw, text) in texts.items():
             for line in secret:
                 assert line not in raw and line not in text and html.escape(line) not in raw, (eid, line, p)
@@ -348,8 +349,10 @@ def test_paper_figures_at_the_papers_scale_and_every_panel_explorable(site):
         assert len(scales) == reproductions, (path.name, len(scales), reproductions)
         panels = sum(bool(re.search(r"\b\w+Panel\(", c.source)) for c in nb.cells
                      if c.cell_type == "code" and not transform.is_hidden(c))
-        sections = re.findall(r'<section class="dl-explorable" id="[^"]+"', markup)
+        sections = re.findall(r'<section class="dl-explorable"[ >].*?</section>', markup, flags=re.S)
         assert len(sections) == panels, (path.name, len(sections), panels)
+        for section in sections:  # each with its precomputed slider (a panel not in EXPLORABLES has none)
+            assert '"sliders"' in section and 'class="dl-live-note"' in section, (path.name, section[:200])
         for spec in re.findall(r'<script type="application/json" id="dl-f\d+-json">(.*?)</script>', markup, flags=re.S):
             fig = json.loads(spec)
             for slider in fig["layout"].get("sliders", []):
