@@ -141,11 +141,33 @@ def configure_git_filter() -> None:
         say("git now ignores the outputs of the notebooks you save (filter delaylab-strip, see README)")
 
 
+def _caller_paths(args, *options) -> list:
+    """``args`` with the folders given to ``options`` (``--out DIR`` or ``--out=DIR``) made absolute
+    from the caller's working directory: the commands run from this checkout's folder."""
+    out, it = [], iter(args)
+    for a in it:
+        name, eq, value = a.partition("=")
+        if name in options and eq:
+            a = f"{name}={Path(value).expanduser().resolve()}"
+        elif a in options:
+            nxt = next(it, None)
+            out.append(a)
+            a = nxt if nxt is None else str(Path(nxt).expanduser().resolve())
+            if a is None:
+                continue
+        out.append(a)
+    return out
+
+
 def cmd_lab(args) -> None:
     ensure_venv(extras=())
     configure_git_filter()
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
-    run([PY, "-m", "jupyter", "lab", "--notebook-dir", ROOT / "notebooks", *as_root, *args], env=jupyter_env())
+    # notebooks/ unless the caller chose a folder (Jupyter refuses a second --notebook-dir)
+    chosen = any(a.split("=", 1)[0] in ("--notebook-dir", "--ServerApp.root_dir") for a in args)
+    folder = [] if chosen else ["--notebook-dir", ROOT / "notebooks"]
+    run([PY, "-m", "jupyter", "lab", *folder, *as_root, *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")],
+        env=jupyter_env())
 
 
 def ensure_browser() -> None:
@@ -194,7 +216,8 @@ def cmd_book(args) -> None:
     override [tool.delaylab.site] of pyproject.toml for this build."""
     ensure_venv(extras=("site",))
     out = ["--out", str(ROOT / "_build" / "site")] if "--out" not in args else []
-    run([PY, "-m", "delaylab.site", "--root", ROOT, "--notebooks", ROOT / "notebooks", *out, *args],
+    run([PY, "-m", "delaylab.site", "--root", ROOT, "--notebooks", ROOT / "notebooks", *out,
+         *_caller_paths(args, "--out")],
         env=jupyter_env())
 
 
@@ -223,8 +246,8 @@ def cmd_slides(args) -> None:
 def cmd_assignment(args) -> None:
     """Write graded assignments of the paper notebooks as an nbgrader course folder
     (delaylab/exercises/assignment.py; nbgrader itself is installed apart: docs/instructor.md)."""
-    ensure_venv(test=False)
-    run([PY, "-m", "delaylab.exercises.assignment", *args])
+    ensure_venv(extras=())
+    run([PY, "-m", "delaylab.exercises.assignment", *_caller_paths(args, "--out", "--from")])
 
 
 def cmd_clean(args) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 
 from delaylab import exercises as ex
 from delaylab.exercises import assignment
+from delaylab.exercises._core import reference_code, reference_explanation
 from delaylab.exercises.solve import answer_cells
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,6 +74,10 @@ def test_graded_mode_turns_solutions_off(monkeypatch):
     ex.start("alice", graded=True)
     try:
         assert isinstance(ex.solution("01.n-tilde"), str) and "Solutions are off" in ex.solution("01.n-tilde")
+        # nor the filled-in answer cell, nor the explanation: no call of the public API gives them
+        for eid in ex.ids():
+            assert "Solutions are off" in ex.solution_code(eid) and "Solutions are off" in ex.explanation(eid)
+            assert "Solutions are off" in ex.solution(eid)
         s = ui.Steps("01.n-tilde")
         for _ in range(3):
             s.next()
@@ -81,6 +87,15 @@ def test_graded_mode_turns_solutions_off(monkeypatch):
     finally:
         ui._GRADED.clear()
         ex.start("")
+
+
+def test_the_source_notebooks_keep_their_solutions_where_solutions_are_off(monkeypatch):
+    """A lecturer who writes the assignments on a hub whose students have solutions off
+    (DELAYLAB_SOLUTIONS=off) still gets the solutions into the source notebooks."""
+    monkeypatch.setenv("DELAYLAB_SOLUTIONS", "off")
+    text = json.dumps(assignment.graded(_notebook("01")))
+    assert "Solutions are off" not in text and "n_tilde = sum" in text
+    assert "Solutions are off" in ex.solution_code("01.n-tilde")
 
 
 def test_autograding_grades_the_owner_of_the_submission(monkeypatch, tmp_path):
@@ -110,15 +125,23 @@ def _answer(eid, student):
     return ex.get(eid).solution(ex.params(eid, student))
 
 
+def _tasks(*args, cwd=ROOT):
+    """The lecturer's command line, ``python3 tasks.py ...`` (the venv is the one the tests run in)."""
+    python = shutil.which("python3") or sys.executable
+    return subprocess.run([python, str(ROOT / "tasks.py"), *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=900)
+
+
 def test_tasks_assignment_writes_the_course_folder(tmp_path):
+    """``python3 tasks.py assignment`` itself (not only the module it runs): a relative --out is the
+    caller's folder, and a notebook that does not exist is a one-line error."""
+    proc = _tasks("assignment", "02", "4", "--out", "course", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = tmp_path / "course"
-    proc = subprocess.run([sys.executable, "-m", "delaylab.exercises.assignment", "02", "4", "--out", str(out)],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr
     assert (out / "nbgrader_config.py").exists()
     assert sorted(p.name for p in (out / "source").iterdir()) == ["02_arm_dependent_delays", "04_aggregated_anonymous"]
-    bad = subprocess.run([sys.executable, "-m", "delaylab.exercises.assignment", "07", "--out", str(out)],
-                         capture_output=True, text=True, cwd=ROOT)
+    assert f"wrote {out / 'source'}" in proc.stdout
+    bad = _tasks("assignment", "07", "--out", str(out))
     assert bad.returncode != 0 and "no paper notebook '07'" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -161,21 +184,22 @@ def _solution_texts(eid):
     texts = []
     if e.kind in ("compute", "derive", "implement"):
         stub = set(e.stub.splitlines())
-        texts += [line.strip() for line in ex.solution_code(eid, student="").splitlines()
+        texts += [line.strip() for line in reference_code(eid, student="").splitlines()
                   if line.strip() and line not in stub and len(line.strip()) > 12]
     if e.kind == "explain":
         texts += [e.solution, *e.points]
     if e.kind == "predict":
         texts += [e.grade(k, {}).message.split(". ", 1)[-1][:60] for k in e.choices]
-    texts.append(ex.explanation(eid, student="")[:80])
+    texts.append(reference_explanation(eid, student="")[:80])  # (ex.explanation is off in a graded kernel)
+    assert not any("Solutions are off" in t for t in texts), eid  # the grep below would find nothing
     return [t for t in texts if t]
 
 
 @pytest.mark.slow
 def test_nbgrader_release_and_autograde(nbgrader_env, tmp_path):
     course = tmp_path / "course"
-    subprocess.run([sys.executable, "-m", "delaylab.exercises.assignment", "all", "--out", str(course)], check=True,
-                   cwd=ROOT, capture_output=True)
+    proc = _tasks("assignment", "all", "--out", str(course))  # the command a lecturer types
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     names = sorted(p.name for p in (course / "source").iterdir())
     assert len(names) == 5
     for name in names:

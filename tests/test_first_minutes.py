@@ -99,8 +99,10 @@ def _get(url: str, token: str, method: str = "GET"):
 
 @pytest.mark.skipif(os.name != "posix", reason="Unix sockets: POSIX only")
 def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
-    """``tasks.py lab``'s command (a token from JUPYTER_TOKEN instead of a generated one, to talk
-    to the server), on a copy of the notebooks, Jupyter's folders in a temporary folder."""
+    """``python3 tasks.py lab`` itself, its whole terminal (a token from JUPYTER_TOKEN instead of a
+    generated one, to talk to the server), on a copy of the notebooks, Jupyter's folders in a
+    temporary folder, and git's folder hidden (GIT_DIR) so that the checkout's git configuration
+    is left alone."""
     t = tasks()
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
@@ -110,12 +112,12 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
     runtime = Path(tempfile.mkdtemp(prefix="dl-rt-", dir="/tmp"))
     env = {**t.jupyter_env(), "JUPYTER_TOKEN": token, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
            "JUPYTER_DATA_DIR": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(runtime),
-           "IPYTHONDIR": str(tmp_path / "ipython")}
-    as_root = ["--allow-root"] if os.geteuid() == 0 else []
+           "IPYTHONDIR": str(tmp_path / "ipython"), "GIT_DIR": str(tmp_path / "no-git")}
     log = open(tmp_path / "lab.log", "w")
-    proc = subprocess.Popen([str(t.PY), "-m", "jupyter", "lab", "--notebook-dir", str(notebooks), *as_root,
-                             "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1"],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    python = shutil.which("python3") or sys.executable
+    proc = subprocess.Popen([python, str(ROOT / "tasks.py"), "lab", f"--notebook-dir={notebooks}", "--no-browser",
+                             f"--port={port}", "--ServerApp.ip=127.0.0.1"],
+                            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 120
@@ -137,8 +139,7 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
         time.sleep(2)  # the kernel's own start-up lines reach the log
         output = (tmp_path / "lab.log").read_text()
     finally:
-        proc.terminate()
-        proc.wait(30)
+        _stop_group(proc)
         log.close()
         shutil.rmtree(runtime, ignore_errors=True)
     assert connection["transport"] == "ipc" and connection["ip"].startswith(str(runtime))
@@ -147,7 +148,27 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
     assert "@jupyterlab/apputils-extension:announcements" in config["disabledExtensions"]
     assert "delaylab.serve.extension | extension was successfully loaded" in output
     assert f"Kernel started: {kernel}" in output
+    assert "[delaylab] " in output and "-m jupyter lab " in output  # tasks.py's own line
     assert not alarming(output), alarming(output)
+
+
+def _stop_group(proc) -> None:
+    """Stop tasks.py and the JupyterLab it started (its own process group), and wait for both."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    proc.wait(30)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
 
 
 def test_a_notebook_under_nbval_runs_its_kernel_on_unix_sockets():

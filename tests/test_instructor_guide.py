@@ -401,12 +401,17 @@ def test_the_module_plan_adds_up_to_the_registry_minutes():
 
 
 def test_the_graded_homework_section_says_what_a_student_can_still_read():
-    """It names the command, the files a student can read, and the share of pairs that can swap a
-    number as measured now (the same class of 40 as tests/test_exercises.py, which allows 2%)."""
+    """It names the command, the files a student can read, the doors a hub setting closes (and
+    that setting is the one the package reads), and the share of pairs that can swap a number as
+    measured now (the same class of 40 as tests/test_exercises.py, which allows 2%)."""
     body = dict(_split(guide(), "## "))["## Graded homework with nbgrader"]
     for phrase in ("python3 tasks.py assignment NN|all --out DIR", "`delaylab/exercises/p01.py` … `p05.py`",
-                   "tests/test_exercises.py::test_few_pairs_of_a_class_share_an_answer", "in a simulated class of 40"):
+                   "tests/test_exercises.py::test_few_pairs_of_a_class_share_an_answer", "in a simulated class of 40",
+                   "deletes `graded=True`", '`c.Spawner.environment = {"DELAYLAB_SOLUTIONS": "off"}`'):
         assert phrase in body, phrase
+    from delaylab.exercises.ui import SOLUTIONS_ENV
+
+    assert SOLUTIONS_ENV == "DELAYLAB_SOLUTIONS"
     students = [f"student-{i}" for i in range(40)]
     worst = 0.0
     for eid in (e for e in ex.ids() if ex.get(e).parameterised):
@@ -421,3 +426,16 @@ def test_the_graded_homework_section_says_what_a_student_can_still_read():
 def test_the_guide_points_to_nothing_private():
     for private in ("/work/", "shared/notes", "notes/papers"):
         assert private not in guide(), private
+
+
+def test_the_readme_s_lecture_mode_and_the_index_point_to_the_guide():
+    """A lecturer arrives at the README's "Lecture mode" or at the index notebook: both send them
+    here. (The index names the file without a link: a link to ../docs/ would make the guide, which
+    gives away the predict questions, a page of the course site.)"""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lecture = re.search(r"^## Lecture mode\b.*?(?=^## )", readme, re.M | re.S)
+    assert lecture, "the README has no '## Lecture mode' section"
+    assert "](docs/instructor.md)" in lecture.group(0), "README's Lecture mode section does not link the guide"
+    index = json.loads((ROOT / "notebooks" / "00_index.ipynb").read_text(encoding="utf-8"))
+    text = "\n".join("".join(c["source"]) for c in index["cells"] if c["cell_type"] == "markdown")
+    assert "`docs/instructor.md`" in text, "the index notebook does not name the instructor's guide"

@@ -57,6 +57,33 @@ def test_the_course_site_tools_are_an_extra_that_the_workbook_does_not_need():
     assert "ensure_venv(extras=())" in lab  # the launch command installs no extra
 
 
+def test_every_call_in_tasks_py_fits_the_function_it_calls():
+    """tasks.py's commands run only when typed (``assignment`` once died on ``ensure_venv(test=False)``
+    before anyone ran it): each call of one of its own functions binds to that function's
+    signature (its literal arguments)."""
+    import ast
+    import importlib.util
+    import inspect
+
+    source = (ROOT / "tasks.py").read_text()
+    spec = importlib.util.spec_from_file_location("tasks_checked", ROOT / "tasks.py")
+    tasks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tasks)
+    own = {n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
+    checked = 0
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in own:
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                continue
+            signature = inspect.signature(getattr(tasks, node.func.id))
+            try:
+                signature.bind(*[None] * len(node.args), **{k.arg: None for k in node.keywords})
+            except TypeError as exc:
+                raise AssertionError(f"tasks.py line {node.lineno}: {ast.unparse(node)}: {exc}") from None
+            checked += 1
+    assert checked >= 10
+
+
 def test_readme_has_the_two_commands_and_ci_runs_the_test_command():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"## Set-up: two commands.*?```sh\n(.*?)```", readme, re.S).group(1)

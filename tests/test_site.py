@@ -1,7 +1,7 @@
 """The course site (delaylab/site, `python3 tasks.py book`): the notebooks transformed by their
 cells' metadata, the live links, static figures and explorables, and the whole build.
 
-The build itself (``built_site``) runs once per change of what the site is made of (its
+The build itself (``built_site``: ``python3 tasks.py book``) runs once per change of what the site is made of (its
 fingerprint: the notebooks, delaylab's sources, the configuration) into ``test-artifacts/site``;
 tests/test_site_browser.py opens the same site in chromium.
 """
@@ -11,6 +11,9 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import ipywidgets as W
@@ -20,9 +23,10 @@ import plotly.graph_objects as go
 import pytest
 
 from delaylab import exercises as ex
+from delaylab.exercises._core import reference_code, reference_explanation
 from delaylab.site import config as site_config
 from delaylab.site import kernel, static, transform
-from delaylab.site.build import BUILD_INFO, build, fingerprint
+from delaylab.site.build import BUILD_INFO, fingerprint
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -47,14 +51,22 @@ def test_the_build_leaves_the_callers_environment_alone(monkeypatch):
 
 
 def built_site() -> tuple[Path, dict]:
-    """The site of this checkout in test-artifacts/site/site, built if missing or out of date."""
+    """The site of this checkout in test-artifacts/site/site, built if missing or out of date by
+    the lecturer's own command, ``python3 tasks.py book`` (so the tests fail if that command does)."""
     cfg = site_cfg()
     info = SITE / BUILD_INFO
     if info.exists():
         report = json.loads(info.read_text())
         if report.get("fingerprint") == fingerprint(NOTEBOOKS, cfg):
             return SITE, report
-    report = build(SITE, ROOT / "notebooks", cfg, jobs=2, log=lambda m: print(f"[site] {m}", flush=True))
+    python = shutil.which("python3") or sys.executable
+    proc = subprocess.run([python, str(ROOT / "tasks.py"), "book", "--out", str(SITE), "--repository", REPOSITORY,
+                           "--hub", ""], cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    print(proc.stdout[-4000:], flush=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"[site] {SITE / 'index.html'}: {len(NOTEBOOKS)} pages" in proc.stdout, proc.stdout[-2000:]
+    report = json.loads(info.read_text())
+    assert report["fingerprint"] == fingerprint(NOTEBOOKS, cfg)  # the command built what the tests check
     print("site build:", json.dumps(report["seconds"]), f"{report['site_bytes'] / 1e6:.1f} MB", flush=True)
     return SITE, report
 
@@ -277,7 +289,7 @@ def test_no_solution_anywhere_in_the_site(site):
         e = ex.get(eid)
         stub = {line.strip() for line in e.stub.splitlines()}
         # the lines of the filled-in answer that the stub does not have: the solution itself
-        code = ex.solution_code(eid, student="")  # the default instance's: the one the site could leak
+        code = reference_code(eid, student="")  # the default instance's: the one the site could leak
         answer = [line.strip() for line in code.splitlines()
                   if line.strip() and line.strip() not in stub and not line.strip().startswith("#")]
         # the answer's specific lines (a generic `return out` is not a solution), and the whole answer
@@ -286,7 +298,7 @@ def test_no_solution_anywhere_in_the_site(site):
             secret = [code]
         if e.kind == "explain":
             secret = [code, e.solution[:80], *e.points]
-        explanation = " ".join(ex.explanation(eid, student="").split())
+        explanation = " ".join(reference_explanation(eid, student="").split())
         for p, (raw, text) in texts.items():
             for line in secret:
                 assert line not in raw and line not in text and html.escape(line) not in raw, (eid, line, p)
@@ -337,8 +349,10 @@ def test_paper_figures_at_the_papers_scale_and_every_panel_explorable(site):
         assert len(scales) == reproductions, (path.name, len(scales), reproductions)
         panels = sum(bool(re.search(r"\b\w+Panel\(", c.source)) for c in nb.cells
                      if c.cell_type == "code" and not transform.is_hidden(c))
-        sections = re.findall(r'<section class="dl-explorable" id="[^"]+"', markup)
+        sections = re.findall(r'<section class="dl-explorable"[ >].*?</section>', markup, flags=re.S)
         assert len(sections) == panels, (path.name, len(sections), panels)
+        for section in sections:  # each with its precomputed slider (a panel not in EXPLORABLES has none)
+            assert '"sliders"' in section and 'class="dl-live-note"' in section, (path.name, section[:200])
         for spec in re.findall(r'<script type="application/json" id="dl-f\d+-json">(.*?)</script>', markup, flags=re.S):
             fig = json.loads(spec)
             for slider in fig["layout"].get("sliders", []):

@@ -172,8 +172,9 @@ def test_every_page_draws_its_figures_and_answers_its_sliders_with_nothing_from_
         sections = page.locator("section.dl-explorable")
         for i in range(sections.count()):
             section = sections.nth(i)
-            if not section.locator(".dl-plot").first.evaluate("el => (el._fullLayout.sliders || []).length"):
-                continue
+            # every live panel is explorable: its first figure carries the precomputed slider(s)
+            assert section.locator(".dl-plot").first.evaluate("el => (el._fullLayout.sliders || []).length"), (
+                f"{path.stem}: the panel of section {i} has no precomputed slider")
             m = _move_slider(page, section)
             assert m["changed"][0] and all(m["changed"]), m  # the panel's every figure follows
             assert all(m["captions_changed"]), m  # and so does every text alternative

@@ -274,12 +274,30 @@ def solution(eid: str, student=None):
 
 
 def solution_code(eid: str, student=None) -> str:
-    """The answer cell filled in for ``student``, with their numbers written out."""
+    """The answer cell filled in for ``student``, with their numbers written out. In a graded
+    release, like :func:`solution`, a sentence saying that solutions are off."""
+    from .ui import SOLUTIONS_OFF, solutions_shown
+
+    return reference_code(eid, student) if solutions_shown() else SolutionsOff(SOLUTIONS_OFF)
+
+
+def explanation(eid: str, student=None) -> str:
+    """Why the solution is right, for ``student``'s numbers ("" if the exercise has none). In a
+    graded release, a sentence saying that solutions are off."""
+    from .ui import SOLUTIONS_OFF, solutions_shown
+
+    return reference_explanation(eid, student) if solutions_shown() else SolutionsOff(SOLUTIONS_OFF)
+
+
+def reference_code(eid: str, student=None) -> str:
+    """:func:`solution_code` whether solutions are shown or not: for the tools that write the
+    graded source notebooks and the solved copies (a lecturer's machine may have solutions off)."""
     ex = get(eid)
     return _value(ex.solution_code, params(eid, student))
 
 
-def explanation(eid: str, student=None) -> str:
+def reference_explanation(eid: str, student=None) -> str:
+    """:func:`explanation` whether solutions are shown or not."""
     ex = get(eid)
     return _value(ex.explanation, params(eid, student))
 

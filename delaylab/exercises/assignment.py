@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 
 from . import get, ids
-from ._core import solution_code
+from ._core import reference_code
 from .solve import answer_cells
 
 #: Points of each kind of exercise in a graded assignment.
@@ -77,7 +77,7 @@ def _with_solution(eid: str) -> str:
     """The answer cell of a compute, derive or implement exercise: its stub with the default
     instance's solution between the markers (before the stub's final ``return ...`` of a function)."""
     ex = get(eid)
-    stub, code = ex.stub.rstrip("\n"), solution_code(eid, student="").rstrip("\n")
+    stub, code = ex.stub.rstrip("\n"), reference_code(eid, student="").rstrip("\n")
     if ex.kind != "implement":
         return f"{stub}\n### BEGIN SOLUTION\n{code}\n### END SOLUTION\n"
     body = code.split("\n", 1)[1]  # the solution's lines after its def line, indented
@@ -181,7 +181,7 @@ def solved_submission(release: dict, student: str) -> dict:
         eid = ours["exercise"]
         ex = get(eid)
         if ex.kind in ("compute", "derive", "implement"):
-            cell["source"] = solution_code(eid, student=student)
+            cell["source"] = reference_code(eid, student=student)
         elif ex.kind == "predict":
             cell["source"] = f"{prediction_name(eid)} = {ex.solution!r}\n"
         else:

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from ._core import EXPECT_ENV, solution_code
+from ._core import EXPECT_ENV, reference_code
 
 
 def answer_cells(nb: dict):
@@ -31,7 +31,7 @@ def solved(nb: dict) -> dict:
     instance ``ex.start("")`` gives) and checks that must pass."""
     out = copy.deepcopy(nb)
     for i, eid in answer_cells(out):
-        out["cells"][i]["source"] = solution_code(eid, student="")
+        out["cells"][i]["source"] = reference_code(eid, student="")
     first = {"cell_type": "code", "execution_count": None, "id": "delaylab-solved-mode", "metadata": {},
              "outputs": [], "source": f"import os\nos.environ[{EXPECT_ENV!r}] = 'correct'"}
     out["cells"].insert(0, first)

@@ -21,8 +21,8 @@ import ipywidgets as W
 import numpy as np
 
 from . import instance
-from ._core import (Feedback, check, expectation, explanation, get, given, ids, not_answered, params, right,
-                    solution_code, wrong)
+from ._core import (Feedback, check, expectation, get, given, ids, not_answered, params, reference_code,
+                    reference_explanation, right, wrong)
 
 _COLOURS = {"correct": ("#E8F5E9", "#1B5E20", "✓"), "wrong": ("#FFF3E0", "#8A3B00", "✗"),
             "unanswered": ("#F3F4F6", "#374151", "…")}
@@ -279,8 +279,8 @@ def solution_html(eid: str) -> str:
     """The solution for the current student: the answer cell filled in, and why."""
     if not solutions_shown():
         return _box(html.escape(SOLUTIONS_OFF), "#8A3B00", "#FFF3E0")
-    code = solution_code(eid)
-    why = explanation(eid)
+    code = reference_code(eid)
+    why = reference_explanation(eid)
     return (f"<pre style='background:#F8F8F8;padding:8px;white-space:pre-wrap;margin:4px 0'>{html.escape(code)}</pre>"
             + (f"<div style='margin:4px 0 8px 0'>{html.escape(why)}</div>" if why else ""))
 
