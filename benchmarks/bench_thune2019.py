@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 from bench import best_of, row  # noqa: E402
-from plain_thune2019 import plain_run, uniforms  # noqa: E402
+from oracles.thune2019 import plain_run, uniforms  # noqa: E402
 
 import delaylab as dl  # noqa: E402
 from delaylab.panels.adversarial import AdversarialPanel  # noqa: E402

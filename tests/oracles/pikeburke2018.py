@@ -16,7 +16,7 @@ from collections import defaultdict, deque
 import numpy as np
 
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams
-from plain import klucb_bernoulli
+from .vernade2017 import klucb_bernoulli
 
 ALGORITHMS = ("ODAAF", "ODAAF-B", "ODAAF-V", "Improved UCB", "QPM-D")
 
