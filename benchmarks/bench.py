@@ -23,11 +23,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 import delaylab as dl  # noqa: E402
 from delaylab.panels.conversions import ConversionsPanel  # noqa: E402
 from delaylab.papers import vernade2017 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402
-from plain import numpy_run, plain_run  # noqa: E402
+from oracles.vernade2017 import numpy_run, plain_run  # noqa: E402
 
 ROWS = []
 

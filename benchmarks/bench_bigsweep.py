@@ -54,9 +54,9 @@ def main(runs: int = 10_000, horizon: int = 100_000):
     gib = 1 << 30
     peak = (m["parent"] + m["worker"]) / gib
     row(f"D-KLUCB {runs} runs × T = {horizon}, keep='summary', 2 processes", m["seconds"])
-    row(f"  dl.estimate's time before it started (one process)", m["estimate_seconds"])
-    row(f"  full arrays would need (GiB)", m["full_bytes"] / gib, "GiB")
-    row(f"  peak memory: sweeping process + largest worker (GiB)", peak, "GiB", "≤ 1", peak <= 1.0)
+    row("  dl.estimate's time before it started (one process)", m["estimate_seconds"])
+    row("  full arrays would need (GiB)", m["full_bytes"] / gib, "GiB")
+    row("  peak memory: sweeping process + largest worker (GiB)", peak, "GiB", "≤ 1", peak <= 1.0)
     return m
 
 

@@ -2,7 +2,7 @@
 """Compiled kernels (delaylab/kernels): µs per run-step of the plain loop, numpy, the kernels.
 
 For each algorithm with a kernel: the cost per run-step at 1, 30 and 1000 runs of the plain
-per-run Python loop (benchmarks/plain*.py, and below for the tabulated count and QPM-D on the
+per-run Python loop (tests/oracles/*.py, and below for the tabulated count and QPM-D on the
 censored setting; its cost does not depend on the number of runs), of
 the numpy engine (DELAYLAB_KERNELS=numpy) and of the default engine (the kernels, unless the
 dispatch sends that batch size to numpy), and the ratio of each to the fastest. Times are the
@@ -23,17 +23,18 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 import delaylab as dl  # noqa: E402
 from bench import row  # noqa: E402
 from delaylab import kernels  # noqa: E402
 from delaylab.papers import pikeburke2018 as pikeburke  # noqa: E402
 from delaylab.papers import vernade2017 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402
-from plain import klucb_poisson, plain_run  # noqa: E402
-from plain_manegueu2020 import plain_run as plain_patient  # noqa: E402
-from plain_pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
-from plain_thune2019 import plain_run as plain_exp  # noqa: E402
-from plain_vernade2020 import plain_run as plain_linear  # noqa: E402
+from oracles.vernade2017 import klucb_poisson, plain_run  # noqa: E402
+from oracles.manegueu2020 import plain_run as plain_patient  # noqa: E402
+from oracles.pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
+from oracles.thune2019 import plain_run as plain_exp  # noqa: E402
+from oracles.vernade2020 import plain_run as plain_linear  # noqa: E402
 
 LAW = dl.Geometric(paper.MEAN_DELAY)
 CONV = dl.Conversions(paper.THETA_L, LAW, window=paper.WINDOW)

@@ -17,13 +17,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 import delaylab as dl  # noqa: E402
 from bench import best_of, row, slider_move  # noqa: E402
 from delaylab import engine  # noqa: E402
 from delaylab.panels.anonymous import AnonymousPanel  # noqa: E402
 from delaylab.papers import pikeburke2018 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402
-from plain_pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
+from oracles.pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
 
 
 def interactive_update():

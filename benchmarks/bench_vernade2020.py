@@ -15,12 +15,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 from bench import best_of, row, slider_move  # noqa: E402
 
 import delaylab as dl  # noqa: E402
 from delaylab.panels.linear import LinearPanel  # noqa: E402
 from delaylab.papers import vernade2020 as paper  # noqa: E402
-from plain_vernade2020 import plain_run  # noqa: E402
+from oracles.vernade2020 import plain_run  # noqa: E402
 
 
 def interactive_update():

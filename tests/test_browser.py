@@ -148,7 +148,7 @@ class Server:
             except Exception:
                 if self.proc.poll() is not None or time.time() > deadline:
                     self.close()
-                    raise RuntimeError(f"server did not start; see {ARTIFACTS / log_name}")
+                    raise RuntimeError(f"server did not start; see {ARTIFACTS / log_name}") from None
                 time.sleep(0.3)
 
     def close(self):
@@ -300,7 +300,8 @@ def wait_drawn(page, settle=5.0):
         note = f"{page.url} reloaded itself: {page.console[-10:]}; kernel messages: {kernel_messages(page)}\n"
         with open(ARTIFACTS / "reloaded-pages.txt", "a") as f:
             f.write(note)
-        warnings.warn(f"a page reloaded itself (widgets not found in its kernel): see {ARTIFACTS / 'reloaded-pages.txt'}")
+        warnings.warn(f"a page reloaded itself (widgets not found in its kernel): see {ARTIFACTS / 'reloaded-pages.txt'}",
+                      stacklevel=2)
 
 
 def _wait_drawn(page, settle):
@@ -587,7 +588,7 @@ def test_several_dashboards_at_once_all_render(voila, browser):
         for p in reversed(pages):  # the others stay open, as a lecturer's other tabs
             p.bring_to_front()
             t0 = time.perf_counter()
-            changes_figures(p, lambda: move_first_slider(p))
+            changes_figures(p, lambda p=p: move_first_slider(p))
             latencies.append(round(time.perf_counter() - t0, 2))
         assert not [p.errors for p in pages if p.errors], [p.errors for p in pages]
         report = {"pages": len(pages), "all_loaded_and_drawn_s": round(loaded, 1),

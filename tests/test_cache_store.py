@@ -97,7 +97,7 @@ def test_an_entry_with_other_content_and_matching_checksums_is_not_served(tmp_pa
     ref = run(tmp_path)
 
     def edit(m, a):  # another run's values under this entry's key
-        for j, (key, *_rest) in enumerate(m["arrays"]):
+        for j, (_key, *_rest) in enumerate(m["arrays"]):
             a[f"a{j}"] = a[f"a{j}"][::-1].copy()
         m["run_ids"] = m["run_ids"][::-1]
 

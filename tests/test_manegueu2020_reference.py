@@ -1,17 +1,14 @@
 """The vectorised engine gives exactly the runs of a plain per-run loop of Patient Bandits and
-Adapt-Patient Bandits (benchmarks/plain_manegueu2020.py) fed the same draws, on instances other
+Adapt-Patient Bandits (tests/oracles/manegueu2020.py) fed the same draws, on instances other
 than the paper's: whole regret trajectories exactly, and the α_t used at every step."""
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import delaylab as dl
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from plain_manegueu2020 import plain_simulate  # noqa: E402
+from oracles.manegueu2020 import plain_simulate
 
 INSTANCES = [
     ([0.3, 0.5, 0.45], [dl.Pareto(0.5), dl.ScaledPareto(0.2, 0.5), dl.Geometric(20)]),

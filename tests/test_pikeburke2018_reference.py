@@ -1,16 +1,13 @@
 """The vectorised ODAAF family, Improved UCB and QPM-D give exactly the runs of plain per-run
-loops written from the pseudo-code (benchmarks/plain_pikeburke2018.py), fed the same draws."""
+loops written from the pseudo-code (tests/oracles/pikeburke2018.py), fed the same draws."""
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import delaylab as dl
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from plain_pikeburke2018 import plain_simulate  # noqa: E402
+from oracles.pikeburke2018 import plain_simulate
 
 
 @pytest.mark.parametrize("theta, law, T", [

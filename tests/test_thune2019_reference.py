@@ -1,13 +1,11 @@
 """The vectorised Exp3, DEW, Skipper and Doubling give exactly the runs of plain per-run loops.
 
-benchmarks/plain_thune2019.py implements the four algorithms from the paper's pseudo-code, one
+tests/oracles/thune2019.py implements the four algorithms from the paper's pseudo-code, one
 run at a time with ``math``, Python lists and its own calendar, fed the same uniforms. Equality
 of whole regret trajectories checks the batching, the calendar, the stored p_s(A_s), Skipper's
 filter and the epochs of Doubling.
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +13,7 @@ import pytest
 import delaylab as dl
 from delaylab.settings import sequences as sq
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from plain_thune2019 import plain_simulate  # noqa: E402
+from oracles.thune2019 import plain_simulate
 
 T, RUNS, SEED = 700, [0, 2, 5], 13
 

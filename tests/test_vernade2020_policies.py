@@ -3,8 +3,6 @@ windowed estimator against τ_m·θ, on-the-fly censoring, reproducibility, equa
 per-run loop, bad input."""
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +13,7 @@ from delaylab.policies.base import Problem
 from delaylab.policies.linear import confidence_radius, weighted_norms
 from delaylab.streams import Batch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from plain_vernade2020 import plain_run  # noqa: E402
+from oracles.vernade2020 import plain_run
 
 ACTS = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
 

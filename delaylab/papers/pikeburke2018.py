@@ -306,8 +306,8 @@ def timeline_figure(tl, zoom=60, show_until=None):
     end = show_until or T
     fig = make_subplots(rows=2, cols=1, row_heights=[0.38, 0.62], vertical_spacing=0.16,
                         subplot_titles=["Which arm ODAAF-B plays (one run)",
-                                        f"Around the first change of arm: the anonymous sum at each step, "
-                                        f"and the arms its rewards come from"])
+                                        "Around the first change of arm: the anonymous sum at each step, "
+                                        "and the arms its rewards come from"])
     for s, e, a, br in _segments(tl["arms"], tl["bridge"]):
         if s >= end:
             break

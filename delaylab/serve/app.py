@@ -67,6 +67,7 @@ from traitlets import Bool, Float, Int, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
+from .compat import check_voila
 from .transport import SOCKET_PATH_MAX, socket_paths_fit  # noqa: F401  (SOCKET_PATH_MAX: this module's name for it)
 
 #: Voila's lab template links Font Awesome from a CDN although its own bundle (voila-style.js)
@@ -765,6 +766,7 @@ SHARE = Path(__file__).resolve().parent / "share"
 
 def main(argv=None) -> None:
     """``python -m delaylab.serve NOTEBOOK_FOLDER [--public] [Voila options]``"""
+    check_voila()
     os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in [str(SHARE), os.environ.get("JUPYTER_PATH", "")] if p)
     argv = ["--VoilaConfiguration.template=delaylab", *command_line(sys.argv[1:] if argv is None else argv)]
     DashboardServer.launch_instance(argv)

@@ -47,6 +47,7 @@ from pathlib import Path
 from jupyter_client.provisioning import LocalProvisioner
 from traitlets.config import Config
 
+from .compat import voila_problem
 from .transport import socket_paths_fit
 
 # (delaylab.serve.app, which imports Voila, is imported when the extension loads, not when the
@@ -120,6 +121,9 @@ def _link_jupyter_server_extension(serverapp) -> None:
         config.KernelProvisionerFactory.default_provisioner_name = PROVISIONER
         added.append("KernelProvisionerFactory.default_provisioner_name")
     serverapp.log.info("delaylab: dashboards as delaylab.serve serves them (%s)", ", ".join(added) or "all set already")
+    problem = voila_problem()
+    if problem:
+        serverapp.log.error("delaylab: %s", problem)
 
 
 def _load_jupyter_server_extension(serverapp) -> None:

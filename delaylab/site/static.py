@@ -397,7 +397,7 @@ def _with_sliders(layout: dict, rec: Recording, updates) -> dict:
     layout["margin"] = margin
     layout["height"] = height + SLIDER_SPACE * k
     sliders = []
-    for c, (attr, label, values, labels) in enumerate(rec.controls):
+    for c, (attr, label, _values, labels) in enumerate(rec.controls):
         steps = []
         for i, lab in enumerate(labels):
             if updates is not None:

@@ -1,20 +1,17 @@
 """The vectorised engine gives exactly the runs of a plain per-run loop fed the same draws.
 
-benchmarks/plain.py implements the six policies of Vernade et al. (2017) one run at a time with
+tests/oracles/vernade2017.py implements the six policies of Vernade et al. (2017) one run at a time with
 ``math`` and Python lists: its own calendar (a dict of arrival steps), its own counts. Equality
 of whole regret trajectories checks the engine's batching, calendar, censoring and bookkeeping.
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import delaylab as dl
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from plain import ALGORITHMS, plain_simulate  # noqa: E402
+from oracles.vernade2017 import ALGORITHMS, plain_simulate
 
 
 def engine_policy(name, law, m):

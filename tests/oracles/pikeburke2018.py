@@ -16,7 +16,7 @@ from collections import defaultdict, deque
 import numpy as np
 
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams
-from plain import klucb_bernoulli
+from .vernade2017 import klucb_bernoulli
 
 ALGORITHMS = ("ODAAF", "ODAAF-B", "ODAAF-V", "Improved UCB", "QPM-D")
 
@@ -37,7 +37,7 @@ def sizes(variant, T, mean_delay=0.0, variance=0.0, bound=0.0):
         tol = 2.0 ** -m
         L = math.log(T * tol * tol)
 
-        def n_of(last):
+        def n_of(last, L=L, tol=tol):
             return math.ceil((math.sqrt(2 * L) + math.sqrt(2 * L + (8 / 3) * tol * L + last)) ** 2 / (tol * tol))
 
         if variant == "ODAAF":
@@ -78,7 +78,7 @@ def plain_phased(variant, theta, u_reward, delays, mean_delay=0.0, variance=0.0,
 
     active = list(range(K))
     previous = 0
-    for p, (tol, n, width) in enumerate(phases):
+    for p, (_tol, n, width) in enumerate(phases):
         length = max(n - previous, 1)
         previous += length
         for arm in active:  # Step 1

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """An independent, plain implementation of OTFLinUCB, OTFLinTS and delay-blind LinUCB
 (Vernade et al. 2020, Algorithms 1 and 2), one run at a time, straight from the pseudo-code.
 
@@ -8,19 +7,15 @@ and feedback is a list of pending (arrival, step) pairs. Only the random numbers
 delaylab's streams, so that both implementations see the same draws (common random numbers):
 then their regrets must coincide.
 
-    PYTHONPATH=. python benchmarks/plain_vernade2020.py      # compares with the engine
+    cd tests && python -m oracles.vernade2020      # compares with the engine
 """
 
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
-
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from delaylab.streams import ENVIRONMENT, Batch, RunStreams, StepDraws  # noqa: E402
+from delaylab.streams import ENVIRONMENT, Batch, RunStreams, StepDraws
 
 
 def environment(seed, run, horizon, K, d, law, action_map):

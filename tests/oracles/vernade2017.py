@@ -6,7 +6,7 @@ a time, one step at a time, with ``math``. Two uses:
 
 * the benchmark's baseline for the speed-up of the vectorised engine;
 * a test that the engine's batching, calendar and bookkeeping give exactly the same runs as a
-  straightforward loop fed with the same random numbers (tests/test_reference.py).
+  straightforward loop fed with the same random numbers (tests/test_vernade2017_reference.py).
 """
 
 from __future__ import annotations
