@@ -69,3 +69,31 @@ PINNED = {
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_fingerprint_is_unchanged(name):
     assert fingerprint(objects()[name]) == PINNED[name]
+
+
+LAWS = ["geometric", "geometric_cells", "pareto", "scaled_pareto", "uniform", "fixed", "poisson", "halfnormal",
+        "survival", "survival_moments", "empirical", "criteo"]
+
+
+@pytest.mark.parametrize("name", LAWS)
+def test_a_law_is_rebuilt_from_its_params(name):
+    """get_params() names the constructor's arguments: the rebuilt law is the same law."""
+    law = objects()[name]
+    again = type(law)(**law.get_params())
+    assert fingerprint(again) == fingerprint(law)
+    assert again.label == law.label
+    lags = np.arange(40.0) if law.n_cells == 1 else np.arange(40.0)[:, None]
+    np.testing.assert_array_equal(again.cdf(lags), law.cdf(lags))
+
+
+def test_an_unknown_law_is_described_by_all_its_attributes():
+    """A law subclass that does not store its parameters the DelayLaw way is still fingerprinted
+    (by its attributes), and two of them differ when an attribute differs."""
+
+    class Shifted(dl.Geometric):
+        def __init__(self, mean, shift):
+            super().__init__(mean)
+            self.shift = shift
+
+    assert fingerprint(Shifted(3, 1)) != fingerprint(Shifted(3, 2))
+    assert fingerprint(Shifted(3, 1)) == fingerprint(Shifted(3, 1))
