@@ -3,12 +3,10 @@
 What is cached
 --------------
 A sweep's *problem* — everything that determines a run's outcome except its index — is reduced
-to a fingerprint (:func:`fingerprint`): the setting and each policy (class, hyperparameters,
-recursively; numpy arrays by dtype, shape and bytes; delay laws by their defining parameters;
-functions by module, qualified name and bytecode, with their defaults, closure values and the
-globals they read), the policies' names, the horizon, the recorded times, the trace flag, the
-seed, the grid's shape, and :func:`code_version`: ``delaylab.__version__``, a SHA-256 of every
-source file of the installed package, and numpy's version.
+to a fingerprint by :mod:`delaylab.fingerprints` (re-exported here: :func:`fingerprint`,
+:class:`Uncacheable`). One of its parts is :func:`code_version`, defined here because the store
+checks it again when it reads an entry: ``delaylab.__version__``, a SHA-256 of every source file
+of the installed package, and numpy's version.
 
 Hashing the package's source files means that *any* edit of delaylab (even a comment)
 invalidates every entry. This is deliberate: a version number is only bumped at releases, while
@@ -43,17 +41,19 @@ dtypes do not match is reported as corrupt, deleted and recomputed: it is never 
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-import pickle
 import tempfile
 import time
-import types
 from pathlib import Path
 
 import numpy as np
+
+from .fingerprints import Uncacheable, fingerprint, sha256_hex
+
+__all__ = ["FORMAT", "DEFAULT_MAX_BYTES", "NOT_HASHED", "Cache", "Uncacheable", "cache_clear", "cache_info",
+           "code_version", "default_folder", "fingerprint", "open_cache"]
 
 #: bump when the layout of entries changes
 FORMAT = 2
@@ -64,11 +64,7 @@ _STALE_TEMP = 3600.0
 _TEMP_PREFIX = ".tmp-"
 
 
-class Uncacheable(Exception):
-    """Raised by :func:`fingerprint` for an object whose defining content cannot be read."""
-
-
-# ================================================================================ fingerprints
+# ================================================================================ the code's version
 def code_version() -> str:
     """``"<delaylab version>+<SHA-256 of the package's files, 16 hex digits>;numpy <version>"``.
 
@@ -98,166 +94,6 @@ def _hash_package(root: Path | None = None) -> str:
 
 
 _FILES_HASH = _hash_package()
-
-
-def fingerprint(obj) -> str:
-    """A SHA-256 (hex) of a canonical description of ``obj`` (see the module docstring).
-
-    Equal fingerprints mean equal defining content; the converse need not hold (e.g. ``1`` and
-    ``1.0`` differ), which only costs a recomputation. Raises :class:`Uncacheable` for objects
-    that cannot be described (neither a known type, nor attributes, nor picklable).
-    """
-    text = json.dumps(_canon(obj, set()), separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _qualname(obj) -> str:
-    return f"{getattr(obj, '__module__', None)}.{getattr(obj, '__qualname__', getattr(obj, '__name__', '?'))}"
-
-
-def _ours(module) -> bool:
-    """Code of the delaylab package: covered by :func:`code_version`."""
-    return isinstance(module, str) and (module == "delaylab" or module.startswith("delaylab."))
-
-
-def _canon(obj, active: set):
-    # leaves
-    if obj is None or isinstance(obj, (bool, str)):
-        return [type(obj).__name__, obj]
-    if isinstance(obj, int) and not isinstance(obj, np.generic):
-        return ["int", str(obj)]
-    if isinstance(obj, float):
-        return ["float", obj.hex()]
-    if isinstance(obj, complex):
-        return ["complex", obj.real.hex(), obj.imag.hex()]
-    if isinstance(obj, (bytes, bytearray)):
-        return ["bytes", _sha(bytes(obj))]
-    if isinstance(obj, np.generic) and not isinstance(obj, np.object_):
-        return ["np", obj.dtype.str, obj.tobytes().hex()]
-    if isinstance(obj, np.ndarray) and not obj.dtype.hasobject:
-        return ["ndarray", obj.dtype.str, list(obj.shape), _sha(np.ascontiguousarray(obj).tobytes())]
-    if isinstance(obj, types.ModuleType):
-        return ["module", obj.__name__, str(getattr(obj, "__version__", ""))]
-    if isinstance(obj, (types.BuiltinFunctionType, np.ufunc)):
-        return ["builtin", _qualname(obj)]
-    # containers and objects (cycles are cut)
-    if id(obj) in active:
-        return ["cycle", _qualname(type(obj))]
-    active.add(id(obj))
-    try:
-        return _canon_composite(obj, active)
-    finally:
-        active.discard(id(obj))
-
-
-def _canon_composite(obj, active):
-    from .laws import DelayLaw
-    from .policies.base import Policy
-
-    if isinstance(obj, np.ndarray):  # object dtype
-        return ["ndarray-object", list(obj.shape), [_canon(x, active) for x in obj.ravel()]]
-    if isinstance(obj, (list, tuple)):
-        return [type(obj).__name__, [_canon(x, active) for x in obj]]
-    if isinstance(obj, dict):
-        items = [[_canon(k, active), _canon(v, active)] for k, v in obj.items()]
-        return ["dict", sorted(items, key=lambda kv: json.dumps(kv[0]))]
-    if isinstance(obj, (set, frozenset)):
-        return ["set", sorted((_canon(x, active) for x in obj), key=json.dumps)]
-    if isinstance(obj, type):
-        return _canon_class(obj, active)
-    if isinstance(obj, types.FunctionType):
-        return _canon_function(obj, active)
-    if isinstance(obj, types.MethodType):
-        return ["method", _canon(obj.__self__, active), _canon(obj.__func__, active)]
-    if isinstance(obj, functools.partial):
-        return ["partial", _canon(obj.func, active), _canon(obj.args, active), _canon(obj.keywords, active)]
-    if isinstance(obj, types.CodeType):
-        return _canon_code(obj, active)
-    if isinstance(obj, Policy):  # hyperparameters only: learned state never matters
-        return ["policy", _canon(type(obj), active), _canon(obj.get_params(), active)]
-    if isinstance(obj, DelayLaw):
-        return ["law", _canon(type(obj), active), _canon(_law_definition(obj), active)]
-    if hasattr(obj, "__dict__"):
-        return ["object", _canon(type(obj), active), _canon(vars(obj), active)]
-    try:
-        data = pickle.dumps(obj, protocol=4)
-    except Exception as exc:  # noqa: BLE001 - anything unpicklable is simply not describable
-        raise Uncacheable(f"cannot describe {obj!r} (type {_qualname(type(obj))}): {exc}") from None
-    return ["pickle", _qualname(type(obj)), _sha(data)]
-
-
-def _law_definition(law) -> dict:
-    """The parameters that define a delay law (not tables computed from them)."""
-    import inspect
-
-    from .laws import Empirical, SurvivalLaw
-
-    if type(law) is SurvivalLaw:
-        fields = ("_sf_fn", "_name", "_given")
-    elif type(law) is Empirical:
-        fields = ("_probs", "_knots", "_scale", "_log", "_name")
-    else:
-        names = [p for p in inspect.signature(type(law).__init__).parameters if p != "self"]
-        if names and set(names) <= set(law._param_names) and all(hasattr(law, "_par_" + k) for k in names):
-            fields = tuple("_par_" + k for k in law._param_names)
-        else:  # an unknown law: all its attributes (safe; at worst a needless recomputation)
-            return dict(vars(law))
-    return {f: getattr(law, f) for f in fields}
-
-
-def _canon_class(cls, active):
-    out = ["class", _qualname(cls)]
-    if _ours(cls.__module__) or cls.__module__ == "builtins" or cls.__module__.split(".")[0] == "numpy":
-        return out
-    # a class of the user's: its body (methods' bytecode, class attributes), up the MRO
-    for klass in cls.__mro__:
-        if klass is object or _ours(klass.__module__) or klass.__module__ == "builtins":
-            continue
-        # methods and class attributes; Python's own machinery (__dict__, _abc_impl, …) is not
-        # the class's behaviour, except the special methods it defines (__init__, __call__, …)
-        body = {k: v for k, v in vars(klass).items()
-                if not (k.startswith("__") and k.endswith("__") and not callable(v)) and k != "_abc_impl"}
-        out.append([_qualname(klass), _canon(body, active)])
-    return out
-
-
-def _canon_function(fn, active):
-    name = ["function", _qualname(fn)]
-    if _ours(fn.__module__):
-        return name
-    code = fn.__code__
-    glob = getattr(fn, "__globals__", {})
-    used = {n: glob[n] for n in sorted(_names(code)) if n in glob}
-    closure = [c.cell_contents for c in (fn.__closure__ or ()) if _cell_filled(c)]
-    return name + [_canon_code(code, active), _canon(fn.__defaults__, active),
-                   _canon(fn.__kwdefaults__, active), _canon(closure, active), _canon(used, active)]
-
-
-def _cell_filled(cell) -> bool:
-    try:
-        cell.cell_contents  # noqa: B018 - an empty cell raises
-    except ValueError:
-        return False
-    return True
-
-
-def _names(code) -> set:
-    out = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            out |= _names(c)
-    return out
-
-
-def _canon_code(code, active):
-    consts = [_canon_code(c, active) if isinstance(c, types.CodeType) else _canon(c, active)
-              for c in code.co_consts]
-    return ["code", _sha(code.co_code), consts, list(code.co_names), list(code.co_varnames),
-            list(code.co_freevars)]
 
 
 # ================================================================================ the folder
@@ -331,7 +167,7 @@ class Cache:
 
     @staticmethod
     def _entry_name(run_ids: np.ndarray) -> str:
-        return "runs-" + _sha(np.asarray(run_ids, dtype="<i8").tobytes())[:24] + ".npz"
+        return "runs-" + sha256_hex(np.asarray(run_ids, dtype="<i8").tobytes())[:24] + ".npz"
 
     def entries(self, problem: str, wanted: np.ndarray, check) -> tuple[list, int]:
         """Valid entries of ``problem`` holding some of the ``wanted`` run indices.
@@ -375,7 +211,7 @@ class Cache:
             if a.dtype.hasobject:
                 raise Uncacheable(f"{key} holds Python objects (dtype object)")
             members[f"a{j}"] = a
-            meta.append([key, a.dtype.str, list(a.shape), _sha(a.tobytes())])
+            meta.append([key, a.dtype.str, list(a.shape), sha256_hex(a.tobytes())])
         manifest = {"format": FORMAT, "problem": problem, "run_ids": [int(r) for r in run_ids],
                     "version": code_version(), "keys": sorted(arrays), "arrays": meta}
         members["manifest"] = np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8)
@@ -502,7 +338,7 @@ def _read_entry(path: Path, problem: str, wanted: set, check):
             arrays = {}
             for j, (key, dtype, shape, digest) in enumerate(manifest["arrays"]):
                 a = z[f"a{j}"]
-                if a.dtype.str != dtype or list(a.shape) != shape or _sha(a.tobytes()) != digest:
+                if a.dtype.str != dtype or list(a.shape) != shape or sha256_hex(a.tobytes()) != digest:
                     raise _Corrupt(f"{key}: checksum, shape or dtype mismatch")
                 arrays[key] = a
     except _Corrupt:

@@ -147,6 +147,17 @@ class DelayLaw:
             kw[k] = v.item() if v.ndim == 0 else v[g].item()
         return type(self)(**kw)
 
+    def get_params(self) -> dict:
+        """The parameters that define the law, by the constructor's names, as the law stores them
+        (numbers as float arrays: 0-d, or one value per grid cell).
+
+        ``type(law)(**law.get_params())`` is the same law. Tables computed from the parameters
+        are not part of them: the sweep cache's fingerprint (:mod:`delaylab.fingerprints`)
+        describes a law by these values alone, as :meth:`delaylab.policies.base.Policy.get_params`
+        describes a policy.
+        """
+        return {k: getattr(self, "_par_" + k) for k in self._param_names}
+
     # ---------------------------------------------------------------- public API
     def cdf(self, d) -> np.ndarray:
         """τ(d) = P(D ≤ d)."""
@@ -677,6 +688,11 @@ class SurvivalLaw(DelayLaw):
     def cell(self, g: int) -> "SurvivalLaw":
         return self
 
+    def get_params(self) -> dict:
+        """``sf``, ``label``, ``mean`` and ``var`` as given (see :meth:`DelayLaw.get_params`)."""
+        mean, var = self._given
+        return {"sf": self._sf_fn, "label": self._name, "mean": mean, "var": var}
+
     def _sf(self, d, cells):
         d = _floor_lag(d)
         vals = np.asarray(self._sf_fn(np.maximum(d, 0.0)), dtype=float)
@@ -768,6 +784,12 @@ class Empirical(DelayLaw):
 
     def cell(self, g: int) -> "Empirical":
         return self
+
+    def get_params(self) -> dict:
+        """``probs``, ``delays`` (float arrays), ``scale``, ``log`` and ``label``, as checked by the
+        constructor (see :meth:`DelayLaw.get_params`)."""
+        return {"probs": self._probs, "delays": self._knots, "scale": self._scale, "log": self._log,
+                "label": self._name}
 
     def _tr(self, x):
         return np.log(np.maximum(x, 1e-300)) if self._log else x

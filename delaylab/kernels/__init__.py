@@ -5,8 +5,11 @@ the notebooks show them. For the algorithms the panels and figures run, a kernel
 *whole* time loop of a block of steps, for every run of the batch, in one compiled call: the
 same draws (the setting's :class:`~delaylab.settings.base.Block`), the same calendar of pending
 feedback, the same formulas in the same order, written per run and per arm. The kernel works
-on the policy's own state arrays (``pulls_``, ``successes_``, …), so ``snapshot()`` and
-``simulate(trace=True)`` see exactly what the numpy path would show.
+on the policy's own state arrays, which the policy declares in a NamedTuple returned by its
+``kernel_state()`` (e.g. :class:`delaylab.policies.ucb.BlindIndexState`), so ``snapshot()`` and
+``simulate(trace=True)`` see exactly what the numpy path would show. A kernel reads nothing else
+of the policy; the setting's draws and the engine's calendar reach it as NamedTuples too
+(:mod:`._env`).
 
 One module per algorithm family:
 

@@ -1,26 +1,89 @@
-"""What every kernel shares: the Bernoulli settings' pulls and the engine's calendar, per run.
+"""What every kernel shares: the arguments they travel in, the Bernoulli settings' pulls and the
+engine's calendar, per run.
 
-A kernel advances one run (column b) of the batch through steps i0 … i1 − 1 of a block. Per
-step, exactly as :meth:`delaylab.engine._Runner.advance` with
-:meth:`~delaylab.settings.bernoulli._BernoulliBlock.pull` and :class:`~delaylab.feedback.Calendar`:
+A kernel is called as ``fn(i0, i1, t0, draws, cal, cum, out, pulls, state, …)``: it advances
+every run (column b) of the batch through steps t0 + i0 … t0 + i1 − 1 of a block of draws.
+
+* ``draws`` — the setting's block of draws, a :class:`Draws` for the Bernoulli settings (the
+  linear and adversarial kernels define their own, in their modules);
+* ``cal`` — the engine's :class:`~delaylab.feedback.Calendar` as a :class:`CalendarArrays`;
+* ``cum`` (B,), ``out`` (i1 − i0, B) and ``pulls`` (B, K) — the cumulative regret, written after
+  each step, and the engine's pull counts;
+* ``state`` — the policy's declared state, the NamedTuple its ``kernel_state()`` returns (for
+  example :class:`delaylab.policies.ucb.BlindIndexState`): its arrays are the policy's own, so
+  the kernel updates them in place and ``snapshot()`` sees what the numpy path would show.
+
+Per step, exactly as :meth:`delaylab.engine._Runner.advance` with
+:meth:`~delaylab.settings.bernoulli.BernoulliBlock.pull` and :class:`~delaylab.feedback.Calendar`:
 
 * the pull of arm a: reward 1{U < θ_a}, delay D (the arm's law, or the shared one), regret Δ_a;
 * revealed: conversions only if rewarded and D ≤ window; labelled/anonymous if D ≤ window;
   scheduled (``due``) if revealed and it arrives within the horizon, D ≤ T − 1 − t;
 * the calendar: the pull is stored in ring slot t mod W and, if due, linked at the head of the
-  list of step t + D; at the end of step t the list of slot t mod W is walked (latest pull
-  first, the order of the numpy path's layers) and emptied.
+  list of step t + D (:func:`schedule`); at the end of step t the list of slot t mod W is
+  walked (latest pull first, the order of the numpy path's layers) and emptied
+  (:func:`first_arrival` and :func:`next_arrival`, the walk every kernel uses).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+from typing import NamedTuple
 
-from ..settings.bernoulli import _BernoulliBlock, _BernoulliSetting
+import numpy as np
+from numba import njit, types
+
+from ..settings.bernoulli import BernoulliBlock, BernoulliSetting
+
+__all__ = ["Draws", "CalendarArrays", "calendar_arrays", "owned", "supported", "is_state", "pull",
+           "schedule", "play", "first_arrival", "next_arrival", "pending", "Kernel"]
 
 CONVERSIONS, LABELLED, ANONYMOUS = 0, 1, 2
 _KINDS = {"conversions": CONVERSIONS, "labelled": LABELLED, "anonymous": ANONYMOUS}
+
+
+class Draws(NamedTuple):
+    """A block of a Bernoulli setting's draws as the kernels read it (row i: step t0 + i)."""
+
+    #: (n, B) reward uniforms: the pull of arm a is rewarded iff u < θ_a
+    u: np.ndarray
+    #: (n, B, 1) delays with one law for every arm, (n, B, K) with one law per arm; int64
+    delays: np.ndarray
+    #: (B, K) θ_k of every run
+    theta: np.ndarray
+    #: (B, K) Δ_k = max θ − θ_k of every run
+    gap: np.ndarray
+    #: CONVERSIONS, LABELLED or ANONYMOUS: what is revealed
+    kind: int
+    #: the setting's censoring window m, −1 for none
+    window: int
+    #: the horizon T (feedback due after step T − 1 is never scheduled)
+    T: int
+
+
+class CalendarArrays(NamedTuple):
+    """The arrays of the engine's :class:`~delaylab.feedback.Calendar` (rings of W slots, one
+    column per run), updated in place by the kernels."""
+
+    #: (W, B) step of the latest pull due at the end of each slot's step, −1 for none
+    head: np.ndarray
+    #: (W, B) the next pull of the same list, −1 at its end
+    next: np.ndarray
+    #: (W, B) the arm of the pull made at each slot's step
+    arm: np.ndarray
+    #: (W, B) its reward or loss; (1, 1) and unused when ``with_values`` is False
+    value: np.ndarray
+    #: whether the setting reveals values (labelled and anonymous rewards, losses)
+    with_values: bool
+
+
+_NO_VALUES = np.zeros((1, 1))
+
+
+def calendar_arrays(calendar) -> CalendarArrays:
+    """The kernels' view of ``calendar`` (no copy)."""
+    with_values = calendar.value is not None
+    return CalendarArrays(calendar.head, calendar.next, calendar.arm,
+                          calendar.value if with_values else _NO_VALUES, with_values)
 
 
 def owned(x, shape=None, dtype=float) -> np.ndarray:
@@ -30,32 +93,24 @@ def owned(x, shape=None, dtype=float) -> np.ndarray:
     return np.array(np.broadcast_to(x, x.shape if shape is None else shape), dtype=dtype, order="C", copy=True)
 
 
-def per_run(x, B) -> np.ndarray:
-    """A scalar or per-run (B,) / (B, 1) parameter as a (B,) float array."""
-    return owned(np.asarray(x, float).reshape(-1), (B,))
-
-
 def supported(setting) -> bool:
     """Whether kernels can simulate this setting (the three Bernoulli settings)."""
-    return isinstance(setting, _BernoulliSetting)
+    return isinstance(setting, BernoulliSetting)
 
 
 class Env:
-    """The arrays a kernel reads from the setting, for one runner (B columns)."""
+    """The setting's part of a kernel's arguments, for one runner (B columns)."""
 
-    def __init__(self, setting, problem, calendar):
-        B, K = problem.size, problem.n_arms
+    def __init__(self, setting, problem):
+        self.B, self.K = problem.size, problem.n_arms
         self.kind = _KINDS[setting.feedback]
         self.window = -1 if setting.window is None else int(setting.window)
         self.T = int(problem.horizon)
-        self.cal = calendar
-        self.cal_value = calendar.value if calendar.value is not None else np.zeros((1, 1))
-        self.B, self.K = B, K
         self._ep = None
 
-    def block(self, block):
-        """(u (n, B), delays (n, B, 1 or K), θ (B, K), Δ (B, K)) of a block of draws."""
-        if not isinstance(block, _BernoulliBlock):  # pragma: no cover - guarded by supported()
+    def draws(self, block) -> Draws:
+        """The :class:`Draws` of a block (θ and Δ copied once per episode)."""
+        if not isinstance(block, BernoulliBlock):  # pragma: no cover - guarded by supported()
             raise TypeError(f"kernels simulate Bernoulli settings; got {type(block).__name__}")
         ep = block.ep
         if ep is not self._ep:
@@ -66,9 +121,18 @@ class Env:
         d = d[:, :, None] if d.ndim == 2 else d
         u = block.u if block.u.flags.c_contiguous and block.u.flags.writeable else owned(block.u)
         d = d if d.flags.c_contiguous and d.flags.writeable and d.dtype == np.int64 else owned(d, dtype=np.int64)
-        return u, d, self.theta, self.gap
+        return Draws(u, d, self.theta, self.gap, self.kind, self.window, self.T)
 
 
+def is_state(typ, cls) -> bool:
+    """In a ``numba.extending.overload``: whether the numba type ``typ`` is that of the NamedTuple
+    class ``cls`` (a policy's declared state). The kernels compile a step that differs with the
+    policy's state (for example Ñ's two counts) as one function overloaded on the state's type."""
+    return isinstance(typ, types.BaseNamedTuple) and typ.instance_class is cls
+
+
+# The helpers below take arrays, not the NamedTuples: a kernel unpacks its arguments once, before
+# its loops (a NamedTuple's field read inside a loop costs at every step: numba does not hoist it).
 @njit(cache=True, inline="always")
 def pull(i, b, t, a, u, delays, theta, kind, window, T):
     """Outcome of arm a at step t (row i of the block) of run b: (due, delay, value)."""
@@ -83,10 +147,10 @@ def pull(i, b, t, a, u, delays, theta, kind, window, T):
 
 
 @njit(cache=True, inline="always")
-def schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values):
-    """Calendar.add for run b: store the pull of step t; if due, link it at step t + d."""
+def schedule(b, t, slot, a, due, d, value, head, nxt, cal_arm, cal_value, with_values):
+    """Calendar.add for run b: store the pull of step t in its ring slot (``slot`` = t mod W,
+    computed once per step by the kernel); if due, link it at step t + d."""
     W = head.shape[0]
-    slot = t % W
     cal_arm[slot, b] = a
     if with_values:
         cal_value[slot, b] = value
@@ -97,22 +161,69 @@ def schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
 
 
 @njit(cache=True, inline="always")
-def play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm, cal_value,
-         with_values):
+def play(i, i0, b, t, slot, a, pulls, cum, out, gap, u, delays, theta, kind, window, T, head, nxt, cal_arm,
+         cal_value, with_values):
     """Arm a played at step t (row i of the block) of run b: the pull counted, its regret added to
-    the run's cumulative regret (row i − i0 of ``out``), its feedback drawn and scheduled."""
+    the run's cumulative regret (row i − i0 of ``out``), its feedback drawn (:func:`pull`) and
+    scheduled (:func:`schedule`; ``slot`` = t mod W)."""
     pulls[b, a] += 1
     cum[b] += gap[b, a]
     out[i - i0, b] = cum[b]
     due, d, value = pull(i, b, t, a, u, delays, theta, kind, window, T)
-    schedule(b, t, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+    schedule(b, t, slot, a, due, d, value, head, nxt, cal_arm, cal_value, with_values)
+
+
+@njit(cache=True, inline="always")
+def first_arrival(head, slot, b):
+    """Calendar.pop for run b at the end of step t, whose ring slot is ``slot`` = t mod W: the
+    step s of the latest pull revealed then, −1 for none; the list is taken out of the calendar.
+    The pull of step s is in ring slot r = s mod W (its arm ``cal.arm[r, b]``, its value
+    ``cal.value[r, b]``).
+
+    With :func:`next_arrival`, the calendar walk of every kernel::
+
+        slot = t % W  # once per step
+        ...
+        s = first_arrival(head, slot, b)
+        while s >= 0:
+            r = s % W
+            ...  # learn from the pull of step s
+            s = next_arrival(nxt, r, b)
+
+    (latest pull first, the order of the numpy path's layers). Two inlined functions rather than
+    one that takes the loop's body: numba would call a function argument at every arrival.
+    """
+    s = head[slot, b]
+    head[slot, b] = -1
+    return s
+
+
+@njit(cache=True, inline="always")
+def next_arrival(nxt, r, b):
+    """The step of the pull revealed after the one in ring slot r (see :func:`first_arrival`), −1
+    after the last."""
+    return nxt[r, b]
+
+
+@njit(cache=True, inline="always")
+def pending(head, nxt, slot, b):
+    """The number of pulls of run b due at the end of the step of ring slot ``slot``, left in the
+    calendar (:func:`first_arrival` takes them out)."""
+    W = head.shape[0]
+    s = head[slot, b]
+    n = 0
+    while s >= 0:
+        n += 1
+        s = next_arrival(nxt, s % W, b)
+    return n
 
 
 class Kernel:
-    """Base of the kernels: the engine calls :meth:`run` for steps i0 … i1 − 1 of a block.
+    """Base of the Bernoulli settings' kernels: the engine calls :meth:`run` for steps i0 … i1 − 1
+    of a block.
 
-    Subclasses set ``self._fn`` (the compiled loop) and ``self._state()`` (the policy's arrays
-    and parameters, appended to the shared arguments).
+    Subclasses set ``fn`` (the compiled loop) and :meth:`arguments` (the policy's declared state
+    and the variant, appended to the shared arguments).
     """
 
     #: largest batch (columns of a chunk) for which the kernel beats numpy; None: every batch.
@@ -121,30 +232,31 @@ class Kernel:
 
     def __init__(self, policy, setting, problem, calendar):
         self.policy = policy
-        self.env = Env(setting, problem, calendar)
+        self.env = Env(setting, problem)
+        self.calendar = calendar
 
     def run(self, block, t0: int, i0: int, i1: int, cum: np.ndarray, pulls: np.ndarray) -> np.ndarray:
         """Advance every run through steps t0 + i0 … t0 + i1 − 1: ``cum`` (B,) and ``pulls``
         (B, K) are updated in place; returns the cumulative regret after each step, (i1 − i0, B)."""
-        e, cal = self.env, self.env.cal
-        u, d, theta, gap = e.block(block)
-        out = np.empty((i1 - i0, e.B))
+        draws = self.env.draws(block)
+        cal = calendar_arrays(self.calendar)
+        out = np.empty((i1 - i0, self.env.B))
         i = i0
         while i < i1:  # a kernel may stop early at a step (returning it) for Python to make room
-            stop = self._fn(int(i), int(i1), int(t0), u, d, theta, gap, e.kind, e.window, e.T,
-                            cal.head, cal.next, cal.arm, e.cal_value, cal.value is not None, cum, out[i - i0:],
-                            pulls, *self._state())
+            stop = self.fn(int(i), int(i1), int(t0), draws, cal, cum, out[i - i0:], pulls, *self.arguments())
             i = i1 if stop is None else int(stop)
             if i < i1:
-                self._make_room()
-        self._after(t0 + i1 - 1)
+                self.make_room()
+        self.after(t0 + i1 - 1)
         return out
 
-    def _make_room(self) -> None:  # pragma: no cover - only kernels that stop early
+    def make_room(self) -> None:  # pragma: no cover - only kernels that stop early
+        """Called when the kernel stopped early at a step: grow what did not fit."""
         raise NotImplementedError
 
-    def _state(self) -> tuple:  # pragma: no cover - abstract
+    def arguments(self) -> tuple:  # pragma: no cover - abstract
+        """The policy's state (its ``kernel_state()``) and the variant's arguments."""
         raise NotImplementedError
 
-    def _after(self, last_step: int) -> None:
+    def after(self, last_step: int) -> None:
         """Bookkeeping of the policy's Python attributes after a call (e.g. its clock)."""

@@ -14,14 +14,15 @@ epoch with d_s < β_m.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ..policies.exp_weights import DEW, E, Exp3
-from ..policies.skipper import MAX_EPOCH, Doubling, Skipper
+from ..policies.skipper import MAX_EPOCH, Doubling, DoublingState, Skipper
 from ..settings.adversarial import AdversarialLosses
-from ._env import Kernel, owned, per_run
+from ._env import calendar_arrays, first_arrival, next_arrival, owned, schedule
 
 INF = math.inf
 
@@ -63,7 +64,8 @@ def doubling_condition(length, skipped, delay, epoch, K, lnK):
 @njit(cache=True)
 def doubling_step(b, t, d, K, lnK, L, eta, epoch, beta, epoch_start, length_, skipped_, delay_,
                   skipped_tot, exp_delay, epoch_of, max_epoch):
-    """:meth:`Doubling.choose` before the base's draw, for run b whose round-t delay is d."""
+    """:meth:`Doubling.choose` before the base's draw, for run b whose round-t delay is d (the
+    arrays of a :class:`~delaylab.policies.skipper.DoublingState`; L̂ and η of its base)."""
     skip = d >= beta[b]
     length = length_[b] + 1
     skipped = skipped_[b] + (1 if skip else 0)
@@ -88,12 +90,48 @@ def doubling_step(b, t, d, K, lnK, L, eta, epoch, beta, epoch_start, length_, sk
     epoch_of[t, b] = epoch[b]
 
 
+class Filter(NamedTuple):
+    """What Skipper and Doubling add to their base (DEW or Exp3), as the one compiled loop of the
+    four policies reads it, built by :meth:`ExpWeightsKernel.filter` from the policy's declared
+    state. What a policy does not have is empty, its flag off (one loop, compiled once, rather than
+    one per policy: a function overloaded on the state's type would be called, not inlined, at
+    every step)."""
+
+    #: (B,) β per run: the losses with d_s ≥ β are skipped (+inf: none, DEW and Exp3)
+    beta: np.ndarray
+    #: whether the policy is a Skipper
+    skipper: bool
+    #: Skipper's kept delays (updated), :class:`~delaylab.policies.skipper.SkipperState`
+    kept_delay: np.ndarray
+    #: whether the policy is Doubling
+    doubling: bool
+    #: Doubling's state (updated)
+    state: DoublingState
+
+
+class LossDraws(NamedTuple):
+    """A block of :class:`~delaylab.AdversarialLosses` as the kernel reads it (row i: step t0 + i)."""
+
+    #: (n, K) the losses ℓ_t(a) of every arm
+    losses: np.ndarray
+    #: (n, B) int64, the delays d_t
+    delays: np.ndarray
+    #: the best arm in hindsight (the regret's comparator)
+    best: int
+    #: the horizon T
+    T: int
+
+
 @njit(cache=True)
-def exp_weights_kernel(i0, i1, t0, losses, delays, best, T, head, nxt, cal_arm, cal_value, cum, out, pulls,
-                       uniforms, L, p_now, p_pull, eta, beta, kept_delay, skipper, doubling, lnK, epoch,
-                       epoch_start, length_, skipped_, delay_, skipped_tot, exp_delay, epoch_of, max_epoch):
-    """Exp3 / DEW (beta = +inf), Skipper (losses with d_s < beta only; kept delays recorded) or
-    Doubling (beta, eta and the base's L̂ per run and epoch; losses of the current epoch only)."""
+def exp_weights_kernel(i0, i1, t0, draws, cal, cum, out, pulls, uniforms, base, filt):
+    """Exp3 / DEW, Skipper (losses with d_s < β only; kept delays recorded) or Doubling (β, η and
+    the base's L̂ per run and epoch; losses of the current epoch only), on the base's
+    :class:`~delaylab.policies.exp_weights.ExpWeightsState` and a :class:`Filter`."""
+    losses, delays, best, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
+    L, p_now, p_pull, eta = base
+    beta, skipper, kept_delay, doubling, dbl = filt
+    _, epoch, epoch_start, length_, skipped_, delay_, skipped_tot, exp_delay, epoch_of, lnK, max_epoch = dbl
     B, K = L.shape
     Wc = head.shape[0]
     Wp = p_pull.shape[0]  # p_s(A_s) kept in a ring of the setting's span (DEW._p_pull)
@@ -101,6 +139,7 @@ def exp_weights_kernel(i0, i1, t0, losses, delays, best, T, head, nxt, cal_arm, 
     tmp = np.zeros(K)
     for i in range(i0, i1):
         t = t0 + i
+        slot = t % Wc
         for b in range(B):
             if doubling:
                 doubling_step(b, t, float(delays[i, b]), K, lnK, L, eta, epoch, beta, epoch_start, length_,
@@ -129,18 +168,11 @@ def exp_weights_kernel(i0, i1, t0, losses, delays, best, T, head, nxt, cal_arm, 
             cum[b] += loss - losses[i, best]
             out[i - i0, b] = cum[b]
             d = delays[i, b]
-            slot = t % Wc
-            cal_arm[slot, b] = a
-            cal_value[slot, b] = loss
-            if d <= T - 1 - t:
-                s2 = (d + t) % Wc
-                nxt[slot, b] = head[s2, b]
-                head[s2, b] = t
+            schedule(b, t, slot, a, d <= T - 1 - t, d, loss, head, nxt, cal_arm, cal_value, True)  # losses are values
             # update: p_t(A_t) recorded, then the arrivals' estimates summed per arm and added
             p_pull[t % Wp, b] = p_now[b, a]
-            s = head[slot, b]
-            head[slot, b] = -1
             any_kept = False
+            s = first_arrival(head, slot, b)
             while s >= 0:
                 r = s % Wc
                 dd = t - s
@@ -150,7 +182,7 @@ def exp_weights_kernel(i0, i1, t0, losses, delays, best, T, head, nxt, cal_arm, 
                     any_kept = True
                     if skipper:
                         kept_delay[s, b] = dd
-                s = nxt[r, b]
+                s = next_arrival(nxt, r, b)
             if any_kept:
                 for k in range(K):
                     L[b, k] += tmp[k]
@@ -158,48 +190,41 @@ def exp_weights_kernel(i0, i1, t0, losses, delays, best, T, head, nxt, cal_arm, 
     return i1
 
 
-class ExpWeightsKernel(Kernel):
-    _fn = staticmethod(exp_weights_kernel)
+class ExpWeightsKernel:
+    """The kernel of Exp3, DEW, Skipper and Doubling: :meth:`run` as :meth:`._env.Kernel.run`."""
+
+    fn = staticmethod(exp_weights_kernel)
+    max_batch = None
 
     def __init__(self, policy, setting, problem, calendar):
-        self.policy, self.cal, self.T = policy, calendar, int(problem.horizon)
-        self.B = problem.size
-        self.skipper = isinstance(policy, Skipper)
-        self.doubling = isinstance(policy, Doubling)
-        self.base = policy.base_ if self.skipper or self.doubling else policy
-        self.kept = policy._kept_delay if self.skipper else np.zeros((1, 1))
-        if self.doubling:  # β, η and the epochs change during the run: the policy's own arrays
-            p = policy
-            self.eta = p.base_._eta_p[:, 0]
-            self.beta = p.beta_
-            self.extra = (math.log(problem.n_arms),)
-        else:
-            self.eta = per_run(self.base._eta_p, self.B)
-            self.beta = per_run(policy._beta_run, self.B) if self.skipper else np.full(self.B, INF)
-            z, zf = np.zeros(1, dtype=np.int64), np.zeros(1)
-            self.extra = (1.0, z, z, z, z, zf, z, zf, np.zeros((1, 1), dtype=np.int16), MAX_EPOCH)
+        self.policy, self.calendar, self.T = policy, calendar, int(problem.horizon)
+        self.B, self.K = problem.size, problem.n_arms
+        self.filtered = isinstance(policy, (Skipper, Doubling))
+        self.base = policy.base_ if self.filtered else policy
+
+    def filter(self) -> Filter:
+        """The :class:`Filter` of the policy, from its declared state."""
+        if isinstance(self.policy, Doubling):
+            st = self.policy.kernel_state()
+            return Filter(st.beta, False, np.zeros((0, 0)), True, st)
+        none_i, none_f = np.zeros(0, dtype=np.int64), np.zeros(0)
+        no_doubling = DoublingState(none_f, none_i, none_i, none_i, none_i, none_f, none_i, none_f,
+                                    np.zeros((0, 0), dtype=np.int16), math.log(self.K), MAX_EPOCH)
+        if isinstance(self.policy, Skipper):
+            st = self.policy.kernel_state()
+            return Filter(st.beta, True, st.kept_delay, False, no_doubling)
+        return Filter(np.full(self.B, INF), False, np.zeros((0, 0)), False, no_doubling)
 
     def run(self, block, t0, i0, i1, cum, pulls):
-        b = self.base
-        losses = owned(block.losses)
         d = block.delays
         d = d if d.flags.c_contiguous and d.flags.writeable and d.dtype == np.int64 else owned(d, dtype=np.int64)
-        u = np.stack([b._u(t0 + i) for i in range(i0, i1)])
+        draws = LossDraws(owned(block.losses), d, int(block.ep.best), self.T)
         out = np.empty((i1 - i0, self.B))
-        cal = self.cal
-        self._fn(int(i0), int(i1), int(t0), losses, d, int(block.ep.best), self.T, cal.head, cal.next, cal.arm,
-                 cal.value, cum, out, pulls, u, b.cum_loss_, b.p_, b._p_pull, self.eta, self.beta, self.kept,
-                 self.skipper, self.doubling, *self._extra())
-        if self.skipper:
-            self.policy._t = t0 + i1 - 1
+        self.fn(int(i0), int(i1), int(t0), draws, calendar_arrays(self.calendar), cum, out, pulls,
+                self.base.uniforms(t0 + i0, t0 + i1), self.base.kernel_state(), self.filter())
+        if isinstance(self.policy, Skipper):
+            self.policy.last_step_ = t0 + i1 - 1
         return out
-
-    def _extra(self):
-        if not self.doubling:
-            return self.extra
-        p = self.policy
-        return (self.extra[0], p.epoch_, p.epoch_start_, p.epoch_length_, p.epoch_skipped_, p.epoch_delay_,
-                p.skipped_, p.experienced_delay_, p._epoch_of, MAX_EPOCH)
 
 
 def make(policy, setting, problem, calendar):
@@ -211,4 +236,3 @@ def make(policy, setting, problem, calendar):
             or (type(policy) is Skipper and type(policy.base_) in (Exp3, DEW))):
         return ExpWeightsKernel(policy, setting, problem, calendar)
     return None
-

@@ -16,13 +16,14 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from ..policies.counts import GeometricCount, TabulatedCount
+from ..policies.counts import GeometricCount, GeometricCountState, TabulatedCount, TabulatedCountState
 from ..policies.delayed import DelayedKLUCB, DelayedUCB
 from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
 from ..policies.ucb import KLUCB, UCB1
 from . import _env
-from ._env import Kernel, owned, per_run, play
+from ._env import Kernel, first_arrival, is_state, next_arrival, play
 
 INF = math.inf
 
@@ -167,11 +168,14 @@ def poisson_choose(th, nt, beta, upper, q, ps, y, x, choice):
 
 # ---------------------------------------------------------------------- UCB1, KL-UCB
 @njit(cache=True)
-def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
-                 with_values, cum, out, pulls, n_pulls, succ, revealed, labelled, par, kl):
-    """UCB1 (kl = False, par = c) or KL-UCB (kl = True, par = ε): :mod:`delaylab.policies.ucb`."""
+def blind_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kl):
+    """UCB1 (kl = False, state.par = c) or KL-UCB (kl = True, state.par = ε) on a
+    :class:`~delaylab.policies.ucb.BlindIndexState`: :mod:`delaylab.policies.ucb`."""
+    u, delays, theta, gap, kind, window, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
     B, K = theta.shape
     W = head.shape[0]
+    n_pulls, succ, revealed, labelled, par = state.pulls, state.successes, state.revealed, state.labelled, state.par
     # every run's decision first, then every run's pull and update (as in delayed_kernel): the
     # Newton steps of KL-UCB's index, for all runs and arms, are independent chains that overlap
     pk = np.empty((B, K))
@@ -179,6 +183,7 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
     choice = np.empty(B, dtype=np.int64)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
+        slot = t % W
         lt = math.log(t + 1)
         if t < K:
             choice[:] = t
@@ -212,23 +217,21 @@ def blind_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, 
                 choice[b] = a
         for b in range(B):
             a = choice[b]
-            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
-                 cal_value, with_values)
+            play(i, i0, b, t, slot, a, pulls, cum, out, gap, u, delays, theta, kind, window, T, head, nxt,
+                 cal_arm, cal_value, with_values)
             n_pulls[b, a] += 1.0
-            slot = t % W
-            s = head[slot, b]
-            head[slot, b] = -1
+            s = first_arrival(head, slot, b)
             while s >= 0:
                 r = s % W
                 arm = cal_arm[r, b]
                 succ[b, arm] += cal_value[r, b] if with_values else 1.0
                 if labelled:
                     revealed[b, arm] += 1.0
-                s = nxt[r, b]
+                s = next_arrival(nxt, r, b)
 
 
 class BlindKernel(Kernel):
-    _fn = staticmethod(blind_kernel)
+    fn = staticmethod(blind_kernel)
 
     @property
     def max_batch(self):
@@ -237,25 +240,103 @@ class BlindKernel(Kernel):
         # runs, 0.63 / 0.67 at 2000, 0.60 / 0.59 at 4000)
         return 2048 if isinstance(self.policy, KLUCB) else None
 
-    def _state(self):
-        p = self.policy
-        par = p._c if isinstance(p, UCB1) else p._eps
-        par = per_run(par, self.env.B)
-        return p.pulls_, p.successes_, p.revealed_, bool(p._labelled), par, isinstance(p, KLUCB)
+    def arguments(self):
+        return self.policy.kernel_state(), isinstance(self.policy, KLUCB)
 
 
 # ---------------------------------------------------------------------- D-UCB, D-KLUCB, UD-*
+# Ñ's two implementations (delaylab.policies.counts), chosen when the kernel is compiled by the
+# type of the count's state: a GeometricCountState or a TabulatedCountState. Each call covers
+# every run of the batch (one call per step: the runs are independent).
+def n_tilde(count, t, out):  # pragma: no cover - compiled through its overload
+    """out[b, k] = Ñ_k of every run b for the decision of step t (``count.value()``)."""
+    raise NotImplementedError
+
+
+def push(count, t, arms):  # pragma: no cover - compiled through its overload
+    """``count.push``: arms[b] pulled at step t of every run b."""
+    raise NotImplementedError
+
+
+@overload(n_tilde)
+def _n_tilde(count, t, out):
+    if is_state(count, GeometricCountState):
+        def geometric(count, t, out):
+            nt = count.n_tilde
+            B, K = out.shape
+            for b in range(B):
+                for k in range(K):
+                    out[b, k] = nt[b, k]
+        return geometric
+    if is_state(count, TabulatedCountState):
+        def tabulated(count, t, out):  # TabulatedCount.value()
+            w_old, old, buf, rev2 = count.w_old, count.old, count.buf, count.rev2
+            B, K = out.shape
+            Wt = buf.shape[2]
+            tc = t - 1  # the count's clock: its last push
+            for b in range(B):
+                bw = b if w_old.shape[0] > 1 else 0
+                for k in range(K):
+                    kw = k if w_old.shape[1] > 1 else 0
+                    v = w_old[bw, kw] * old[b, k]
+                    if Wt > 0 and tc >= 0:
+                        v = v + ring_dot(buf[b, k], rev2[bw, kw], Wt - 1 - tc % Wt)
+                    out[b, k] = v
+        return tabulated
+    return None
+
+
+@overload(push)
+def _push(count, t, arms):
+    if is_state(count, GeometricCountState):
+        def geometric(count, t, arms):  # GeometricCount.push
+            nt, O, lam, matures, mr, lam_m1, ring = count
+            B, K = O.shape
+            for b in range(B):
+                a = arms[b]
+                for k in range(K):
+                    o = O[b, k] + (1.0 if k == a else 0.0)
+                    nt[b, k] += matures[b, k] * o
+                    O[b, k] = o * lam[b, k]
+                if mr >= 0:
+                    ring[t % (mr + 1), b] = a
+                    s = t - mr
+                    if s >= 0:
+                        k2 = ring[s % (mr + 1), b]
+                        O[b, k2] -= lam_m1[b, k2]
+        return geometric
+    if is_state(count, TabulatedCountState):
+        def tabulated(count, t, arms):  # TabulatedCount.push
+            old, buf = count.old, count.buf
+            B, K = old.shape
+            Wt = buf.shape[2]
+            for b in range(B):
+                a = arms[b]
+                if Wt == 0:
+                    old[b, a] += 1.0
+                else:
+                    slot = t % Wt
+                    if t >= Wt:
+                        for k in range(K):
+                            old[b, k] += buf[b, k, slot]
+                    for k in range(K):
+                        buf[b, k, slot] = 1.0 if k == a else 0.0
+        return tabulated
+    return None
+
+
 @njit(cache=True)
-def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
-                   with_values, cum, out, pulls, n_pulls, succ, eps, kl, m, all_in_window, geometric,
-                   n_tilde, O, lam, matures, mr, lam_m1, ring, old, buf, w_old, rev2):
-    """D-UCB / D-KLUCB (kl) with Ñ from the geometric recursion (geometric, :class:`GeometricCount`,
-    censored at its window mr, −1 for none) or the tabulated weights (:class:`TabulatedCount`):
-    :mod:`delaylab.policies.delayed`. Conversions later than the policy's window m are ignored
-    unless all_in_window."""
+def delayed_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kl):
+    """D-UCB / D-KLUCB (kl) on a :class:`~delaylab.policies.delayed.DelayedIndexState`, with Ñ
+    from the geometric recursion (:class:`GeometricCount`) or the tabulated weights
+    (:class:`TabulatedCount`): :mod:`delaylab.policies.delayed`. Conversions later than the
+    policy's window m are ignored unless all_in_window."""
+    u, delays, theta, gap, kind, window, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
     B, K = theta.shape
     Wc = head.shape[0]
-    Wt = buf.shape[2] if not geometric else 0  # the tabulated count's ring length W
+    n_pulls, succ, eps, m, all_in_window, count = (state.pulls, state.successes, state.eps, state.m,
+                                                   state.all_in_window, state.count)
     # every run's decision first, then every run's pull and update: the decisions of one step are
     # independent chains of Newton steps (logs and divisions) that the CPU overlaps, where one
     # run's decide-then-update waited for each chain in turn
@@ -264,23 +345,13 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
     choice = np.empty(B, dtype=np.int64)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
+        slot = t % Wc
         lt = math.log(t + 1)
         if t < K:
             choice[:] = t
         else:
+            n_tilde(count, t, nts)
             for b in range(B):
-                if geometric:
-                    for k in range(K):
-                        nts[b, k] = n_tilde[b, k]
-                else:  # TabulatedCount.value() for the decision of step t
-                    bw = b if w_old.shape[0] > 1 else 0
-                    tc = t - 1  # the count's clock: its last push
-                    for k in range(K):
-                        kw = k if w_old.shape[1] > 1 else 0
-                        v = w_old[bw, kw] * old[b, k]
-                        if Wt > 0 and tc >= 0:
-                            v = v + ring_dot(buf[b, k], rev2[bw, kw], Wt - 1 - tc % Wt)
-                        nts[b, k] = v
                 beta[b] = (1.0 + eps[b]) * lt
                 for k in range(K):
                     ths[b, k] = succ[b, k] / max(nts[b, k], 1e-300)
@@ -296,43 +367,20 @@ def delayed_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
                     choice[b] = a
         for b in range(B):
             a = choice[b]
-            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
-                 cal_value, with_values)
-            # DelayedIndex.update: N, then Ñ's push, then the conversions revealed
+            play(i, i0, b, t, slot, a, pulls, cum, out, gap, u, delays, theta, kind, window, T, head, nxt,
+                 cal_arm, cal_value, with_values)
+            # DelayedIndex.update: N, then Ñ's push (below, for every run), then the conversions revealed
             n_pulls[b, a] += 1.0
-            if geometric:  # GeometricCount.push
-                for k in range(K):
-                    o = O[b, k] + (1.0 if k == a else 0.0)
-                    n_tilde[b, k] += matures[b, k] * o
-                    O[b, k] = o * lam[b, k]
-                if mr >= 0:
-                    ring[t % (mr + 1), b] = a
-                    s = t - mr
-                    if s >= 0:
-                        k2 = ring[s % (mr + 1), b]
-                        O[b, k2] -= lam_m1[b, k2]
-            else:  # TabulatedCount.push
-                if Wt == 0:
-                    old[b, a] += 1.0
-                else:
-                    slot = t % Wt
-                    if t >= Wt:
-                        for k in range(K):
-                            old[b, k] += buf[b, k, slot]
-                    for k in range(K):
-                        buf[b, k, slot] = 1.0 if k == a else 0.0
-            slot = t % Wc
-            s = head[slot, b]
-            head[slot, b] = -1
+            s = first_arrival(head, slot, b)
             while s >= 0:
-                r = s % Wc
                 if all_in_window or t - s <= m:
-                    succ[b, cal_arm[r, b]] += 1.0
-                s = nxt[r, b]
+                    succ[b, cal_arm[s % Wc, b]] += 1.0
+                s = next_arrival(nxt, s % Wc, b)
+        push(count, t, choice)  # each run's Ñ apart from the others: the same as after each run's pull
 
 
 class DelayedKernel(Kernel):
-    _fn = staticmethod(delayed_kernel)
+    fn = staticmethod(delayed_kernel)
 
     @property
     def max_batch(self):
@@ -340,44 +388,26 @@ class DelayedKernel(Kernel):
         # batches with the O(1) geometric count (bench, CPU µs per run-step, kernel against numpy:
         # 0.30 / 0.34 at 1000 runs, 0.36 / 0.36 at 2000, 0.35 / 0.34 at 4000). D-KLUCB's Newton
         # steps (interleaved over runs) and the tabulated count keep the kernel ahead at every size
-        return 2048 if isinstance(self.policy, DelayedUCB) and self.count[0] else None
+        return 2048 if isinstance(self.policy, DelayedUCB) and isinstance(self.policy.count_, GeometricCount) else None
 
-    def __init__(self, policy, setting, problem, calendar):
-        super().__init__(policy, setting, problem, calendar)
-        self.eps = per_run(policy._eps, problem.size)
-        cnt = policy.count_
-        z2, z3 = np.zeros((1, 1)), np.zeros((1, 1, 1))
-        self.m = -1 if policy._m is None else int(policy._m)
-        if isinstance(cnt, GeometricCount):
-            self.count = (True, cnt.n_tilde, cnt.O, cnt.lam, owned(cnt.matures),
-                          -1 if cnt.m is None else int(cnt.m),
-                          owned(cnt.lam_m1) if cnt.m is not None else z2,
-                          cnt.ring if cnt.m is not None else np.zeros((1, 1), dtype=np.int64),
-                          z2, z3, z2, z3)
-        else:
-            self.count = (False, z2, z2, z2, z2, -1, z2, np.zeros((1, 1), dtype=np.int64),
-                          cnt.old, cnt.buf if cnt.buf is not None else z3,
-                          owned(cnt.w_old),
-                          cnt._rev2)
+    def arguments(self):
+        return self.policy.kernel_state(), isinstance(self.policy, DelayedKLUCB)
 
-    def _state(self):
-        p = self.policy
-        return (p.pulls_, p.successes_, self.eps, isinstance(p, DelayedKLUCB), self.m, bool(p._all_in_window),
-                *self.count)
-
-    def _after(self, last_step):
+    def after(self, last_step):
         if isinstance(self.policy.count_, TabulatedCount):
             self.policy.count_.t = last_step
 
 
 # ---------------------------------------------------------------------- Discarding UCB / KL-UCB
 @njit(cache=True)
-def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
-                      with_values, cum, out, pulls, n_pulls, done_pulls, done_succ, arms_ring, converted,
-                      tau_m, eps, m, kl):
-    """Discarding UCB / KL-UCB (kl): :mod:`delaylab.policies.discarding`."""
+def discarding_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kl):
+    """Discarding UCB / KL-UCB (kl) on a :class:`~delaylab.policies.discarding.DiscardingState`:
+    :mod:`delaylab.policies.discarding`."""
+    u, delays, theta, gap, kind, window, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
     B, K = theta.shape
     Wc = head.shape[0]
+    n_pulls, done_pulls, done_succ, arms_ring, converted, tau_m, eps, m = state
     ring = m + 1
     # every run's decision first, then every run's pull and update (as in delayed_kernel)
     nts, ths, beta = np.empty((B, K)), np.empty((B, K)), np.empty(B)
@@ -385,6 +415,7 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
     choice, missing = np.empty(B, dtype=np.int64), np.empty(B, dtype=np.bool_)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
         t = t0 + i
+        slot = t % Wc
         lt = math.log(t + 1)
         for b in range(B):
             # choose: arms without a pull m steps old are played round robin, least pulled first
@@ -417,19 +448,16 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
                 choice[b] = a
         for b in range(B):
             a = choice[b]
-            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
-                 cal_value, with_values)
+            play(i, i0, b, t, slot, a, pulls, cum, out, gap, u, delays, theta, kind, window, T, head, nxt,
+                 cal_arm, cal_value, with_values)
             n_pulls[b, a] += 1.0
             arms_ring[t % ring, b] = a
             converted[t % ring, b] = 0.0
-            slot = t % Wc
-            s = head[slot, b]
-            head[slot, b] = -1
+            s = first_arrival(head, slot, b)
             while s >= 0:
-                r = s % Wc
                 if t - s <= m:
                     converted[s % ring, b] = 1.0
-                s = nxt[r, b]
+                s = next_arrival(nxt, s % Wc, b)
             s = t - m
             if s >= 0:
                 old = arms_ring[s % ring, b]
@@ -438,18 +466,10 @@ def discarding_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, 
 
 
 class DiscardingKernel(Kernel):
-    _fn = staticmethod(discarding_kernel)
+    fn = staticmethod(discarding_kernel)
 
-    def __init__(self, policy, setting, problem, calendar):
-        super().__init__(policy, setting, problem, calendar)
-        B, K = problem.size, problem.n_arms
-        self.eps = per_run(policy._eps, B)
-        self.tau_m = owned(policy._tau_m, (B, K))
-
-    def _state(self):
-        p = self.policy
-        return (p.pulls_, p.done_pulls_, p.done_successes_, p._arms, p._converted, self.tau_m, self.eps,
-                int(p._m), isinstance(p, DiscardingKLUCB))
+    def arguments(self):
+        return self.policy.kernel_state(), isinstance(self.policy, DiscardingKLUCB)
 
 
 def make(policy, setting, problem, calendar):

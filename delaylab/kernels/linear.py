@@ -50,22 +50,45 @@ on numpy.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ..policies.linear import TIE_TOL, LinUCB, OTFLinTS, OTFLinUCB
+from ..policies.linear import TIE_TOL, LinearState, LinUCB, OTFLinTS, OTFLinUCB
 from ..settings.linear import LinearConversions
-from ._env import Kernel, owned
+from ._env import calendar_arrays, first_arrival, next_arrival, owned, schedule
 
 OTFLINUCB, LINUCB, OTFLINTS = 0, 1, 2
 
 
+class LinearDraws(NamedTuple):
+    """A block of :class:`~delaylab.LinearConversions` as the kernel reads it (row i: step t0 + i)."""
+
+    #: (n, B) reward uniforms: the pull of action a converts iff u < its mean
+    u: np.ndarray
+    #: (n, B) int64 delays
+    delays: np.ndarray
+    #: (n, B, K, d) the action sets
+    actions: np.ndarray
+    #: (n, B, K) the actions' conversion probabilities
+    means: np.ndarray
+    #: (n, B) the best mean of each round
+    best: np.ndarray
+    #: the setting's censoring window, −1 for none
+    window: int
+    #: the horizon T
+    T: int
+
+
 @njit(cache=True)
-def linear_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, head, nxt, cal_arm, cum, out, pulls,
-                  v_inv, bvec, ring, norms, f_table, m, exact, kind, z):
-    """kind: OTFLINUCB, LINUCB (index with f_{t,δ}, no delay term) or OTFLINTS (z: its Gaussian
-    draws (n, B, d) for rows i0 … i1 − 1)."""
+def linear_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kind, z):
+    """The linear learners on a :class:`~delaylab.policies.linear.LinearState`. kind: OTFLINUCB,
+    LINUCB (index with f_{t,δ}, no delay term) or OTFLINTS (z: its Gaussian draws (n, B, d) for
+    rows i0 … i1 − 1)."""
+    u, delays, actions, means, best, window, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
+    v_inv, bvec, ring, norms, f_table, m, exact = state
     B, K, d = actions.shape[1], actions.shape[2], actions.shape[3]
     M = ring.shape[2]
     Wc = head.shape[0]
@@ -77,6 +100,7 @@ def linear_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, head, 
     L = np.zeros((d, d))
     for i in range(i0, i1):
         t = t0 + i
+        slot = t % Wc
         for b in range(B):
             # θ̂ = V^{-1} B
             for r in range(d):
@@ -163,12 +187,7 @@ def linear_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, head, 
             out[i - i0, b] = cum[b]
             dl = delays[i, b]
             due = u[i, b] < mean and (window < 0 or dl <= window) and dl <= T - 1 - t
-            slot = t % Wc
-            cal_arm[slot, b] = a
-            if due:
-                s2 = (dl + t) % Wc
-                nxt[slot, b] = head[s2, b]
-                head[s2, b] = t
+            schedule(b, t, slot, a, due, dl, 0.0, head, nxt, cal_arm, cal_value, with_values)
             # Sherman–Morrison: V^{-1} −= (V^{-1}A)(V^{-1}A)ᵀ / (1 + ‖A‖²)
             q = 0.0
             for r in range(d):
@@ -186,39 +205,44 @@ def linear_kernel(i0, i1, t0, u, delays, actions, means, best, window, T, head, 
                 ring[b, c, rs] = actions[i, b, a, c]
             norms[b, rs] = math.sqrt(q)
             # conversions arriving at the end of step t: those seen within m steps join B_t
-            s = head[slot, b]
-            head[slot, b] = -1
+            s = first_arrival(head, slot, b)
             while s >= 0:
                 if m < 0 or t - s <= m:
                     for c in range(d):
                         bvec[b, c] += ring[b, c, s % M]
-                s = nxt[s % Wc, b]
+                s = next_arrival(nxt, s % Wc, b)
     return i1
 
 
-class LinearKernel(Kernel):
-    _fn = staticmethod(linear_kernel)
+class LinearKernel:
+    """The kernel of OTFLinUCB, OTFLinTS and LinUCB: :meth:`run` as :meth:`._env.Kernel.run`."""
+
+    fn = staticmethod(linear_kernel)
+    max_batch = None
 
     def __init__(self, policy, setting, problem, calendar, kind):
         self.policy, self.kind = policy, kind
-        self.cal = calendar
+        self.calendar = calendar
         self.window = -1 if setting.window is None else int(setting.window)
         self.T = int(problem.horizon)
         self.B = problem.size
-        self.f_table = owned(policy._f_table)
-        self._no_z = np.zeros((1, 1, 1))
+        self.f_table = None
+        self._no_z = np.zeros((0, 0, 0))  # no Gaussian draws (OTFLinUCB, LinUCB)
 
     def run(self, block, t0, i0, i1, cum, pulls):
-        p, cal = self.policy, self.cal
+        p = self.policy
         c = lambda x, dtype=float: x if x.flags.c_contiguous and x.flags.writeable and x.dtype == dtype else owned(x, dtype=dtype)  # noqa: E731
-        u, delays = c(block.u), c(block.delays, np.int64)
-        actions, means, best = c(block.actions), c(block.means), c(block.best)
+        draws = LinearDraws(c(block.u), c(block.delays, np.int64), c(block.actions), c(block.means), c(block.best),
+                            self.window, self.T)
+        state = p.kernel_state()
+        if self.f_table is None:  # read only: one writable C-contiguous copy for the whole run
+            self.f_table = owned(state.f_table)
         # OTFLinTS: the Gaussian draws of each step, from the policy's own stream as the numpy path reads them
-        z = np.stack([p._z(t) for t in range(t0 + i0, t0 + i1)]) if self.kind == OTFLINTS else self._no_z
+        z = p.normals(t0 + i0, t0 + i1) if self.kind == OTFLINTS else self._no_z
         out = np.empty((i1 - i0, self.B))
-        self._fn(int(i0), int(i1), int(t0), u, delays, actions, means, best, self.window, self.T, cal.head, cal.next,
-                 cal.arm, cum, out, pulls, p.v_inv_, p.b_, p.actions_, p.norms_, self.f_table,
-                 -1 if p._m is None else int(p._m), getattr(p, "width", "exact") == "exact", self.kind, c(z))
+        self.fn(int(i0), int(i1), int(t0), draws, calendar_arrays(self.calendar), cum, out, pulls,
+                LinearState(state.v_inv, state.b, state.actions, state.norms, self.f_table, state.m, state.exact),
+                self.kind, c(z))
         p.t_next_ = t0 + i1
         return out
 

@@ -38,13 +38,15 @@ from numba import njit
 from ..policies.improved_ucb import ImprovedUCB
 from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV
 from . import _env
-from ._env import Kernel, play
+from ._env import Kernel, first_arrival, next_arrival, play
 from .index import INF
 
 
 @njit(cache=True)
-def _start_phase(b, now, active, phase, arm, end, in_bridge, phase_start, length):
+def start_phase(b, now, state):
     """_Phased._start_phase for run b: Step 1 of the current phase, from the first active arm."""
+    active, phase, arm, end, in_bridge, phase_start, length = (state.active, state.phase, state.arm, state.end,
+                                                               state.in_bridge, state.phase_start, state.length)
     K = active.shape[1]
     in_bridge[b] = False
     first = 0
@@ -59,13 +61,14 @@ def _start_phase(b, now, active, phase, arm, end, in_bridge, phase_start, length
 
 
 @njit(cache=True)
-def _advance(b, now, T, bridge, active, sums, samples, phase, arm, end, in_bridge, committed, phase_start,
-             bridge_start, eliminated_at, length, width):
+def advance(b, now, T, state):
     """_Phased._advance for run b, whose block ended before step ``now``."""
+    (active, sums, samples, phase, arm, end, in_bridge, committed, phase_start, bridge_start, eliminated_at, length,
+     width, bridge, _) = state
     K = active.shape[1]
     P = length.shape[1]
     if in_bridge[b]:
-        _start_phase(b, now, active, phase, arm, end, in_bridge, phase_start, length)
+        start_phase(b, now, state)
         return
     for k in range(arm[b] + 1, K):  # Step 1 goes on with the next active arm
         if active[b, k]:
@@ -104,25 +107,27 @@ def _advance(b, now, T, bridge, active, sums, samples, phase, arm, end, in_bridg
         end[b] = now + length[b, p]
         bridge_start[b, p] = now
     else:
-        _start_phase(b, now, active, phase, arm, end, in_bridge, phase_start, length)
+        start_phase(b, now, state)
 
 
 @njit(cache=True)
-def phased_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
-                  with_values, cum, out, pulls, active, sums, samples, phase, arm, end, in_bridge, committed,
-                  phase_start, bridge_start, eliminated_at, length, width, bridge, labelled):
+def phased_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state):
+    """The phased family on a :class:`~delaylab.policies.odaaf.PhasedState`."""
+    u, delays, theta, gap, kind, window, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
     B, K = theta.shape
+    sums, samples, arm, end, in_bridge, labelled = (state.sums, state.samples, state.arm, state.end, state.in_bridge,
+                                                    state.labelled)
     Wc = head.shape[0]
     for i in range(i0, i1):
         t = t0 + i
         slot = t % Wc
         for b in range(B):
             a = arm[b]
-            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
-                 cal_value, with_values)
+            play(i, i0, b, t, slot, a, pulls, cum, out, gap, u, delays, theta, kind, window, T, head, nxt,
+                 cal_arm, cal_value, with_values)
             total = 0.0
-            s = head[slot, b]
-            head[slot, b] = -1
+            s = first_arrival(head, slot, b)
             while s >= 0:  # what arrives at the end of step t
                 r = s % Wc
                 if labelled:
@@ -130,25 +135,21 @@ def phased_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt,
                     samples[b, cal_arm[r, b]] += 1.0
                 else:
                     total += cal_value[r, b]
-                s = nxt[r, b]
+                s = next_arrival(nxt, r, b)
             if not labelled and not in_bridge[b]:  # the anonymous sum, credited to the arm played
                 sums[b, a] += total
                 samples[b, a] += 1.0
             if end[b] == t + 1:
-                _advance(b, t + 1, T, bridge, active, sums, samples, phase, arm, end, in_bridge, committed,
-                         phase_start, bridge_start, eliminated_at, length, width)
+                advance(b, t + 1, T, state)
     return i1
 
 
 class PhasedKernel(Kernel):
-    _fn = staticmethod(phased_kernel)
+    fn = staticmethod(phased_kernel)
     max_batch = 100  # above, numpy's block path is as fast or faster (the module docstring)
 
-    def _state(self):
-        p = self.policy
-        return (p.active_, p.sums_, p.samples_, p.phase_, p.arm_, p.end_, p.in_bridge_, p.committed_,
-                p.phase_start_, p.bridge_start_, p.eliminated_at_, p._len, p._width, bool(p._bridge),
-                bool(p._labelled))
+    def arguments(self):
+        return (self.policy.kernel_state(),)
 
 
 def make(policy, setting, problem, calendar):

@@ -7,7 +7,8 @@ as the numpy policy does.
 
 Adapt-Patient Bandits: the numpy policy's exact incremental bookkeeping, per run and per arm
 (the policy's flat tables ``times_``, ``delays_``, ``ordinal_``, ``hist_`` and counters, entry
-f = run·K + arm): each step, (α̂_t, α_t) from the most pulled arm, the UCB of every arm with
+f = run·K + arm: :class:`~delaylab.policies.patient.AdaptPatientState`): each step, (α̂_t, α_t)
+from the most pulled arm, the UCB of every arm with
 α_t (its width changes with α_t, so it is recomputed for every arm), the pull; then the
 arrivals (their delays recorded, and counted at once if their pull is already in the
 estimation set), D and d of the arm just pulled grown at every second pull, and, for every
@@ -23,19 +24,23 @@ import math
 import numpy as np
 from numba import njit
 
-from ..policies.patient import _TINY, AdaptPatientBandits, PatientBandits
+from ..policies.patient import TINY, AdaptPatientBandits, PatientBandits
 from . import _env
-from ._env import Kernel, per_run, play
+from ._env import Kernel, first_arrival, next_arrival, play
 from .index import INF
 
 
 @njit(cache=True)
-def patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
-                   with_values, cum, out, pulls, n_pulls, succ, width, a_run, two_log):
+def patient_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state):
+    """Patient Bandits on a :class:`~delaylab.policies.patient.PatientState`."""
+    u, delays, theta, gap, kind, window, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
     B, K = theta.shape
+    n_pulls, succ, width, a_run, two_log = state
     Wc = head.shape[0]
     for i in range(i0, i1):
         t = t0 + i
+        slot = t % Wc
         for b in range(B):
             if t < K:
                 a = t
@@ -45,40 +50,37 @@ def patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt
                     idx = succ[b, k] / n_pulls[b, k] + width[b, k]
                     if idx > best:
                         a, best = k, idx
-            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
-                 cal_value, with_values)
+            play(i, i0, b, t, slot, a, pulls, cum, out, gap, u, delays, theta, kind, window, T, head, nxt,
+                 cal_arm, cal_value, with_values)
             n_pulls[b, a] += 1.0
-            slot = t % Wc
-            s = head[slot, b]
-            head[slot, b] = -1
+            s = first_arrival(head, slot, b)
             while s >= 0:
                 succ[b, cal_arm[s % Wc, b]] += 1.0
-                s = nxt[s % Wc, b]
+                s = next_arrival(nxt, s % Wc, b)
             n = n_pulls[b, a]
             width[b, a] = math.sqrt(two_log / n) + 2.0 * math.exp(-a_run[b] * math.log(n))
     return i1
 
 
 class PatientKernel(Kernel):
-    _fn = staticmethod(patient_kernel)
+    fn = staticmethod(patient_kernel)
 
-    def __init__(self, policy, setting, problem, calendar):
-        super().__init__(policy, setting, problem, calendar)
-        self.a = per_run(policy._a, problem.size)
-
-    def _state(self):
-        p = self.policy
-        return p.pulls_, p.successes_, p.width_, self.a, float(p._two_log)
+    def arguments(self):
+        return (self.policy.kernel_state(),)
 
 
 @njit(cache=True)
-def adapt_patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
-                         with_values, cum, out, pulls, n_pulls, succ, alpha, alpha_hat, times, dels, ordinal, hist,
-                         n_est, n_pl, D_, d_, count_D, count_d, rho, conf, alpha_low, two_log, w, h):
+def adapt_patient_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state):
+    """Adapt-Patient Bandits on an :class:`~delaylab.policies.patient.AdaptPatientState`."""
+    u, delays, theta, gap, kind, window, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
     B, K = theta.shape
+    (n_pulls, succ, alpha, alpha_hat, times, dels, ordinal, hist, n_est, n_pl, D_, d_, count_D, count_d, rho, conf,
+     alpha_low, two_log, w, h) = state
     Wc = head.shape[0]
     for i in range(i0, i1):
         t = t0 + i
+        slot = t % Wc
         for b in range(B):
             fb = b * K
             if t < 2 * K:  # pull each arm twice
@@ -94,7 +96,7 @@ def adapt_patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, hea
                 n = n_est[f]
                 diff = (count_D[f] - count_d[f]) / max(n, 1)
                 log_t = math.log(max(t_bar, 2))
-                ah = min(-math.log(max(diff, _TINY)) / log_t, 1.0)
+                ah = min(-math.log(max(diff, TINY)) / log_t, 1.0)
                 if n > 0 and t_bar >= 2:
                     alpha_hat[b] = ah
                     alpha[b] = max(ah - conf[b] / log_t, alpha_low[b])
@@ -108,17 +110,15 @@ def adapt_patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, hea
                     idx = succ[b, k] / max(pk, 1.0) + (math.sqrt(two_log / pk) + 2.0 * math.exp(-am * math.log(pk)))
                     if idx > best:
                         a, best = k, idx
-            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
-                 cal_value, with_values)
+            play(i, i0, b, t, slot, a, pulls, cum, out, gap, u, delays, theta, kind, window, T, head, nxt,
+                 cal_arm, cal_value, with_values)
             n_pulls[b, a] += 1.0
             f = fb + a
             j = n_pl[f]
             times[f * w + j] = t
             ordinal[b * T + t] = j
             n_pl[f] = j + 1
-            slot = t % Wc
-            s = head[slot, b]
-            head[slot, b] = -1
+            s = first_arrival(head, slot, b)
             while s >= 0:  # the conversions revealed at the end of step t (made at step s)
                 arm = cal_arm[s % Wc, b]
                 succ[b, arm] += 1.0
@@ -132,7 +132,7 @@ def adapt_patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, hea
                         count_D[fr] += 1
                     if delay <= d_[fr]:
                         count_d[fr] += 1
-                s = nxt[s % Wc, b]
+                s = next_arrival(nxt, s % Wc, b)
             if j & 1 == 1:  # D (and maybe d) of the arm just pulled grow by one
                 D = (j + 1) >> 1
                 D_[f] = D
@@ -157,13 +157,10 @@ def adapt_patient_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, hea
 
 
 class AdaptPatientKernel(Kernel):
-    _fn = staticmethod(adapt_patient_kernel)
+    fn = staticmethod(adapt_patient_kernel)
 
-    def _state(self):
-        p = self.policy
-        return (p.pulls_, p.successes_, p.alpha_, p.alpha_hat_, p.times_, p.delays_, p.ordinal_, p.hist_, p.n_est_,
-                p.n_pulls_, p.D_, p.d_, p.count_D_, p.count_d_, p._rho, p._conf, p._alpha_low, float(p._two_log),
-                int(p._w), int(p._h))
+    def arguments(self):
+        return (self.policy.kernel_state(),)
 
 
 def make(policy, setting, problem, calendar):

@@ -5,9 +5,10 @@ the oldest one (its clock r and its counts move on) and ask again; play the arm 
 the rewards revealed at the end of the step join their arms' queues, latest pull first. The
 numpy policy computes the same chain of the base's choices vectorised over runs.
 
-The queues live in the policy's arrays (``_buf`` (B, K, capacity) rings, ``_head``,
-``queue_len_``). When a step's arrivals might not fit, the kernel stops before that step and the
-policy doubles the capacity (``QPMD._grow``), as the numpy path does.
+The queues live in the policy's arrays (:class:`~delaylab.policies.qpmd.QPMDState`: ``buf``
+(B, K, capacity) rings, ``head``, ``queue_len``). When a step's arrivals might not fit, the
+kernel stops before that step and the policy doubles the capacity (:meth:`QPMD.grow`), as the
+numpy path does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from numba import njit
 
 from ..policies.qpmd import QPMD
 from . import _env
-from ._env import Kernel, per_run, play
+from ._env import Kernel, first_arrival, next_arrival, pending, play
 from .index import INF, klucb_bernoulli, ucb1
 
 
@@ -46,21 +47,20 @@ def base_choice(n, s, par, ucb, b):
 
 
 @njit(cache=True)
-def qpmd_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, cal_arm, cal_value,
-                with_values, cum, out, pulls, n_, s_, pulls_, buf, qhead, qlen, J_, par, ucb):
-    """QPM-D; returns the step (row of the block) before which the queues must grow, or i1."""
+def qpmd_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state):
+    """QPM-D on a :class:`~delaylab.policies.qpmd.QPMDState`; returns the step (row of the block)
+    before which the queues must grow, or i1."""
+    u, delays, theta, gap, kind, window, T = draws
+    head, nxt, cal_arm, cal_value, with_values = cal
     B, K = theta.shape
+    n_, s_, pulls_, buf, qhead, qlen, J_, par, ucb = state
     cap = buf.shape[2]
     Wc = head.shape[0]
     for i in range(i0, i1):
         t = t0 + i
         slot = t % Wc
         for b in range(B):  # room for this step's arrivals (at most the list, plus its own pull)?
-            cnt = 1
-            s = head[slot, b]
-            while s >= 0:
-                cnt += 1
-                s = nxt[s % Wc, b]
+            cnt = 1 + pending(head, nxt, slot, b)
             for k in range(K):
                 if qlen[b, k] + cnt > cap:
                     return i
@@ -76,34 +76,28 @@ def qpmd_kernel(i0, i1, t0, u, delays, theta, gap, kind, window, T, head, nxt, c
                 J = base_choice(n_, s_, par[b], ucb, b)
             J_[b] = J
             a = J
-            play(i, i0, b, t, a, pulls, cum, gap, out, u, delays, theta, kind, window, T, head, nxt, cal_arm,
-                 cal_value, with_values)
+            play(i, i0, b, t, slot, a, pulls, cum, out, gap, u, delays, theta, kind, window, T, head, nxt,
+                 cal_arm, cal_value, with_values)
             pulls_[b, a] += 1.0
-            s = head[slot, b]
-            head[slot, b] = -1
+            s = first_arrival(head, slot, b)
             while s >= 0:  # the revealed rewards join their queues
                 r = s % Wc
                 arm = cal_arm[r, b]
                 tail = (qhead[b, arm] + qlen[b, arm]) % cap
                 buf[b, arm, tail] = cal_value[r, b]
                 qlen[b, arm] += 1
-                s = nxt[r, b]
+                s = next_arrival(nxt, r, b)
     return i1
 
 
 class QPMDKernel(Kernel):
-    _fn = staticmethod(qpmd_kernel)
+    fn = staticmethod(qpmd_kernel)
 
-    def __init__(self, policy, setting, problem, calendar):
-        super().__init__(policy, setting, problem, calendar)
-        self.par = per_run(policy._par, problem.size)
+    def arguments(self):
+        return (self.policy.kernel_state(),)
 
-    def _state(self):
-        p = self.policy
-        return p.n_, p.s_, p.pulls_, p._buf, p._head, p.queue_len_, p.J_, self.par, bool(p._ucb)
-
-    def _make_room(self):
-        self.policy._grow()
+    def make_room(self):
+        self.policy.grow()
 
 
 def make(policy, setting, problem, calendar):

@@ -21,6 +21,14 @@ from ..streams import Batch, StepDraws
 FEEDBACK_KINDS = ("conversions", "labelled", "anonymous", "linear", "adversarial")
 
 
+def per_run(value, size: int) -> np.ndarray:
+    """A hyperparameter as one float per run: a scalar, or a (B,) / (B, 1) array (as
+    :meth:`Policy._column` gives per-cell values), as a writable C-contiguous (B,) array, the form
+    the policies' ``kernel_state()`` hands to the compiled kernels (:mod:`delaylab.kernels`)."""
+    x = np.asarray(value, dtype=float).reshape(-1)
+    return np.array(np.broadcast_to(x, (size,)), dtype=float, order="C", copy=True)
+
+
 @dataclass
 class Problem:
     """What a learner knows before the first step.
@@ -72,6 +80,11 @@ class Policy:
     Subclasses declare the settings they can learn from in ``feedback`` and implement
     ``_start(problem)``, ``choose(t, context)`` and ``update(t, arms, feedback)``. Numeric
     hyperparameters may be given one value per grid cell (a 1-d array): see :meth:`_column`.
+
+    A learner with a compiled kernel (:mod:`delaylab.kernels`) also declares the state that
+    kernel works on: ``kernel_state()`` returns a ``typing.NamedTuple`` of its own arrays (updated
+    in place by the kernel) and of its parameters as scalars or per-run arrays (:func:`per_run`),
+    for example :class:`delaylab.policies.ucb.BlindIndexState`. The kernel reads nothing else.
     """
 
     #: feedback kinds this learner can use

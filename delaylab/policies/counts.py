@@ -23,7 +23,43 @@ Both are vectorised over a batch of runs and arms: ``push`` records the pulls of
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
+
+class GeometricCountState(NamedTuple):
+    """What the compiled kernel of D-UCB / D-KLUCB (:mod:`delaylab.kernels.index`) reads and
+    updates of a :class:`GeometricCount`: (B, K) arrays per run and arm."""
+
+    #: Ñ (updated)
+    n_tilde: np.ndarray
+    #: O, the pending weight (updated)
+    O: np.ndarray
+    #: λ
+    lam: np.ndarray
+    #: 1 − λ
+    matures: np.ndarray
+    #: the window m, −1 for none
+    m: int
+    #: λ^{m+1}; empty when uncensored
+    lam_m1: np.ndarray
+    #: (m + 1, B) int64, the arms of the last m + 1 steps (updated); empty when uncensored
+    ring: np.ndarray
+
+
+class TabulatedCountState(NamedTuple):
+    """What the compiled kernel of D-UCB / D-KLUCB (:mod:`delaylab.kernels.index`) reads and
+    updates of a :class:`TabulatedCount`."""
+
+    #: (B, K) pulls older than W steps (updated)
+    old: np.ndarray
+    #: (B, K, W) one-hot pulls of the last W steps, slot t mod W (updated); W = 0: no ring
+    buf: np.ndarray
+    #: (Bw, Kw) the weight w(W) of the old pulls
+    w_old: np.ndarray
+    #: (Bw, Kw, 2W) the weights w(W − 1), …, w(0) twice: the rolled weights are slices
+    rev2: np.ndarray
 
 
 class GeometricCount:
@@ -73,6 +109,15 @@ class GeometricCount:
 
     def value(self) -> np.ndarray:
         return self.n_tilde
+
+    def kernel_state(self) -> GeometricCountState:
+        """The state the compiled kernel works on (see :class:`GeometricCountState`)."""
+        censored = self.m is not None
+        B, K = self.n_tilde.shape
+        return GeometricCountState(
+            self.n_tilde, self.O, self.lam, np.ascontiguousarray(self.matures), -1 if not censored else int(self.m),
+            np.ascontiguousarray(self.lam_m1) if censored else np.zeros((0, K)),
+            self.ring if censored else np.zeros((0, B), dtype=np.int64))
 
 
 def dyadic(w, n_terms: int) -> np.ndarray:
@@ -129,6 +174,11 @@ class TabulatedCount:
         if t >= self.W:  # the pull of step t − W reaches lag W: it becomes old
             self.old += self.buf[:, :, slot]
         self.buf[:, :, slot] = onehot
+
+    def kernel_state(self) -> TabulatedCountState:
+        """The state the compiled kernel works on (see :class:`TabulatedCountState`)."""
+        buf = self.buf if self.buf is not None else np.zeros((self.B, self.K, 0))
+        return TabulatedCountState(self.old, buf, np.ascontiguousarray(self.w_old), self._rev2)
 
     def rolled(self) -> np.ndarray:
         """Weights aligned with the ring slots: slot j holds the pull of lag (t − j) mod W."""

@@ -21,14 +21,35 @@ ring-buffer update (O(W) per step with W ≤ m); see :mod:`.counts`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._validate import check_window
 from ..indices import delayed_ucb_index, exploration, klucb_poisson
 from ..laws import DelayLaw, Geometric
-from .counts import GeometricCount, TabulatedCount
+from .base import per_run
+from .counts import GeometricCount, GeometricCountState, TabulatedCount, TabulatedCountState
 from .estimated import OnlineCDF, OnlineGeometric
 from .ucb import IndexPolicy
+
+
+class DelayedIndexState(NamedTuple):
+    """What the compiled kernel of D-UCB / D-KLUCB (:mod:`delaylab.kernels.index`) reads and
+    updates: the policy's own arrays."""
+
+    #: (B, K) N_k, the pulls (updated)
+    pulls: np.ndarray
+    #: (B, K) S_k, the conversions revealed within the window (updated)
+    successes: np.ndarray
+    #: (B,) ε per run
+    eps: np.ndarray
+    #: the policy's window m, −1 for none
+    m: int
+    #: whether every revealed conversion is within m (no filter needed)
+    all_in_window: bool
+    #: Ñ's state (updated)
+    count: GeometricCountState | TabulatedCountState
 
 
 def assumed_laws(owner: str, delay, n_arms: int) -> list[DelayLaw]:
@@ -164,6 +185,14 @@ class _DelayedIndex(DelayAwareIndex):
             feedback.add_to(self.successes_, mask)
             if hasattr(self.count_, "observe"):
                 self.count_.observe(feedback, mask)
+
+    def kernel_state(self) -> DelayedIndexState:
+        """The state the compiled kernel works on (see :class:`DelayedIndexState`); with a
+        :class:`GeometricCount` or :class:`TabulatedCount` only (the online estimators of
+        :mod:`.estimated` have no kernel)."""
+        return DelayedIndexState(self.pulls_, self.successes_, per_run(self._eps, self._cols.size),
+                                 -1 if self._m is None else int(self._m), bool(self._all_in_window),
+                                 self.count_.kernel_state())
 
     def estimates(self):
         """θ̂ = S / Ñ and Ñ (B, K) for the next decision."""

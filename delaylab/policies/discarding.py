@@ -17,10 +17,35 @@ Figure 2. Conversions later than m are ignored even on an uncensored setting.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..indices import exploration, klucb_poisson
+from .base import per_run
 from .delayed import DelayAwareIndex, assumed_laws, check_policy_window, tau_at
+
+
+class DiscardingState(NamedTuple):
+    """What the compiled kernel of Discarding UCB / KL-UCB (:mod:`delaylab.kernels.index`) reads
+    and updates: the policy's own arrays."""
+
+    #: (B, K) N_k(t), all pulls (updated)
+    pulls: np.ndarray
+    #: (B, K) N_k(t − m), the pulls at least m steps old (updated)
+    done_pulls: np.ndarray
+    #: (B, K) S_k(t − m), their conversions (updated)
+    done_successes: np.ndarray
+    #: (m + 1, B) int64, the arms of the last m + 1 steps, slot t mod (m + 1) (updated)
+    arms: np.ndarray
+    #: (m + 1, B) whether those pulls' conversions were revealed (updated)
+    converted: np.ndarray
+    #: (B, K) τ_m per run and arm
+    tau_m: np.ndarray
+    #: (B,) ε per run
+    eps: np.ndarray
+    #: the window m
+    m: int
 
 
 class _Discarding(DelayAwareIndex):
@@ -57,6 +82,13 @@ class _Discarding(DelayAwareIndex):
             old = self._flat + self._arms[s % ring]
             self.done_pulls_.reshape(-1)[old] += 1.0
             self.done_successes_.reshape(-1)[old] += self._converted[s % ring]
+
+    def kernel_state(self) -> DiscardingState:
+        """The state the compiled kernel works on (see :class:`DiscardingState`)."""
+        B = self._cols.size
+        tau_m = np.array(np.broadcast_to(self._tau_m, (B, self.problem_.n_arms)), dtype=float, order="C")
+        return DiscardingState(self.pulls_, self.done_pulls_, self.done_successes_, self._arms, self._converted,
+                               tau_m, per_run(self._eps, B), int(self._m))
 
     def choose(self, t, context=None):
         missing = self.done_pulls_ == 0  # arms without a pull m steps old: no index yet

@@ -23,14 +23,29 @@ numbers).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .._validate import check_int, check_real
-from .base import Policy
+from .base import Policy, per_run
 
 E = math.e
 STREAM = "exp-weights"
+
+
+class ExpWeightsState(NamedTuple):
+    """What the compiled kernel of exponential weights (:mod:`delaylab.kernels.exp_weights`) reads
+    and updates of a DEW or Exp3 policy: its own arrays."""
+
+    #: (B, K) L̂, the arrived loss estimates (updated)
+    cum_loss: np.ndarray
+    #: (B, K) p_t, the distribution of the last draw (updated)
+    p: np.ndarray
+    #: (W, B) p_s(A_s) of the pulls whose loss may still arrive, slot s mod W (updated)
+    p_pull: np.ndarray
+    #: (B,) η' per run (Doubling's base: the policy's own array, which it changes per epoch)
+    eta: np.ndarray
 
 
 def theorem1_eta(n_arms: int, horizon: int, total_delay: float) -> float:
@@ -112,6 +127,21 @@ class DEW(Policy):
         self._record_pull(t, arms)
         if len(feedback):
             self._observe(feedback)
+
+    def uniforms(self, t0: int, t1: int) -> np.ndarray:
+        """The policy's own uniforms of steps t0 … t1 − 1, (t1 − t0, B): those :meth:`choose`
+        draws the arms with."""
+        return np.stack([self._u(t) for t in range(t0, t1)])
+
+    def kernel_state(self) -> ExpWeightsState:
+        """The state the compiled kernel works on (see :class:`ExpWeightsState`)."""
+        B = self._cols.size
+        eta = self._eta_p
+        if isinstance(eta, np.ndarray) and eta.shape == (B, 1) and eta.flags.c_contiguous and eta.flags.writeable:
+            eta = eta[:, 0]  # the policy's own per-run rates (Doubling changes them)
+        else:
+            eta = per_run(eta, B)
+        return ExpWeightsState(self.cum_loss_, self.p_, self._p_pull, eta)
 
     def _record_pull(self, t, arms):
         self._p_pull[t % self._W] = self.p_.reshape(-1)[self._flat + arms]

@@ -42,6 +42,8 @@ its conversion arrives (delay ≤ m) and for the delay term.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._validate import check_choice
@@ -78,6 +80,26 @@ def argmax_lowest(index):
     """
     top = index.max(axis=-1, keepdims=True)
     return np.argmax(index >= top - TIE_TOL * np.maximum(np.abs(top), 1.0), axis=-1)
+
+
+class LinearState(NamedTuple):
+    """What the compiled kernel of the linear learners (:mod:`delaylab.kernels.linear`) reads and
+    updates: the policy's own arrays."""
+
+    #: (B, d, d) V_t^{-1} (updated)
+    v_inv: np.ndarray
+    #: (B, d) B_t (updated)
+    b: np.ndarray
+    #: (B, d, M) the actions of the last M steps, column s mod M (updated)
+    actions: np.ndarray
+    #: (B, M) ‖A_s‖_{V_s^{-1}}, slot s mod M (updated)
+    norms: np.ndarray
+    #: (B, T + 1) f_{t,δ} for the decision of step t (possibly a read-only broadcast view)
+    f_table: np.ndarray
+    #: the window m (conversions later than m are discarded), −1 for none (LinUCB)
+    m: int
+    #: whether the delay term uses V_t^{-1} (``width="exact"``) or the stored norms
+    exact: bool
 
 
 class _LinearLearner(Policy):
@@ -117,6 +139,11 @@ class _LinearLearner(Policy):
         self._f_table = confidence_radius(rounds, self._d, self._lam, self._delta)
         if self._f_table.ndim == 1:
             self._f_table = np.broadcast_to(self._f_table, (B, rounds.size))
+
+    def kernel_state(self) -> LinearState:
+        """The state the compiled kernel works on (see :class:`LinearState`)."""
+        return LinearState(self.v_inv_, self.b_, self.actions_, self.norms_, self._f_table,
+                           -1 if self._m is None else int(self._m), getattr(self, "width", "exact") == "exact")
 
     # ------------------------------------------------------------------ the paper's quantities
     def theta_hat(self) -> np.ndarray:
@@ -267,6 +294,11 @@ class OTFLinTS(_LinearLearner):
     def _start(self, problem):
         super()._start(problem)
         self._z = problem.random("OTFLinTS", shape=(self._d,), kind="normal")
+
+    def normals(self, t0: int, t1: int) -> np.ndarray:
+        """The run's own Gaussian draws z of steps t0 … t1 − 1, (t1 − t0, B, d): those
+        :meth:`sample` reads."""
+        return np.stack([self._z(t) for t in range(t0, t1)])
 
     def beta(self, t: int) -> np.ndarray:
         r"""β_{t,δ} = 1 + (Σ_{s=t−m}^{t−1} ‖A_s‖) / f_{t,δ}, shape (B,)."""

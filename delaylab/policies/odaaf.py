@@ -43,12 +43,14 @@ Speed: a phased policy declares how many upcoming steps its arms stay fixed
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .base import Policy
 
-__all__ = ["odaaf_sizes", "odaaf_b_sizes", "odaaf_b_binding_bound", "odaaf_v_sizes", "n_phases", "survivors", "ODAAF", "ODAAFB", "ODAAFV"]
+__all__ = ["PhasedState", "odaaf_sizes", "odaaf_b_sizes", "odaaf_b_binding_bound", "odaaf_v_sizes", "n_phases",
+           "survivors", "ODAAF", "ODAAFB", "ODAAFV"]
 
 
 def n_phases(horizon: int) -> int:
@@ -117,6 +119,42 @@ def survivors(means, active, tolerance) -> np.ndarray:
     return active & ~(x + np.asarray(tolerance, dtype=float)[:, None] < best)
 
 
+class PhasedState(NamedTuple):
+    """What the compiled kernel of the phased family (:mod:`delaylab.kernels.odaaf`) reads and
+    updates: the policy's own arrays (see :class:`_Phased` for their meaning)."""
+
+    #: (B, K) bool (updated)
+    active: np.ndarray
+    #: (B, K) (updated)
+    sums: np.ndarray
+    #: (B, K) (updated)
+    samples: np.ndarray
+    #: (B,) int64 (updated)
+    phase: np.ndarray
+    #: (B,) int64 (updated)
+    arm: np.ndarray
+    #: (B,) int64 (updated)
+    end: np.ndarray
+    #: (B,) bool (updated)
+    in_bridge: np.ndarray
+    #: (B,) bool (updated)
+    committed: np.ndarray
+    #: (B, P) int64 (updated)
+    phase_start: np.ndarray
+    #: (B, P) int64 (updated)
+    bridge_start: np.ndarray
+    #: (B, K) int64 (updated)
+    eliminated_at: np.ndarray
+    #: (B, P) int64, the length of each phase's blocks, n_p − n_{p−1} ≥ 1
+    length: np.ndarray
+    #: (B, P) the elimination width of each phase
+    width: np.ndarray
+    #: whether a bridge period follows Step 1 (ODAAF-B, ODAAF-V)
+    bridge: bool
+    #: whether rewards arrive labelled (each credited to its own arm: Improved UCB)
+    labelled: bool
+
+
 class _Phased(Policy):
     """Phased elimination with blocks (Improved UCB's structure), vectorised over runs.
 
@@ -164,6 +202,12 @@ class _Phased(Policy):
         self.eliminated_at_ = np.full((B, K), -1, dtype=np.int64)
         self._labelled = problem.feedback == "labelled"
         self._arange_k = np.arange(K)
+
+    def kernel_state(self) -> PhasedState:
+        """The state the compiled kernel works on (see :class:`PhasedState`)."""
+        return PhasedState(self.active_, self.sums_, self.samples_, self.phase_, self.arm_, self.end_,
+                           self.in_bridge_, self.committed_, self.phase_start_, self.bridge_start_,
+                           self.eliminated_at_, self._len, self._width, bool(self._bridge), bool(self._labelled))
 
     # ------------------------------------------------------------------ acting
     def choose(self, t, context=None):

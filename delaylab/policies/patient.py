@@ -43,12 +43,79 @@ confidence term is about 5.7 / log T̄_t > 0.6, so α_t = α_low for the whole h
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from .base import per_run
 from .ucb import IndexPolicy
 
 
-_TINY = 5e-324  # the smallest positive double
+class PatientState(NamedTuple):
+    """What the compiled kernel of Patient Bandits (:mod:`delaylab.kernels.patient`) reads and
+    updates: the policy's own arrays, (B, K) per run and arm."""
+
+    #: T_i, the pulls (updated)
+    pulls: np.ndarray
+    #: the conversions seen (updated)
+    successes: np.ndarray
+    #: the width sqrt(2 log(2KT³)/T_i) + 2 T_i^{−a} of each arm (updated after each pull)
+    width: np.ndarray
+    #: (B,) a = α ∧ 1/2 per run
+    a: np.ndarray
+    #: 2 log(2KT³)
+    two_log: float
+
+
+class AdaptPatientState(NamedTuple):
+    """What the compiled kernel of Adapt-Patient Bandits (:mod:`delaylab.kernels.patient`) reads
+    and updates: the policy's own arrays (see :class:`AdaptPatientBandits`; the flat tables have
+    entry f = run·K + arm)."""
+
+    #: (B, K) T_i, the pulls (updated)
+    pulls: np.ndarray
+    #: (B, K) the conversions seen (updated)
+    successes: np.ndarray
+    #: (B,) α_t (updated)
+    alpha: np.ndarray
+    #: (B,) α̂_t, NaN while undefined (updated)
+    alpha_hat: np.ndarray
+    #: (B·K·w,) int32, the step of the j-th pull of entry f at f·w + j (updated)
+    times: np.ndarray
+    #: (B·K·w,) int32, its seen delay, −1 for none (updated)
+    delays: np.ndarray
+    #: (B·T,) int32, j of the pull made at step s of a run, at run·T + s (updated)
+    ordinal: np.ndarray
+    #: (B·K·h,) int32, the seen delays of the estimation set (updated)
+    hist: np.ndarray
+    #: (B·K,) int64, pulls in the estimation set (updated)
+    n_est: np.ndarray
+    #: (B·K,) int64, pulls (updated)
+    n_pulls: np.ndarray
+    #: (B·K,) int64, D_t (updated)
+    D: np.ndarray
+    #: (B·K,) int64, d_t (updated)
+    d: np.ndarray
+    #: (B·K,) int64, Σ_set C_s 1{D_s ≤ D} (updated)
+    count_D: np.ndarray
+    #: (B·K,) int64, Σ_set C_s 1{D_s ≤ d} (updated)
+    count_d: np.ndarray
+    #: (B·K,) ρ = (c/2)^{1/α_low}
+    rho: np.ndarray
+    #: (B,) κ · log(24 sqrt(log(2KT³)) / (c μ_low))
+    conf: np.ndarray
+    #: (B,) α_low
+    alpha_low: np.ndarray
+    #: 2 log(2KT³)
+    two_log: float
+    #: w = T + 1, the row length of ``times`` and ``delays``
+    w: int
+    #: h = T // 2 + 2, the row length of ``hist``
+    h: int
+
+
+#: the smallest positive double: the floor of m_{t,D} − m_{t,d} under the log of α̂_t
+TINY = 5e-324
 
 
 def log_term(n_arms: int, horizon: int) -> float:
@@ -138,6 +205,11 @@ class PatientBandits(_PatientBase):
 
     def index(self, t):
         return self.successes_ / self.pulls_ + self.width_
+
+    def kernel_state(self) -> PatientState:
+        """The state the compiled kernel works on (see :class:`PatientState`)."""
+        return PatientState(self.pulls_, self.successes_, self.width_, per_run(self._a, self._cols.size),
+                            float(self._two_log))
 
     def snapshot(self):
         return {"mean": self.mean(), "pulls": self.pulls_.copy()}
@@ -230,7 +302,7 @@ class AdaptPatientBandits(_PatientBase):
         diff = (self.count_D_[f] - self.count_d_[f]) / np.maximum(n, 1)  # m_{t,D} − m_{t,d}
         log_t = np.log(np.maximum(t_bar, 2))
         # −log 0 = ∞ gives α̂ = 1; the smallest double does the same (−log of it is 744 ≥ log T̄)
-        alpha_hat = np.minimum(-np.log(np.maximum(diff, _TINY)) / log_t, 1.0)
+        alpha_hat = np.minimum(-np.log(np.maximum(diff, TINY)) / log_t, 1.0)
         defined = (n > 0) & (t_bar >= 2)
         alpha = np.where(defined, np.maximum(alpha_hat - self._conf / log_t, self._alpha_low), self._alpha_low)
         return np.where(defined, alpha_hat, np.nan), alpha
@@ -296,6 +368,13 @@ class AdaptPatientBandits(_PatientBase):
 
     def index(self, t):
         return _index(self.mean(), self.pulls_, self.alpha_[:, None], self._two_log)
+
+    def kernel_state(self) -> AdaptPatientState:
+        """The state the compiled kernel works on (see :class:`AdaptPatientState`)."""
+        return AdaptPatientState(self.pulls_, self.successes_, self.alpha_, self.alpha_hat_, self.times_,
+                                 self.delays_, self.ordinal_, self.hist_, self.n_est_, self.n_pulls_, self.D_,
+                                 self.d_, self.count_D_, self.count_d_, self._rho, self._conf, self._alpha_low,
+                                 float(self._two_log), int(self._w), int(self._h))
 
     def snapshot(self):
         return {"mean": self.mean(), "pulls": self.pulls_.copy(), "alpha": self.alpha_.copy(),

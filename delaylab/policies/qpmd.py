@@ -17,13 +17,40 @@ Joulani et al. show the regret is that of the base algorithm plus an additive O(
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..indices import exploration, klucb_bernoulli
-from .base import Policy
+from .base import Policy, per_run
 from .ucb import KLUCB, UCB1
 
-__all__ = ["QPMD"]
+__all__ = ["QPMD", "QPMDState"]
+
+
+class QPMDState(NamedTuple):
+    """What the compiled kernel of QPM-D (:mod:`delaylab.kernels.qpmd`) reads and updates: the
+    policy's own arrays. The queues are rings of ``capacity`` slots; :meth:`QPMD.grow` replaces
+    ``buf``, so the state is taken again after it."""
+
+    #: (B, K) the number of rewards the base has received (updated)
+    n: np.ndarray
+    #: (B, K) their sum (updated)
+    s: np.ndarray
+    #: (B, K) the pulls (updated)
+    pulls: np.ndarray
+    #: (B, K, capacity) the queues' rewards (updated)
+    buf: np.ndarray
+    #: (B, K) int64, the slot of each queue's oldest reward (updated)
+    head: np.ndarray
+    #: (B, K) int64, the rewards waiting in each queue (updated)
+    queue_len: np.ndarray
+    #: (B,) int64, the arm the base waits for (updated)
+    J: np.ndarray
+    #: (B,) the base's exploration parameter per run: c (UCB1) or ε (KL-UCB)
+    par: np.ndarray
+    #: whether the base is UCB1 (else KL-UCB)
+    ucb: bool
 
 
 class QPMD(Policy):
@@ -154,12 +181,17 @@ class QPMD(Policy):
             rank[order] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
         size = self.queue_len_.reshape(-1)[f] + rank
         while size.max() >= self._cap:
-            self._grow()
+            self.grow()
         tail = (self._head.reshape(-1)[f] + size) % self._cap
         self._buf.reshape(-1, self._cap)[f, tail] = feedback.value
         np.add.at(self.queue_len_.reshape(-1), f, 1)
 
-    def _grow(self):
+    def kernel_state(self) -> QPMDState:
+        """The state the compiled kernel works on (see :class:`QPMDState`)."""
+        return QPMDState(self.n_, self.s_, self.pulls_, self._buf, self._head, self.queue_len_, self.J_,
+                         per_run(self._par, self._cols.size), bool(self._ucb))
+
+    def grow(self):
         """Double the queue capacity, keeping each queue's order."""
         order = (self._head[..., None] + np.arange(self._cap)) % self._cap
         self._buf = np.concatenate([np.take_along_axis(self._buf, order, axis=2), np.zeros_like(self._buf)], axis=2)

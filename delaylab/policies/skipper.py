@@ -33,6 +33,7 @@ m = 0.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,6 +43,45 @@ from .exp_weights import DEW, E
 
 #: largest epoch index of Doubling (ω_m = 2^m would exceed any representable horizon beyond)
 MAX_EPOCH = 62
+
+
+class SkipperState(NamedTuple):
+    """What the compiled kernel of exponential weights (:mod:`delaylab.kernels.exp_weights`) reads
+    and updates of a Skipper policy, besides its base's :class:`~.exp_weights.ExpWeightsState`."""
+
+    #: (B,) β per run: the losses with d_s ≥ β are skipped
+    beta: np.ndarray
+    #: (T, B) d_s of the losses given to the base, −1 for the others (updated)
+    kept_delay: np.ndarray
+
+
+class DoublingState(NamedTuple):
+    """What the compiled kernel of exponential weights (:mod:`delaylab.kernels.exp_weights`) reads
+    and updates of a Doubling policy, besides its base's :class:`~.exp_weights.ExpWeightsState`:
+    its own arrays, (B,) per run (see :class:`Doubling`)."""
+
+    #: β_m (updated)
+    beta: np.ndarray
+    #: int64, m (updated)
+    epoch: np.ndarray
+    #: int64 (updated)
+    epoch_start: np.ndarray
+    #: int64, σ(m) (updated)
+    epoch_length: np.ndarray
+    #: int64, |S^m_β| (updated)
+    epoch_skipped: np.ndarray
+    #: D^m_β (updated)
+    epoch_delay: np.ndarray
+    #: int64, the skipped rounds of all epochs (updated)
+    skipped: np.ndarray
+    #: the experienced delay of all epochs (updated)
+    experienced_delay: np.ndarray
+    #: (T, B) int16, the epoch of each step (updated)
+    epoch_of: np.ndarray
+    #: ln K
+    lnK: float
+    #: the largest epoch, :data:`MAX_EPOCH`
+    max_epoch: int
 
 
 def corollary4_beta(n_arms: int, horizon: int, total_delay: float) -> float:
@@ -112,14 +152,14 @@ class Skipper(Policy):
         self._wait = np.ceil(beta_col).astype(np.int64)  # ⌈β⌉: d_s ≥ β ⟺ d_s ≥ ⌈β⌉
         self._beta_run = beta_col
         self._kept_delay = np.full((problem.horizon, B), -1.0)  # d_s of the losses given to the base
-        self._t = -1
+        self.last_step_ = -1  # the last step learned from
 
     def choose(self, t, context=None):
         return self.base_.choose(t, context)
 
     def update(self, t, arms, feedback):
         self.base_._record_pull(t, arms)
-        self._t = t
+        self.last_step_ = t
         if len(feedback):
             d = feedback.delay
             keep = d < self._beta_run[feedback.run]
@@ -127,9 +167,13 @@ class Skipper(Policy):
                 self._kept_delay[feedback.step[keep], feedback.run[keep]] = d[keep]
                 self.base_._observe(feedback, keep)
 
+    def kernel_state(self) -> SkipperState:
+        """The state the compiled kernel works on (see :class:`SkipperState`)."""
+        return SkipperState(np.array(self._beta_run, dtype=float, order="C"), self._kept_delay)
+
     # the counts are derived from the kept delays when asked (at checkpoints), not at every step
     def _counts(self):
-        t = self._t
+        t = self.last_step_
         kept = self._kept_delay[: t + 1] >= 0
         observed = kept.sum(axis=0)
         experienced = np.where(kept, self._kept_delay[: t + 1], 0.0).sum(axis=0)
@@ -197,6 +241,12 @@ class Doubling(Policy):
         self.skipped_ = np.zeros(B, dtype=np.int64)
         self.experienced_delay_ = np.zeros(B)
         self._epoch_of = np.zeros((problem.horizon, B), dtype=np.int16)  # epoch of each step
+
+    def kernel_state(self) -> DoublingState:
+        """The state the compiled kernel works on (see :class:`DoublingState`)."""
+        return DoublingState(self.beta_, self.epoch_, self.epoch_start_, self.epoch_length_, self.epoch_skipped_,
+                             self.epoch_delay_, self.skipped_, self.experienced_delay_, self._epoch_of,
+                             float(self._lnK), MAX_EPOCH)
 
     def condition(self, length, skipped, delay, epoch):
         """Eq. (6): max{|S^m_β|², (eKσ(m)/2 + D^m_β) ln K} ≤ ω_m."""

@@ -12,10 +12,28 @@ estimate arm k by x̄_k = S_k / n_k where
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..indices import exploration, klucb_bernoulli, ucb1_index
-from .base import Policy
+from .base import Policy, per_run
+
+
+class BlindIndexState(NamedTuple):
+    """What the compiled kernel of UCB1 and KL-UCB (:mod:`delaylab.kernels.index`) reads and
+    updates: the policy's own arrays, (B, K) per run and arm."""
+
+    #: N_k, the pulls (updated)
+    pulls: np.ndarray
+    #: S_k, the revealed conversions or rewards (updated)
+    successes: np.ndarray
+    #: the number of revealed rewards (updated with labelled feedback)
+    revealed: np.ndarray
+    #: whether the feedback is labelled (n_k = revealed rewards) or conversions (n_k = N_k)
+    labelled: bool
+    #: (B,) the exploration parameter per run: c (UCB1) or ε (KL-UCB)
+    par: np.ndarray
 
 
 class IndexPolicy(Policy):
@@ -53,6 +71,15 @@ class _BlindIndex(IndexPolicy):
             if self._labelled:
                 feedback.add_to(self.revealed_, weights=np.ones(len(feedback)))
 
+    def kernel_state(self) -> BlindIndexState:
+        """The state the compiled kernel works on (see :class:`BlindIndexState`)."""
+        return BlindIndexState(self.pulls_, self.successes_, self.revealed_, bool(self._labelled),
+                               per_run(self._exploration(), self._cols.size))
+
+    def _exploration(self):  # pragma: no cover - abstract
+        """The exploration parameter, a scalar or (B, 1)."""
+        raise NotImplementedError
+
     def counts(self) -> np.ndarray:
         """n_k: pulls (conversions) or revealed rewards (labelled)."""
         return self.revealed_ if self._labelled else self.pulls_
@@ -86,6 +113,9 @@ class UCB1(_BlindIndex):
     def _start_index(self):
         self._c = self._column("c", low=0.0, low_open=True)
 
+    def _exploration(self):
+        return self._c
+
     def index(self, t):
         n = self.counts()
         idx = ucb1_index(self.mean(), np.maximum(n, 1e-300), t + 1, self._c)
@@ -116,6 +146,9 @@ class KLUCB(_BlindIndex):
 
     def _start_index(self):
         self._eps = self._column("eps", low=0.0, high=1e6)  # beyond, log(log t)·eps overflows
+
+    def _exploration(self):
+        return self._eps
 
     def index(self, t):
         return klucb_bernoulli(self.mean(), self.counts(), exploration(t + 1, self._eps))

@@ -24,8 +24,9 @@ from ..streams import ENVIRONMENT, Batch, RunStreams
 from .base import Block, Episode, Pull, Setting, check_delays, law_span
 
 
-class _BernoulliSetting(Setting):
-    """Shared construction and draws of the three Bernoulli settings.
+class BernoulliSetting(Setting):
+    """Shared construction and draws of the three Bernoulli settings (the settings that the
+    compiled kernels of :mod:`delaylab.kernels` simulate).
 
     Parameters
     ----------
@@ -70,12 +71,12 @@ class _BernoulliSetting(Setting):
         return f"{type(self).__name__}(θ={th_s}, {d}, {m})"
 
 
-class Conversions(_BernoulliSetting):
+class Conversions(BernoulliSetting):
     """Delayed conversions (Vernade et al. 2017, Section 2).
 
     Only conversions are revealed, with their arm and pull time; zeros never are, so a pull
     without news may be a zero or a conversion still on its way. Parameters as in
-    :class:`_BernoulliSetting`: ``means`` (K,) or (G, K), ``delays`` (one law or one per arm),
+    :class:`BernoulliSetting`: ``means`` (K,) or (G, K), ``delays`` (one law or one per arm),
     ``window`` (censoring window m, None for the uncensored model).
 
     Examples
@@ -87,14 +88,14 @@ class Conversions(_BernoulliSetting):
     feedback = "conversions"
 
 
-class LabelledRewards(_BernoulliSetting):
+class LabelledRewards(BernoulliSetting):
     """Labelled delayed rewards: every reward, zero or not, is revealed with its arm after its
     delay (the setting of QPM-D, Joulani et al. 2013). Parameters as :class:`Conversions`."""
 
     feedback = "labelled"
 
 
-class AggregatedAnonymous(_BernoulliSetting):
+class AggregatedAnonymous(BernoulliSetting):
     """Delayed, aggregated, anonymous feedback (Pike-Burke et al. 2018, Section 2): at the end
     of each step only the sum of the rewards arriving then is revealed, without arms or pull
     times. Parameters as :class:`Conversions`."""
@@ -103,7 +104,7 @@ class AggregatedAnonymous(_BernoulliSetting):
 
 
 class _BernoulliEpisode(Episode):
-    def __init__(self, setting: _BernoulliSetting, batch: Batch, horizon: int, seed: int):
+    def __init__(self, setting: BernoulliSetting, batch: Batch, horizon: int, seed: int):
         self.s = setting
         per_cell = setting.means.ndim == 2
         self.theta = batch.expand(setting.means, per_cell)  # (B, K) or (K,)
@@ -121,10 +122,18 @@ class _BernoulliEpisode(Episode):
             delays = self.s.laws[0]._ppf(u[..., 1], self.cells)  # (n, B)
         else:
             delays = np.stack([law._ppf(u[..., 1], self.cells) for law in self.s.laws], axis=-1)
-        return _BernoulliBlock(self, u[..., 0], delays)
+        return BernoulliBlock(self, u[..., 0], delays)
 
 
-class _BernoulliBlock(Block):
+class BernoulliBlock(Block):
+    """A block of draws of a Bernoulli setting, for steps t0 … t0 + n − 1 of a batch of runs.
+
+    Attributes (read by the compiled kernels, :mod:`delaylab.kernels`, as well as by :meth:`pull`):
+    ``u`` (n, B), the reward uniforms (reward 1{U < θ_a}); ``delays`` (n, B) with one law for all
+    arms, else (n, B, K); ``ep``, the episode, whose ``theta`` and ``gap`` (B, K), or (K,) when
+    every run has the same means, give θ_k and Δ_k.
+    """
+
     def __init__(self, ep: _BernoulliEpisode, u_reward: np.ndarray, delays: np.ndarray):
         self.ep, self.u, self.delays = ep, u_reward, delays
 
