@@ -167,7 +167,7 @@ class _Processes:
         data = _serialised(task, lambda o: pickle.dumps(o, protocol=pickle.HIGHEST_PROTOCOL),
                            "worker processes")
         pending = dict(enumerate(jobs))
-        for attempt in range(1 + PROCESS_RESTARTS):  # a pool whose worker died is restarted
+        for _attempt in range(1 + PROCESS_RESTARTS):  # a pool whose worker died is restarted
             self.pool = ProcessPoolExecutor(max_workers=min(self.workers, len(pending)),
                                             initializer=_watch_parent, initargs=(os.getpid(),))
             try:

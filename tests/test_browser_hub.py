@@ -86,8 +86,8 @@ class RecordingBrowser:
     moments its title and first figure show (tests/test_browser.py's ``SEEN``), and, just before
     it closes, what it shows (:class:`RecordedPage`). ``records``: one dict per page."""
 
-    def __init__(self, browser):
-        self._browser, self.records = browser, []
+    def __init__(self, chromium):
+        self._browser, self.records = chromium, []
 
     def new_page(self, **kwargs):
         page = self._browser.new_page(**kwargs)
