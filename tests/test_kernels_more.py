@@ -1,4 +1,4 @@
-"""Two paths, one truth, for the kernels added in issue 16 part 2: Adapt-Patient Bandits, the
+"""Two paths, one truth, for the kernels of Adapt-Patient Bandits, the
 phased family of Pike-Burke et al. 2018 (ODAAF, ODAAF-B, ODAAF-V, Improved UCB), and OTFLinUCB,
 OTFLinTS and LinUCB (Vernade et al. 2020).
 

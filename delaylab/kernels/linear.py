@@ -16,30 +16,9 @@ layers.
 Why: the numpy policy does about thirty small numpy operations per step on (B, d, d) and
 (B, d, m + 1) arrays, so with the panel's few runs the per-call cost dominates. Compiled, a
 run-step costs the O(K d² + m d²) arithmetic itself (the exact delay term V^{-1}·[A_s …] with
-the ring index innermost, so that it vectorises). Measured on 2 shared cores (CPU time, load
-average 4–10, so ±20%), µs per run-step, numpy → kernel, at the panel's sizes (T = 1000;
-40 runs: T = 3000; 1000 runs: T = 200; exact width unless said), the environment's draws
-(1–2 µs) included:
-
-Sizes: default m = 100, d = 5, K = 10 (the panel's); largest m = 500, d = 8, K = 20;
-smallest m = 10, d = 2, K = 2.
-
-=================================  =============  ============  ============  ============
-µs per run-step                    1 run          10 runs       40 runs       1000 runs
-=================================  =============  ============  ============  ============
-OTFLinUCB, default                 92.5 → 6.0     15.8 → 2.4    7.1 → 2.1     4.8 → 2.3
-OTFLinUCB, default, cheap width    81.7 → 5.3     13.5 → 1.8    5.4 → 1.5     2.7 → 1.7
-OTFLinUCB, largest                 115 → 13.7     25.5 → 9.9    14.7 → 10.0   10.1 → 6.7
-OTFLinUCB, smallest                77.7 → 4.3     10.8 → 0.85   3.6 → 0.47    1.4 → 0.72
-OTFLinTS, default                  107 → 7.0      17.4 → 2.3    7.5 → 2.2     4.8 → 2.6
-OTFLinTS, largest                  166 → 15.4     29.1 → 9.3    16.0 → 9.9    10.4 → 6.1
-OTFLinTS, smallest                 92.6 → 5.2     13.0 → 1.0    4.2 → 0.55    1.6 → 0.84
-LinUCB, default                    84.2 → 4.8     12.7 → 1.6    5.8 → 1.4     2.7 → 1.8
-LinUCB, largest                    85.0 → 6.8     14.9 → 3.1    7.1 → 3.2     4.6 → 3.6
-LinUCB, smallest                   65.5 → 3.8     8.4 → 0.74    3.1 → 0.38    1.1 → 0.63
-=================================  =============  ============  ============  ============
-
-so no ``max_batch``. The small matrix products are written as loops here and run
+the ring index innermost, so that it vectorises). The kernel is faster than numpy at every batch
+size, from one run to a thousand (benchmarks/RESULTS.md; ``python3 tasks.py bench kernels``), so
+there is no ``max_batch``. The small matrix products are written as loops here and run
 through numpy's matmul there, so sums may be ordered differently: values agree to ~1e-15
 (the tests require 1e-12 on the traced V^{-1}, θ̂ and α and identical pulls; the argmax's tie
 tolerance keeps rounding from choosing between actions that tie exactly). OTFLinUCB's

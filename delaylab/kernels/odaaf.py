@@ -15,20 +15,9 @@ Why a kernel although the numpy policy has the engine's block path (arms fixed f
 learnt from at once): that path costs a few dozen numpy calls per stretch of steps, and a
 stretch ends when *any* run of the batch ends its block, at a draw block (≤ 1024 steps) or at a
 checkpoint; with few runs its fixed cost per call dominates. With many runs both paths are
-close to the cost of the environment's draws alone (about 0.07 µs per run-step), and numpy's
-block path is slightly ahead. Measured on 2 shared cores (CPU time, best of 4, interleaved,
-load average 6–9, so ±20%; two arms, Uniform(0, 20) delays), µs per run-step, block path → kernel:
-
-=========================  ===========  ===========  ===========  ===========  ===========
-ODAAF                      1 run        30 runs      100 runs     300 runs     1000 runs
-=========================  ===========  ===========  ===========  ===========  ===========
-T                          10⁵          10⁴          10⁴          5000         3000
-µs per run-step            0.39 → 0.21  0.16 → 0.11  0.098 → 0.092 0.095 → 0.099 0.113 → 0.131
-=========================  ===========  ===========  ===========  ===========  ===========
-
-(ODAAF-B/-V and Improved UCB alike; the panel's default, 20 runs at T = 5000: 0.24–0.38 →
-0.10–0.20.) Hence ``max_batch = 100``: larger chunks take the block path, with the same runs
-(``python3 tasks.py bench kernels`` re-measures the 1, 30 and 1000-run columns).
+close to the cost of the environment's draws alone, and numpy's block path is slightly ahead
+(benchmarks/RESULTS.md; ``python3 tasks.py bench kernels`` measures both). Hence ``max_batch``:
+larger chunks take the block path, with the same runs.
 """
 
 from __future__ import annotations

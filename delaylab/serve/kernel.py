@@ -52,8 +52,8 @@ def warm_up() -> None:
 
 #: modules a dashboard kernel never needs whose import is costly: jsonschema (imported by plotly
 #: through nbformat) checks the "iri" string format with rfc3987_syntax when it is installed, and
-#: importing rfc3987_syntax builds its grammar's parser: about 1.5 CPU s, two thirds of what a
-#: kernel's imports cost (2.2-2.9 CPU s with it, 0.7 without), spent again by every kernel. No
+#: importing rfc3987_syntax builds its grammar's parser, most of what a kernel's imports cost
+#: (benchmarks/RESULTS.md), spent again by every kernel. No
 #: kernel validates IRIs against a schema: jsonschema then simply has no "iri" check (it is
 #: written to do without rfc3987_syntax).
 SKIPPED_IMPORTS = ("rfc3987_syntax",)

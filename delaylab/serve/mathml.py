@@ -1,4 +1,4 @@
-"""The notebooks' formulas as MathML, written into a dashboard's HTML by the server (issue 15).
+"""The notebooks' formulas as MathML, written into a dashboard's HTML by the server.
 
 In JupyterLab and in plain Voila, the text's formulas (``$…$`` and ``$$…$$``, TeX) are set by
 MathJax in the browser, once its scripts have loaded: on a dashboard page the visitor read raw TeX
@@ -6,11 +6,9 @@ MathJax in the browser, once its scripts have loaded: on a dashboard page the vi
 while the figures load. Browsers draw MathML themselves (MathML Core: Chromium 109+, Firefox,
 Safari), so the dashboards' server converts every formula of a markdown cell to MathML once, when
 it renders the page (:class:`MathMLPreprocessor`, enabled in ``voila.json``): the formulas are
-right from the first paint (measured: 0.4 s after the request, against raw TeX until 2.5–2.7 s),
-and MathJax, which Voila still loads, finds nothing left to set. That also made the pages lighter:
-12 fresh visits each, alternating on 2 cores, first figure 4.12 s against 4.67 s with MathJax (the
-five paper notebooks: 4.18 against 4.88 s), the page's main thread 3.75 against 4.51 CPU s up to
-it. The notebooks themselves keep their TeX.
+right from the first paint, and MathJax, which Voila still loads, finds nothing left to set. The
+pages are lighter too: the browser's main thread no longer typesets (benchmarks/RESULTS.md has the
+comparison). The notebooks themselves keep their TeX.
 
 A formula is found the way a reader of the markdown expects: ``$$…$$`` (display) and ``$…$``
 (inline), not inside code (fenced blocks or backtick spans), not an escaped ``\\$``. A formula the

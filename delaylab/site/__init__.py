@@ -1,4 +1,4 @@
-"""The course site: every notebook readable and explorable with no server (issue 27).
+"""The course site: every notebook readable and explorable with no server.
 
 ``python3 tasks.py book [--out DIR]`` (or ``python -m delaylab.site``) builds a static site with
 Jupyter Book 1.x: one page per notebook, prose and formulas (MathML), code folded, every paper

@@ -22,8 +22,7 @@ the small loaders too; the browser tests fail on any such error.
 
 Once the module has arrived, the figures waiting for it are drawn **one per task**, in the order
 the page asked for them: the browser shows each figure as soon as it is drawn, instead of drawing
-every figure of the page in one go and showing none before the last (about 0.2 s per figure on
-this 2-core machine; a page has up to seven).
+every figure of the page in one go and showing none before the last (a page has up to seven).
 
 **Under the dashboards' server** (:mod:`delaylab.serve.app`) the module does not travel through
 the kernel at all: the server serves it as a static file whose name carries a hash of its
