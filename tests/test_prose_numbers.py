@@ -141,3 +141,59 @@ def test_readings_state_the_corollary_4_numbers_delaylab_computes():
     old = math.sqrt((math.e * 1000) / (4 * math.e * math.log(2)))
     assert f"gives {float(thune2019.theorem3_bound(2, 1000, np.zeros(1000), old)[0]):.0f} instead" in text
     assert f"of {thune2019.corollary4_bound(2, 1000, 0):.1f} at K = 2, T = 1000, D = 0" in text
+
+
+# ------------------------------------------------------------- statements found on a reading, paper in hand
+def test_the_leak_across_a_block_boundary_carries_theta_in_what_to_remember_too():
+    text = _markdown("04")
+    assert "only about $\\mathbb E[\\tau]$ rewards cross" not in text
+    assert "about $\\theta_j\\,\\mathbb E[\\tau]$ of the previous arm $j$ enter arm $i$'s block" in text
+
+
+def test_the_alpha_hat_question_names_the_instance_figure_2_measures():
+    """Exercise 2.4 is answered by Figure 2, whose means are not Figure 5's."""
+    assert manegueu2020.FIG2_MEANS == (0.5, 0.55) and manegueu2020.FIG2_ALPHAS == (1.0, 0.3)
+    assert "On Figure 2's instance ($\\mu = (0.5, 0.55)$, $\\alpha = (1, 0.3)$)" in _markdown("02")
+
+
+def test_a_quarter_of_the_criteo_conversions_arrive_after_the_horizon():
+    from delaylab.papers import vernade2020
+
+    late = 1 - float(dl.criteo(100).cdf(vernade2020.FIG3_HORIZON))
+    assert vernade2020.FIG3_HORIZON == 10_000 and 0.2 < late < 0.3
+    assert "about a quarter arrive after the horizon" in _markdown("03")
+
+
+@pytest.mark.parametrize("nb", ["01", "02", "03", "04", "05"])
+def test_a_section_said_to_be_below_is_a_later_heading_of_the_notebook(nb):
+    """"Section N below" and "Section N (below)" name the notebook's own numbered headings."""
+    import re
+
+    (path,) = NOTEBOOKS.glob(f"{nb}_*.ipynb")
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    heads = {int(m.group(1)): i for i, s in enumerate(cells) if (m := re.match(r"## (\d+)\. ", s))}
+    found = 0
+    for i, text in enumerate(cells):
+        for m in re.finditer(r"Section (\d+) \(?below\)?", text):
+            found += 1
+            assert heads.get(int(m.group(1)), -1) > i, f"notebook {nb} cell {i}: {m.group(0)!r}"
+    assert found or nb in ("03", "04")
+
+
+def test_hints_name_sections_the_notebook_has():
+    import re
+
+    from delaylab import exercises as ex
+
+    for eid in ex.ids():
+        (path,) = NOTEBOOKS.glob(f"{eid[:2]}_*.ipynb")
+        cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+        heads = {int(m.group(1)) for s in cells if (m := re.match(r"## (\d+)\. ", s))}
+        for hint in ex.get(eid).hints:
+            for m in re.finditer(r"Sections? (\d+)", hint):
+                assert int(m.group(1)) in heads, (eid, hint)
+
+
+def test_the_panel_points_to_the_section_of_adapt_patient_bandits():
+    text = _markdown("02")
+    assert "**Adapt-Patient Bandits** (Section 8 below)" in text and "## 8. Adapt-Patient Bandits" in text
