@@ -197,3 +197,28 @@ def test_hints_name_sections_the_notebook_has():
 def test_the_panel_points_to_the_section_of_adapt_patient_bandits():
     text = _markdown("02")
     assert "**Adapt-Patient Bandits** (Section 8 below)" in text and "## 8. Adapt-Patient Bandits" in text
+
+
+def test_adapt_patients_short_wait_is_zero_below_seventy_thousand_pulls():
+    """Notebook 02, Section 8: d_t = ⌊(c/2)^(1/α_low)·⌊T̄_t/2⌋⌋ = 0 for every T̄_t < 70,000 (c = 0.7, α_low = 0.1)."""
+    factor = (0.7 / 2) ** (1 / 0.1)
+    assert math.floor(factor * (70_000 // 2)) == 0 and math.floor(factor * (80_000 // 2)) == 1
+    assert "so $d_t = 0$ for any $\\bar T_t < 70{,}000$" in _markdown("02")
+
+
+def test_odaaf_v_under_geometric_delays_eliminates_last():
+    """Notebook 04, Section 5: with geometric delays ODAAF-V has not eliminated the worse arm at the notebook's
+    T = 30,000, and has at the paper's T = 50,000, in most runs (seeded as the notebook's)."""
+    from delaylab.papers import pikeburke2018 as pb
+
+    law = pb.unbounded_laws()["geometric"]
+    policy = {"ODAAF-V": dl.ODAAFV(mean_delay=float(law.mean), variance=float(law.var))}
+    done = {}
+    for T in (30_000, 50_000):
+        res = dl.simulate(dl.AggregatedAnonymous(pb.THETA, law), policy, T, 10, 0)
+        k = int(np.searchsorted(res.times, T - 2000))
+        r = res.regret["ODAAF-V"]
+        done[T] = float(np.mean(r[:, -1] == r[:, k]))   # no regret over the last 2000 steps: one arm left
+    assert done[30_000] < 0.5 < done[50_000], done
+    assert "at the notebook's short horizon it has not finished; at $T = 50{,}000$ it has, in most runs" in \
+        _markdown("04")
