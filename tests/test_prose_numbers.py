@@ -222,3 +222,11 @@ def test_odaaf_v_under_geometric_delays_eliminates_last():
     assert done[30_000] < 0.5 < done[50_000], done
     assert "at the notebook's short horizon it has not finished; at $T = 50{,}000$ it has, in most runs" in \
         _markdown("04")
+
+
+def test_the_leak_explanation_does_not_cancel_what_differs():
+    """04.leak's explanation: arm i's own rewards that leave are θ_i·E[τ], not 'as many' as arm j's θ_j·E[τ]."""
+    from delaylab import exercises as ex
+
+    why = ex.explanation("04.leak", student="")
+    assert "As many" not in why and "θ_i·E[τ] of arm i's own rewards leave" in why and "(θ_j − θ_i)·E[τ]" in why
