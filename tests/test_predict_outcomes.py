@@ -1,5 +1,6 @@
 """Every predict exercise whose answer a live panel shows: the panel, at the settings the exercise
-states, does what the right choice says and not what the others say.
+states, does what the right choice says and not what the others say. Also the "things to try" of
+notebooks 02 and 05 that state an outcome.
 
 A verdict is a statement about a simulation: if a change to a policy or a panel made the panel show
 another outcome, the exercise would teach something its own figure contradicts. The panels run
@@ -75,3 +76,26 @@ def test_a_threshold_below_every_ordinary_delay_leaves_skipper_uniform():
     x, y = p.regret.curve("Skipper")
     half = y[abs(x - T / 2).argmin()]
     assert math.isclose(half, y[-1] / 2, rel_tol=0.15)                 # linear
+
+
+# ------------------------------------------------------------- "things to try" that state an outcome
+def test_a_wide_window_lets_d_ucb_recover_on_figure_5():
+    """Notebook 02, Section 4: on Figure 5's instance, D-UCB's m from 10 to 200 — it sees most conversions of
+    both arms and recovers."""
+    from delaylab.panels.arm_delays import ArmDelaysPanel
+
+    p = ArmDelaysPanel()
+    assert p.preset.value == "fig5"
+    p.window.value = 10
+    a, b = _move(p, "window", 200, ["D-UCB"])
+    assert b["D-UCB"] < 0.5 * a["D-UCB"], (a, b)
+
+
+def test_without_the_huge_delays_dew_learns():
+    """Notebook 05, Section 4: with no huge delay, DEW's d_max drops from T/2 to d and its regret falls; Exp3,
+    whose rate ignores delays, does not move."""
+    p = AdversarialPanel()
+    assert p.n_huge.value == 5
+    a, b = _move(p, "n_huge", 0, ["DEW", "Exp3"])
+    assert b["DEW"] < 0.7 * a["DEW"], (a, b)
+    assert math.isclose(b["Exp3"], a["Exp3"], rel_tol=0.05)
