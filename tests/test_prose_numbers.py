@@ -230,3 +230,14 @@ def test_the_leak_explanation_does_not_cancel_what_differs():
 
     why = ex.explanation("04.leak", student="")
     assert "As many" not in why and "θ_i·E[τ] of arm i's own rewards leave" in why and "(θ_j − θ_i)·E[τ]" in why
+
+
+def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
+    """04.block-bias, the answer that counts only arm j's incoming rewards: arm i's outgoing ones are θ_i·E[τ]."""
+    from delaylab import exercises as ex
+
+    p = ex.params("04.block-bias", "")
+    msg = ex.check("04.block-bias", p["theta_j"] * (p["d"] / 2) / p["n"], student="").message
+    assert "as many" not in msg and "θ_i·E[τ] of arm i's own rewards also leave the block" in msg
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    assert "as many of arm i's rewards leave" not in guide

@@ -108,7 +108,7 @@ def _bb(p):
 def _bb_wrong(p):
     e, n, ti, tj = p["d"] / 2, p["n"], p["theta_i"], p["theta_j"]
     return [
-        (tj * e / n, "that counts only the rewards of arm j that come in; as many of arm i's own rewards, θ_i·E[τ], "
+        (tj * e / n, "that counts only the rewards of arm j that come in; θ_i·E[τ] of arm i's own rewards also "
                      "leave the block at its end and are never seen in it."),
         (-ti * e / n, "that counts only arm i's rewards that leave the block; arm j's late rewards come in at its "
                       "start."),
