@@ -241,3 +241,20 @@ def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
     assert "as many" not in msg and "θ_i·E[τ] of arm i's own rewards also leave the block" in msg
     guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
     assert "as many of arm i's rewards leave" not in guide
+
+
+def test_the_guides_bias_bound_chain_holds():
+    """docs/instructor.md, notebook 02's lecture: (1/T)(1 + Σ_{u=1}^{T−1} u^(−α)) ≤ (1/T)(2 + ((T − 1)^(1−α) − 1)/(1 − α))
+    ≤ 2T^(−α) for α ≤ 1/2, and the shorter T^(−α)/(1 − α) fails (α = 0.1)."""
+    def terms(a, T):
+        s = 1 + float(np.sum(np.arange(1, T, dtype=float) ** -a))
+        mid = 2 + ((T - 1) ** (1 - a) - 1) / (1 - a) if T > 1 else 1.0
+        return s / T, mid / T, 2 * T ** -a, T ** -a / (1 - a)
+
+    for a in (0.05, 0.1, 0.3, 0.45, 0.5):
+        for T in (1, 2, 3, 10, 100, 10**4, 10**6):
+            lhs, mid, final, _ = terms(a, T)
+            assert lhs <= mid * (1 + 1e-12) and mid <= final * (1 + 1e-12), (a, T)
+    assert any(terms(0.1, T)[0] > terms(0.1, T)[3] for T in (10**4, 10**5, 10**6))
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    assert "≤ (1/T_i)(2 + ((T_i − 1)^(1−α) − 1)/(1 − α)) ≤ 2T_i^(−α) for α ≤ 1/2" in guide

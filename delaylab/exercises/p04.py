@@ -95,8 +95,8 @@ register(Exercise(
            "θ_j·P(τ > k) over k ≥ 0, and use Σ_{k≥0} P(τ > k) = E[τ] for a delay on {0, 1, 2, …}."),
     explanation=lambda p: (f"θ_j·Σ_{{k≥0}} P(τ > k) = θ_j·E[τ] = {p['theta']} × {float(_law(p).mean):g} = "
                            f"{_leak(p):.4g} rewards. Meanwhile θ_i·E[τ] of arm i's own rewards leave its block at "
-                           "its end: the block's sum is off by (θ_j − θ_i)·E[τ], which they cancel only when θ_i = θ_j; "
-                           "a long block dilutes it — Exercise 4.2 makes this exact."),
+                           "its end: the two cancel only when θ_i = θ_j, and otherwise the block's sum is off by "
+                           "(θ_j − θ_i)·E[τ], which a long block dilutes — Exercise 4.2 makes this exact."),
 ))
 
 
