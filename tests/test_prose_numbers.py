@@ -258,3 +258,29 @@ def test_the_guides_bias_bound_chain_holds():
     assert any(terms(0.1, T)[0] > terms(0.1, T)[3] for T in (10**4, 10**5, 10**6))
     guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
     assert "≤ (1/T_i)(2 + ((T_i − 1)^(1−α) − 1)/(1 − α)) ≤ 2T_i^(−α) for α ≤ 1/2" in guide
+
+
+GUIDE_CLAIMS = [
+    ("round robin, {} regret per step on θ_L", vernade2017.round_robin_cost(), ".2f"),
+    ("τ_m goes from {} to", _tau(500, 1000), ".2f"),
+    ("goes from 0.86 to {})", _tau(500, 2000), ".2f"),
+    ("τ_m drops from 0.86 to {}", _tau(1000, 1000), ".2f"),
+    ("the deviation term is still {} after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
+    ("0.6·τ₁(10) = {}", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),
+    ("0.8·τ₂(10) = {}", 0.8 * float(dl.Pareto(0.3).cdf(10)), ".2f"),
+    ("The status line gives τ_m: {}, then", _tau(100, 100), ".2f"),
+    ("τ_m: 0.63, then {};", _tau(100, 20), ".2f"),
+    ("shrinks by a factor {} while", _tau(100, 100) / _tau(100, 20), ".1f"),
+    ("2f_{{t,δ}} ≈ {} multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
+    ("panel, τ_m = {} and every curve", _tau(500, 100), ".2f"),
+    ("m = 2000, τ_m ≈ {}.", float(dl.criteo(100).cdf(2000)), ".2f"),
+    ("the signal: {} against", _tau(100, 100), ".2f"),
+    ("0.63 against {} |", _tau(100, 20), ".2f"),
+]
+
+
+@pytest.mark.parametrize("text, value, fmt", GUIDE_CLAIMS, ids=[c[0][:40] for c in GUIDE_CLAIMS])
+def test_a_number_the_instructors_guide_states_is_what_delaylab_computes(text, value, fmt):
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    stated = text.format(format(value, fmt))
+    assert stated in guide, f"docs/instructor.md does not say {stated!r}"
