@@ -54,7 +54,7 @@ def test_d_klucb_solution_is_delaylabs_index_on_a_wide_grid():
     n = rng.uniform(0.05, 5000, theta.shape)
     for beta in (0.01, 1.0, math.log(10_000)):
         got = ex.solution("01.d-klucb-index")(theta, n, beta)
-        assert np.allclose(got, dl.indices.klucb_poisson(theta, n, beta), atol=1e-9, rtol=0)
+        assert np.allclose(got, dl.indices.klucb_poisson(theta, n, beta), atol=1e-10, rtol=0)  # "agree to 1e-10"
 
 
 @pytest.mark.parametrize("who", WHO)

@@ -357,3 +357,13 @@ def test_write_solved_keeps_only_notebooks_with_exercises(tmp_path):
     for p in written:
         nb = json.loads(p.read_text(encoding="utf-8"))
         assert nb["cells"][0]["id"] == "delaylab-solved-mode"
+
+
+@pytest.mark.parametrize("nb", ["01", "02", "03", "04", "05"])
+def test_every_notebook_words_its_hints_the_same(nb):
+    """One sentence in every introduction, one above every implement exercise: the same in 01–05."""
+    text = "\n".join("".join(c["source"]) for c in _notebook(nb)["cells"] if c["cell_type"] == "markdown")
+    assert text.count("if you are stuck, the check cell gives hints one step at a time, then the solution") == 1
+    implement = sum(ex.kind(e) == "implement" for e in ex.ids(nb))
+    assert text.count("If you are stuck, the check cell's hints come one step at a time.") == implement
+    assert "its hints come" not in text and "offers hints" not in text

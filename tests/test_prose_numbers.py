@@ -141,3 +141,146 @@ def test_readings_state_the_corollary_4_numbers_delaylab_computes():
     old = math.sqrt((math.e * 1000) / (4 * math.e * math.log(2)))
     assert f"gives {float(thune2019.theorem3_bound(2, 1000, np.zeros(1000), old)[0]):.0f} instead" in text
     assert f"of {thune2019.corollary4_bound(2, 1000, 0):.1f} at K = 2, T = 1000, D = 0" in text
+
+
+# ------------------------------------------------------------- statements found on a reading, paper in hand
+def test_the_leak_across_a_block_boundary_carries_theta_in_what_to_remember_too():
+    text = _markdown("04")
+    assert "only about $\\mathbb E[\\tau]$ rewards cross" not in text
+    assert "about $\\theta_j\\,\\mathbb E[\\tau]$ of the previous arm $j$ enter arm $i$'s block" in text
+
+
+def test_the_alpha_hat_question_names_the_instance_figure_2_measures():
+    """Exercise 2.4 is answered by Figure 2, whose means are not Figure 5's."""
+    assert manegueu2020.FIG2_MEANS == (0.5, 0.55) and manegueu2020.FIG2_ALPHAS == (1.0, 0.3)
+    assert "On Figure 2's instance ($\\mu = (0.5, 0.55)$, $\\alpha = (1, 0.3)$)" in _markdown("02")
+
+
+def test_a_quarter_of_the_criteo_conversions_arrive_after_the_horizon():
+    from delaylab.papers import vernade2020
+
+    late = 1 - float(dl.criteo(100).cdf(vernade2020.FIG3_HORIZON))
+    assert vernade2020.FIG3_HORIZON == 10_000 and 0.2 < late < 0.3
+    assert "about a quarter arrive after the horizon" in _markdown("03")
+
+
+@pytest.mark.parametrize("nb", ["01", "02", "03", "04", "05"])
+def test_a_section_said_to_be_below_is_a_later_heading_of_the_notebook(nb):
+    """"Section N below" and "Section N (below)" name the notebook's own numbered headings."""
+    import re
+
+    (path,) = NOTEBOOKS.glob(f"{nb}_*.ipynb")
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    heads = {int(m.group(1)): i for i, s in enumerate(cells) if (m := re.match(r"## (\d+)\. ", s))}
+    found = 0
+    for i, text in enumerate(cells):
+        for m in re.finditer(r"Section (\d+) \(?below\)?", text):
+            found += 1
+            assert heads.get(int(m.group(1)), -1) > i, f"notebook {nb} cell {i}: {m.group(0)!r}"
+    assert found or nb in ("03", "04")
+
+
+def test_hints_name_sections_the_notebook_has():
+    import re
+
+    from delaylab import exercises as ex
+
+    for eid in ex.ids():
+        (path,) = NOTEBOOKS.glob(f"{eid[:2]}_*.ipynb")
+        cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+        heads = {int(m.group(1)) for s in cells if (m := re.match(r"## (\d+)\. ", s))}
+        for hint in ex.get(eid).hints:
+            for m in re.finditer(r"Sections? (\d+)", hint):
+                assert int(m.group(1)) in heads, (eid, hint)
+
+
+def test_the_panel_points_to_the_section_of_adapt_patient_bandits():
+    text = _markdown("02")
+    assert "**Adapt-Patient Bandits** (Section 8 below)" in text and "## 8. Adapt-Patient Bandits" in text
+
+
+def test_adapt_patients_short_wait_is_zero_below_seventy_thousand_pulls():
+    """Notebook 02, Section 8: d_t = ⌊(c/2)^(1/α_low)·⌊T̄_t/2⌋⌋ = 0 for every T̄_t < 70,000 (c = 0.7, α_low = 0.1)."""
+    factor = (0.7 / 2) ** (1 / 0.1)
+    assert math.floor(factor * (70_000 // 2)) == 0 and math.floor(factor * (80_000 // 2)) == 1
+    assert "so $d_t = 0$ for any $\\bar T_t < 70{,}000$" in _markdown("02")
+
+
+def test_odaaf_v_under_geometric_delays_eliminates_last():
+    """Notebook 04, Section 5: with geometric delays ODAAF-V has not eliminated the worse arm at the notebook's
+    T = 30,000, and has at the paper's T = 50,000, in most runs (seeded as the notebook's)."""
+    from delaylab.papers import pikeburke2018 as pb
+
+    law = pb.unbounded_laws()["geometric"]
+    policy = {"ODAAF-V": dl.ODAAFV(mean_delay=float(law.mean), variance=float(law.var))}
+    done = {}
+    for T in (30_000, 50_000):
+        res = dl.simulate(dl.AggregatedAnonymous(pb.THETA, law), policy, T, 10, 0)
+        k = int(np.searchsorted(res.times, T - 2000))
+        r = res.regret["ODAAF-V"]
+        done[T] = float(np.mean(r[:, -1] == r[:, k]))   # no regret over the last 2000 steps: one arm left
+    assert done[30_000] < 0.5 < done[50_000], done
+    assert "at the notebook's short horizon it has not finished; at $T = 50{,}000$ it has, in most runs" in \
+        _markdown("04")
+
+
+def test_the_leak_explanation_does_not_cancel_what_differs():
+    """04.leak's explanation: arm i's own rewards that leave are θ_i·E[τ], not 'as many' as arm j's θ_j·E[τ]."""
+    from delaylab import exercises as ex
+
+    why = ex.explanation("04.leak", student="")
+    assert "As many" not in why and "θ_i·E[τ] of arm i's own rewards leave" in why and "(θ_j − θ_i)·E[τ]" in why
+
+
+def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
+    """04.block-bias, the answer that counts only arm j's incoming rewards: arm i's outgoing ones are θ_i·E[τ]."""
+    from delaylab import exercises as ex
+
+    p = ex.params("04.block-bias", "")
+    msg = ex.check("04.block-bias", p["theta_j"] * (p["d"] / 2) / p["n"], student="").message
+    assert "as many" not in msg and "θ_i·E[τ] of arm i's own rewards also leave the block" in msg
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    assert "as many of arm i's rewards leave" not in guide
+
+
+def test_the_guides_bias_bound_chain_holds():
+    """docs/instructor.md, notebook 02's lecture: (1/T)(1 + Σ_{u=1}^{T−1} u^(−α)) ≤ (1/T)(2 + ((T − 1)^(1−α) − 1)/(1 − α))
+    ≤ 2T^(−α) for α ≤ 1/2, and the shorter T^(−α)/(1 − α) fails (α = 0.1)."""
+    def terms(a, T):
+        s = 1 + float(np.sum(np.arange(1, T, dtype=float) ** -a))
+        mid = 2 + ((T - 1) ** (1 - a) - 1) / (1 - a) if T > 1 else 1.0
+        return s / T, mid / T, 2 * T ** -a, T ** -a / (1 - a)
+
+    for a in (0.05, 0.1, 0.3, 0.45, 0.5):
+        for T in (1, 2, 3, 10, 100, 10**4, 10**6):
+            lhs, mid, final, _ = terms(a, T)
+            assert lhs <= mid * (1 + 1e-12) and mid <= final * (1 + 1e-12), (a, T)
+    assert any(terms(0.1, T)[0] > terms(0.1, T)[3] for T in (10**4, 10**5, 10**6))
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    assert "≤ (1/T_i)(2 + ((T_i − 1)^(1−α) − 1)/(1 − α)) ≤ 2T_i^(−α) for α ≤ 1/2" in guide
+
+
+GUIDE_CLAIMS = [
+    ("round robin, {} regret per step on θ_L", vernade2017.round_robin_cost(), ".2f"),
+    ("τ_m goes from {} to", _tau(500, 1000), ".2f"),
+    ("goes from 0.86 to {})", _tau(500, 2000), ".2f"),
+    ("τ_m drops from 0.86 to {}", _tau(1000, 1000), ".2f"),
+    ("the deviation term is still {} after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
+    ("0.6·τ₁(10) = {}", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),
+    ("0.8·τ₂(10) = {}", 0.8 * float(dl.Pareto(0.3).cdf(10)), ".2f"),
+    ("The status line gives τ_m: {}, then", _tau(100, 100), ".2f"),
+    ("τ_m: 0.63, then {};", _tau(100, 20), ".2f"),
+    ("shrinks by a factor {} while", _tau(100, 100) / _tau(100, 20), ".1f"),
+    ("2f_{{t,δ}} ≈ {} multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
+    ("panel, τ_m = {} and every curve", _tau(500, 100), ".2f"),
+    ("m = 2000, τ_m ≈ {}.", float(dl.criteo(100).cdf(2000)), ".2f"),
+    ("the signal: {} against", _tau(100, 100), ".2f"),
+    ("0.63 against {} |", _tau(100, 20), ".2f"),
+]
+
+
+@pytest.mark.parametrize("text, value, fmt", GUIDE_CLAIMS, ids=[c[0][:40] for c in GUIDE_CLAIMS])
+def test_a_number_the_instructors_guide_states_is_what_delaylab_computes(text, value, fmt):
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    stated = text.format(format(value, fmt))
+    assert stated in guide, f"docs/instructor.md does not say {stated!r}"

@@ -94,8 +94,9 @@ register(Exercise(
            "A pull made k + 1 steps before the switch lands in the new block when its delay exceeds k: sum "
            "θ_j·P(τ > k) over k ≥ 0, and use Σ_{k≥0} P(τ > k) = E[τ] for a delay on {0, 1, 2, …}."),
     explanation=lambda p: (f"θ_j·Σ_{{k≥0}} P(τ > k) = θ_j·E[τ] = {p['theta']} × {float(_law(p).mean):g} = "
-                           f"{_leak(p):.4g} rewards. As many of arm i's own rewards leave its block at its end, so in "
-                           "a long block the two roughly cancel — Exercise 4.2 makes this exact."),
+                           f"{_leak(p):.4g} rewards. Meanwhile θ_i·E[τ] of arm i's own rewards leave its block at "
+                           "its end: the two cancel only when θ_i = θ_j, and otherwise the block's sum is off by "
+                           "(θ_j − θ_i)·E[τ], which a long block dilutes — Exercise 4.2 makes this exact."),
 ))
 
 
@@ -107,7 +108,7 @@ def _bb(p):
 def _bb_wrong(p):
     e, n, ti, tj = p["d"] / 2, p["n"], p["theta_i"], p["theta_j"]
     return [
-        (tj * e / n, "that counts only the rewards of arm j that come in; as many of arm i's own rewards, θ_i·E[τ], "
+        (tj * e / n, "that counts only the rewards of arm j that come in; θ_i·E[τ] of arm i's own rewards also "
                      "leave the block at its end and are never seen in it."),
         (-ti * e / n, "that counts only arm i's rewards that leave the block; arm j's late rewards come in at its "
                       "start."),
