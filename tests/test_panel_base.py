@@ -187,3 +187,22 @@ def _walk(w):
     yield w
     for child in getattr(w, "children", ()):
         yield from _walk(child)
+
+
+def test_one_display_of_a_widget_in_the_whole_package():
+    """Objects shown as their ``widget`` (panels, reproductions, save buttons, exercises' widgets)
+    inherit :class:`delaylab.viz.display.Displayable`: no module writes that method again."""
+    import delaylab
+    from delaylab.exercises import ui
+    from delaylab.viz.display import Displayable as Shown
+    from delaylab.viz.save import SaveButton
+
+    copies = []
+    for path in sorted(Path(delaylab.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name == "_ipython_display_":
+                if "display(self.widget)" in ast.unparse(node):
+                    copies.append(path.name)
+    assert copies == ["display.py"]
+    assert Displayable is Shown
+    assert all(issubclass(c, Shown) for c in (SaveButton, ui.Checked, ui.Predict, ui.Explain, ui.Raced))

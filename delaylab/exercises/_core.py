@@ -492,7 +492,7 @@ def function_grader(reference: Callable, inputs: Callable[[np.random.Generator],
 
     def grade(fn, p) -> Feedback:
         rng = np.random.default_rng(seed)
-        for trial in range(trials):
+        for _trial in range(trials):
             args = inputs(rng)
             want = np.asarray(reference(*args), dtype=dtype)
             got = guard.call(fn, *[a.copy() if isinstance(a, np.ndarray) else a for a in args], name=name)

@@ -20,6 +20,7 @@ import os
 import ipywidgets as W
 import numpy as np
 
+from ..viz.display import Displayable
 from . import instance
 from ._core import (Feedback, check, expectation, get, given, ids, not_answered, params, reference_code,
                     reference_explanation, right, wrong)
@@ -305,7 +306,7 @@ def feedback(eid: str, answer=_MISSING, *, namespace: dict | None = None):
     return Checked(eid, fb)
 
 
-class Checked:
+class Checked(Displayable):
     """A checked answer as displayed in a notebook: a coloured box, hints in steps, the solution."""
 
     def __init__(self, eid: str, fb: Feedback):
@@ -316,11 +317,6 @@ class Checked:
     def widget(self) -> W.Widget:
         return W.VBox([W.HTML(feedback_html(self.feedback)), Steps(self.eid).widget])
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
-
     def __repr__(self) -> str:
         return f"{self.feedback.status}: {self.feedback.message}"
 
@@ -329,7 +325,7 @@ class Checked:
 _FIRST: dict[str, str] = {}
 
 
-class Predict:
+class Predict(Displayable):
     """A predict question as a widget: the choices, a "check" button, the verdict and the reasons.
 
     The student's first answer is kept and shown next to every later verdict. ``choice``
@@ -375,11 +371,6 @@ class Predict:
     @property
     def widget(self) -> W.Widget:
         return W.VBox([self.choices, self.button, self.out])
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
 
 
 def predict(eid: str, choice=None) -> Predict:
@@ -436,7 +427,7 @@ def autograde(eid: str, answer=_MISSING) -> str:
 _WRITTEN: dict[str, str] = {}
 
 
-class Explain:
+class Explain(Displayable):
     """An "explain why" question: the student writes, then compares with the model answer and ticks
     off the points it mentions (self-assessed; nothing is graded). ``text`` fills the box and
     compares at once (the solved notebooks)."""
@@ -481,11 +472,6 @@ class Explain:
     def widget(self) -> W.Widget:
         return W.VBox([self.text, self.button, self.out, self.ticks])
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
-
 
 def explain(eid: str, text: str | None = None) -> Explain:
     """The widget of an "explain why" question (works on the dashboards too)."""
@@ -493,7 +479,7 @@ def explain(eid: str, text: str | None = None) -> Explain:
 
 
 # ------------------------------------------------------------------ racing the student's policy
-class Raced:
+class Raced(Displayable):
     """The race cell's verdict: the student's policy now races in a live panel (or why not)."""
 
     def __init__(self, eid: str, fb: Feedback, panel=None):
@@ -503,11 +489,6 @@ class Raced:
     @property
     def widget(self) -> W.Widget:
         return W.HTML(feedback_html(self.feedback))
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
 
     def __repr__(self) -> str:
         return f"{self.feedback.status}: {self.feedback.message}"

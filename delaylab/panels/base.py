@@ -52,21 +52,11 @@ from typing import Any, Callable
 
 import ipywidgets as W
 
+from ..viz.display import Displayable
 from .budget import Budget, MachineSpeed
 from .fields import SeedField, lock_panel_controls
 from .layout import panel_layout, status_line
 from .race import YOUR_POLICY, Race, RaceSetting
-
-
-class Displayable:
-    """Shown in a notebook as its ``widget`` (a live panel, a figure reproduction)."""
-
-    widget: W.Widget
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
 
 
 class Panel(Displayable):

@@ -15,6 +15,8 @@ import ipywidgets as W
 import plotly.graph_objects as go
 import traitlets
 
+from .display import Displayable
+
 
 def standalone_html(fig: go.Figure, title: str = "delaylab figure") -> str:
     """The figure as one HTML document with plotly.js embedded (about 4.7 MB, works offline)."""
@@ -72,7 +74,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "figure"
 
 
-class SaveButton:
+class SaveButton(Displayable):
     """A "save as HTML" button for a figure; ``widget`` is what to display.
 
     Parameters
@@ -106,12 +108,6 @@ class SaveButton:
         self.status.value = (f"<small style='color:#555'>sent {self.filename} "
                              f"({len(html.encode()) / 1e6:.1f} MB, opens offline)</small>")
         return html
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
-
 
 def save_button(fig, filename: str, title: str | None = None) -> W.HBox:
     """The widget of a :class:`SaveButton` for ``fig``."""
