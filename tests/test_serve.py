@@ -560,9 +560,11 @@ def test_under_steady_traffic_a_refill_starts_beside_the_pages(monkeypatch):
 
 def test_a_burst_is_served_before_its_refills_but_an_emptied_pool_refills_at_once(monkeypatch):
     """Eight visitors arrive at once. A pool that still holds a ready kernel (at its floor) waits
-    until the burst's pages have settled down to one at work (the others connected, their state
-    sent, their kernels idle for ``refill_quiet_seconds``), then starts; a pool the burst emptied
-    refills at once, and a second emptied pool waits for that refill to finish (one at a time)."""
+    until the burst's pages have settled down to ``refill_pages_at_work`` at work (the others
+    connected, their state sent, their kernels idle for ``refill_quiet_seconds``), then starts.
+    Pools the burst emptied refill at once, but no more than one beyond ``refill_concurrency``
+    (one while visitors are on): of three, the third waits until the others have executed
+    their notebooks."""
     import asyncio
 
     loop, km, server, pages, ready, waiting = _refill_scene(monkeypatch, refill_quiet_seconds=2)
@@ -580,24 +582,26 @@ def test_a_burst_is_served_before_its_refills_but_an_emptied_pool_refills_at_onc
         burst = [asyncio.ensure_future(pages.visit(stay=60, connect_after=1 + 0.3 * i, compute=1, move_every=100))
                  for i in range(8)]
         await asyncio.sleep(0.1)
-        t_at_floor, t_empty, t_empty2 = waiting(), waiting(), waiting()
-        km._pools = {"01.ipynb": [ready(), t_at_floor], "02.ipynb": [t_empty], "03.ipynb": [t_empty2]}
-        await asyncio.gather(refill("01.ipynb", t_at_floor), refill("02.ipynb", t_empty, execute=5),
-                             refill("03.ipynb", t_empty2))
+        tasks = {nb: waiting() for nb in ("01", "02", "03", "04")}
+        km._pools = {"01": [ready(), tasks["01"]], "02": [tasks["02"]], "03": [tasks["03"]], "04": [tasks["04"]]}
+        await asyncio.gather(refill("01", tasks["01"]), refill("02", tasks["02"], execute=3),
+                             refill("03", tasks["03"], execute=3), refill("04", tasks["04"]))
         await asyncio.gather(*burst)
 
     loop.run_until_complete(scene())
     loop.close()
-    settled = 0.3 + 1 + 0.3 * 6 + 1 + 2  # the last page but one connected, its state sent, then quiet
-    assert started["02.ipynb"] < 0.5, started  # emptied by the burst: at once
-    assert started["03.ipynb"] >= 0.1 + 5, started  # after the first refill's notebook executed
-    assert settled <= started["01.ipynb"] <= settled + 0.5, (settled, started)  # after the burst, at once
+    assert started["02"] < 0.5 and started["03"] < 0.5, started  # emptied by the burst: at once
+    assert started["04"] >= 0.1 + 3, started  # when the first two have executed their notebooks
+    last = 7 - km.refill_pages_at_work  # the last page not allowed beside a refill
+    settled = 0.3 + 1 + 0.3 * last + 1 + 2  # that page connected, its state sent, then quiet
+    assert settled <= started["01"] <= settled + 0.5, (settled, started)  # after the burst, at once
 
 
-def test_an_emptied_pool_refills_before_one_that_still_has_a_kernel(monkeypatch):
-    """Refills one at a time (a visitor's page open), the slot taken by a third notebook's
-    refill until 5 s: of the two refills waiting, the one whose pool is empty (its next visitor
-    would wait for a kernel) goes first, although the other one asked first."""
+def test_an_emptied_pool_refills_beside_a_refill_that_executes_and_others_wait_their_turn(monkeypatch):
+    """A visitor's page open (one refill at a time), a third notebook's refill executing until
+    5 s: the refill of an empty pool starts at once beside it (its next visitor would otherwise
+    wait for that kernel); the refill of a pool that still holds a kernel waits until no refill
+    executes."""
     import asyncio
     from types import SimpleNamespace
 
@@ -614,19 +618,19 @@ def test_an_emptied_pool_refills_before_one_that_still_has_a_kernel(monkeypatch)
     async def scene():
         km._kernels["open tab"] = SimpleNamespace(last_activity=app._now(), execution_state="idle")
         km._kernel_connections["open tab"] = 1  # a visitor: one refill at a time
-        km.refilling_notebooks["03.ipynb"] = 1
+        km.refilling_notebooks["03"] = 1
         at_floor, empty = waiting(), waiting()
-        km._pools = {"01.ipynb": [ready(), at_floor], "02.ipynb": [empty]}
-        first = asyncio.ensure_future(refill("01.ipynb", at_floor, execute=3))
+        km._pools = {"01": [ready(), at_floor], "02": [empty]}
+        first = asyncio.ensure_future(refill("01", at_floor, execute=3))
         await asyncio.sleep(0.1)
-        second = asyncio.ensure_future(refill("02.ipynb", empty, execute=3))
+        second = asyncio.ensure_future(refill("02", empty, execute=3))
         await asyncio.sleep(4.9)
-        km.refilling_notebooks["03.ipynb"] = 0
+        km.refilling_notebooks["03"] = 0
         await asyncio.gather(first, second)
 
     loop.run_until_complete(scene())
     loop.close()
-    assert 5 <= started["02.ipynb"] < 5.5 and started["01.ipynb"] >= started["02.ipynb"] + 3, started
+    assert started["02"] < 0.5 and 5 <= started["01"] < 5.5, started
 
 
 def test_kernels_import_plotly_and_jsonschema_without_rfc3987_syntax():

@@ -172,15 +172,17 @@ class DashboardKernelManager(AsyncMappingKernelManager):
                                  help="A page counts as at work (see refill_pages_at_work) while its kernel is busy "
                                       "and for this many seconds after its last sign of life: its kernel given to "
                                       "it, its websocket connected, a message of its kernel.")
-    refill_pages_at_work = Int(1, config=True,
+    refill_pages_at_work = Int(2, config=True,
                                help="A refill starts while at most this many pages are at work (being admitted, "
                                     "loading, drawing, redrawing after a slider); more (a burst of visitors) and it "
-                                    "waits until they have settled. One page at work leaves the other core to a "
-                                    "refill; 0: only when no page is at work.")
+                                    "waits until they have settled. A page at work mostly waits for its browser, "
+                                    "its kernel busy for moments: two of them and a refill share two cores; "
+                                    "0: only when no page is at work.")
     refill_floor = Int(1, config=True,
                        help="A pool holding fewer kernels than this (ready, or started and executing their notebook) "
-                            "refills whatever the pages are doing, within refill_concurrency: the next visitor of "
-                            "that notebook still finds a ready kernel. 0: no floor.")
+                            "refills at once, whatever the pages are doing, beside at most refill_concurrency other "
+                            "refills: its next visitor would otherwise wait for that same kernel to start. "
+                            "0: no floor.")
     refill_concurrency = Int(1, config=True,
                              help="Preheated kernels refilling the pools at once while visitors have kernels "
                                   "(while nobody is visiting: one per core, at least this many).")
@@ -194,7 +196,6 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         self.refilling_notebooks: dict = {}  # notebook -> its preheated kernels started and executing it
         self.claimed: set = set()  # pool tasks a visitor is waiting for: they skip the queue
         self.past_turn = weakref.WeakSet()  # pool tasks whose refill has started (their kernel starting or started)
-        self.refills_waiting: dict = {}  # notebook -> its pool's refills waiting for their turn
         self.presenter_kernels: set = set()  # kernels of the presenter's pages (DashboardServer.presenter_key)
         # asyncio task -> the kernel started in it, or taken from the pool in it: a page's handler
         # knows its kernel before the page's HTML names it (after the cells), so that it can tell
@@ -270,24 +271,21 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         return self.pages_at_work() == 0
 
     def refill_may_start(self, notebook=None) -> bool:
-        """Whether a refill of ``notebook``'s pool may start now: fewer than
-        :meth:`refill_limit` refills executing and none of the same notebook (the second one then
-        reads the figures the first one put in the sweep cache: at the server's first start, with
-        an empty cache, each notebook's figures are computed once, not once per kernel); and
-        either the pool is below ``refill_floor`` (its next visitor would find no ready kernel)
-        or the load allows it: at most ``refill_pages_at_work`` pages at work. Under steady
-        traffic, a page or so at a time, the pools thus refill beside the pages; a burst of
-        visitors is served first and the refills come after it, one at a time, except one for a
-        pool it emptied. Pools below the floor go first: while one of them waits, the others'
-        refills wait too."""
-        if self.refilling >= self.refill_limit() or self.refilling_notebooks.get(notebook):
+        """Whether a refill of ``notebook``'s pool may start now. Never while another refill of
+        the same notebook executes (the second one then reads the figures the first one put in
+        the sweep cache: at the server's first start, with an empty cache, each notebook's
+        figures are computed once, not once per kernel). A pool below ``refill_floor`` refills at
+        once, beside at most :meth:`refill_limit` other refills: its next visitor would otherwise
+        wait for that same kernel, so starting it now costs no more CPU, only sooner. Any other
+        refill waits until fewer than :meth:`refill_limit` refills execute and the load allows
+        it: at most ``refill_pages_at_work`` pages at work. Under steady traffic, a page or two
+        at work at a time, the pools thus refill beside the pages; a burst of visitors is served
+        first, and the refills of the pools it left with a kernel come after it."""
+        if self.refilling_notebooks.get(notebook):
             return False
         if self.pool_kernels(notebook) < self.refill_floor:
-            return True
-        if any(n and other != notebook and not self.refilling_notebooks.get(other)
-               and self.pool_kernels(other) < self.refill_floor for other, n in self.refills_waiting.items()):
-            return False
-        return self.pages_at_work() <= self.refill_pages_at_work
+            return self.refilling < self.refill_limit() + 1
+        return self.refilling < self.refill_limit() and self.pages_at_work() <= self.refill_pages_at_work
 
     async def refill_turn(self, task=None, notebook=None) -> None:
         """Wait until a pool refill (of ``notebook``) may start: at once for a task a visitor
@@ -295,14 +293,12 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         after ``refill_max_wait`` s."""
         loop = asyncio.get_event_loop()
         waited = loop.time()
-        self.refills_waiting[notebook] = self.refills_waiting.get(notebook, 0) + 1
         try:
             while task not in self.claimed and loop.time() - waited < self.refill_max_wait:
                 if self.refill_may_start(notebook):
                     return
                 await asyncio.sleep(0.2)
         finally:
-            self.refills_waiting[notebook] -= 1
             if task is not None:
                 self.past_turn.add(task)
 
@@ -342,8 +338,8 @@ class PreheatedPools:
     (being admitted, loading, or with a kernel busy or talking within ``refill_quiet_seconds``:
     :meth:`~DashboardKernelManager.pages_at_work`). Steady traffic, a page or two at a time, thus
     keeps the pools full; a burst of visitors is served before its refills start. A pool below
-    ``refill_floor`` kernels refills whatever the pages are doing (still one at a time), so that
-    the next visitor of its notebook finds a ready kernel. A visitor who arrives when the pool
+    ``refill_floor`` kernels refills at once whatever the pages are doing, one refill beyond
+    what ``refill_concurrency`` allows: its next visitor would otherwise wait for that kernel. A visitor who arrives when the pool
     holds only a waiting refill takes it, and it starts at once. The kernel counts as refilling
     until its notebook has executed.
 
