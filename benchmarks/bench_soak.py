@@ -291,8 +291,9 @@ async def run(server: Server, args) -> None:
             t = time.perf_counter() - start
             try:
                 st = await status()
-                pool_seen.append(st["pool_ready"])
-                refilling_seen.append(st["refilling"])
+                if t <= traffic_end[0]:
+                    pool_seen.append(st["pool_ready"])
+                    refilling_seen.append((st["refilling"], st["pool_starting"]))
                 if t >= next_row:
                     s = await sample()
                     samples.append((t, s))
@@ -301,6 +302,7 @@ async def run(server: Server, args) -> None:
             except OSError as exc:
                 results["errors"].append(f"status at {t:.0f} s: {exc}")
 
+    traffic_end = [float("inf")]  # the sampler's shares cover the traffic only
     sampling = asyncio.ensure_future(sampler())
     arrival, n = 0.0, 0
     mean = 1 / args.rate
@@ -316,7 +318,7 @@ async def run(server: Server, args) -> None:
             abrupt_next += rng.expovariate(args.rate * ABRUPT_SHARE)
         arrival += rng.uniform(0.5, 1.5) * mean
     await asyncio.gather(*tasks)
-    traffic = time.perf_counter() - start
+    traffic = traffic_end[0] = time.perf_counter() - start
     started_during = server.kernels_started() - started_before
     print(f"traffic over after {traffic:.0f} s; waiting for the kernels to return to the baseline", flush=True)
 
@@ -361,8 +363,11 @@ async def run(server: Server, args) -> None:
         bench.row("soak: pool kernels ready, mean over the traffic", statistics.fmean(pool_seen),
                   f"of {base['ready']}")
         bench.row("soak: pool kernels ready, fewest", min(pool_seen), f"of {base['ready']}")
-        busy = statistics.fmean(r > 0 for r in refilling_seen)
+        busy = statistics.fmean(r > 0 for r, _ in refilling_seen)
         bench.row("soak: share of the traffic with a refill executing", 100 * busy, "%")
+        # large: refills held back by the pages at work (DashboardKernelManager.refill_pages_at_work)
+        bench.row("soak: share of the traffic with refills waiting and none executing",
+                  100 * statistics.fmean(r == 0 and w > 0 for r, w in refilling_seen), "%")
         # near 100 %: the refills could not keep up (each one too slow for the rate, one at a
         # time), rather than waiting for the pages
         bench.row("soak: kernels started during the traffic", started_during, f"in {traffic:.0f} s")
