@@ -275,8 +275,9 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         the same notebook executes (the second one then reads the figures the first one put in
         the sweep cache: at the server's first start, with an empty cache, each notebook's
         figures are computed once, not once per kernel). A pool below ``refill_floor`` refills at
-        once, beside at most :meth:`refill_limit` other refills: its next visitor would otherwise
-        wait for that same kernel, so starting it now costs no more CPU, only sooner. Any other
+        once, beside at most ``refill_concurrency`` other refills (or :meth:`refill_limit`, when
+        that is more: nobody visiting): its next visitor would otherwise wait for that same
+        kernel, so starting it now costs no more CPU, only sooner. Any other
         refill waits until fewer than :meth:`refill_limit` refills execute and the load allows
         it: at most ``refill_pages_at_work`` pages at work. Under steady traffic, a page or two
         at work at a time, the pools thus refill beside the pages; a burst of visitors is served
@@ -284,7 +285,7 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         if self.refilling_notebooks.get(notebook):
             return False
         if self.pool_kernels(notebook) < self.refill_floor:
-            return self.refilling < self.refill_limit() + 1
+            return self.refilling < max(self.refill_limit(), self.refill_concurrency + 1)
         return self.refilling < self.refill_limit() and self.pages_at_work() <= self.refill_pages_at_work
 
     async def refill_turn(self, task=None, notebook=None) -> None:
@@ -339,9 +340,9 @@ class PreheatedPools:
     :meth:`~DashboardKernelManager.pages_at_work`). Steady traffic, a page or two at a time, thus
     keeps the pools full; a burst of visitors is served before its refills start. A pool below
     ``refill_floor`` kernels refills at once whatever the pages are doing, one refill beyond
-    what ``refill_concurrency`` allows: its next visitor would otherwise wait for that kernel. A visitor who arrives when the pool
-    holds only a waiting refill takes it, and it starts at once. The kernel counts as refilling
-    until its notebook has executed.
+    what ``refill_concurrency`` allows: its next visitor would otherwise wait for that kernel.
+    A visitor who arrives when the pool holds only a waiting refill takes it, and it starts at
+    once. The kernel counts as refilling until its notebook has executed.
 
     Mixed into the kernel manager class that Voila builds around :class:`DashboardKernelManager`
     (see :meth:`DashboardServer.init_settings`)."""
