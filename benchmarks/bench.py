@@ -9,7 +9,9 @@ live panel (`panels`, issue 15: within 1 s at every value), and with a student's
 (issue 25: drawn with the paper's curves, not after them); what one dashboard kernel costs to start
 and hold (`serve`). Targets are those of the issues
 for a 2-core machine. Nothing here is a test: timings vary with the load of the machine.
-`python3 tasks.py bench paper3 scaling` runs only the named sections.
+`python3 tasks.py bench paper3 scaling` runs only the named sections. `soak` (issue 29: ten
+minutes of steady visitors on a `--public` server, bench_soak.py) runs only when named, with its
+options after its name: `python3 tasks.py bench soak --minutes 2`.
 """
 
 from __future__ import annotations
@@ -355,6 +357,15 @@ def book():
         row("course site: plotly.js (shared by every page)", report["plotly_js_bytes"] / 1e6, "MB")
 
 
+def soak(argv):
+    """Steady visitors on a `--public` dashboard server (benchmarks/bench_soak.py, issue 29):
+    time to a visitor's widget state against its budgets, and whether the server's kernels,
+    descriptors, connection files and memory return to their baseline."""
+    import bench_soak
+
+    bench_soak.main(argv)
+
+
 SECTIONS = {
     "notebooks": notebooks,
     "paper1": paper1,
@@ -371,17 +382,28 @@ SECTIONS = {
     "visitors": visitors,
     "pages": pages,
     "book": book,  # the course site, built cold then warm (several minutes)
+    "soak": soak,  # steady visitors on a --public server for ten minutes: only when named
 }
+#: sections that take options (the arguments after their name) and run only when named
+WITH_OPTIONS = {"soak"}
 
 
 def main(argv):
     sys.modules.setdefault("bench", sys.modules[__name__])  # bench_<paper>.py rows land in this table
-    unknown = [a for a in argv if a not in SECTIONS]
+    chosen, options, unknown = [], {}, []
+    for arg in argv:
+        if arg in SECTIONS:
+            chosen.append(arg)
+            options[arg] = []
+        elif chosen and chosen[-1] in WITH_OPTIONS:
+            options[chosen[-1]].append(arg)
+        else:
+            unknown.append(arg)
     if unknown:
         sys.exit(f"unknown section(s) {unknown}; choose among {list(SECTIONS)}")
-    for name in argv or SECTIONS:
+    for name in chosen or [s for s in SECTIONS if s not in WITH_OPTIONS]:
         print(f"\n=== {name}", flush=True)
-        SECTIONS[name]()
+        SECTIONS[name](*([options.get(name, [])] if name in WITH_OPTIONS else []))
     missed = [r[0].strip() for r in ROWS if r[4] is False]
     print(f"\n{len(ROWS)} measurements; targets missed: {missed or 'none'}")
 

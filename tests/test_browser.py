@@ -834,9 +834,9 @@ def test_first_figure_cold_and_warm_slider_latency_and_no_kernel_left(browser):
         report["first_start_pool_ready_s"] = round(pools_ready(first), 1)
     finally:
         first.close()
-    # refills may start 2 s after the pages go quiet (10 s by default): the warm visits below
-    # each wait for a refilled pool, and what they measure does not depend on when it started
-    server = dashboard_server("serving-server.log", "--DashboardKernelManager.refill_quiet_seconds=2")
+    # refills start beside a page at work (PreheatedPools): the warm visits below each wait for
+    # a refilled pool, and what they measure does not depend on when it started
+    server = dashboard_server("serving-server.log")
     rows = []
     try:
         # one window each: a background tab would not draw its figures
@@ -1023,8 +1023,11 @@ def test_a_protocol_visitor_puts_a_real_page_s_load_on_the_server(browser):
     ten-visitors.json ("validation")."""
     from visitor import ProtocolVisitor, VisitorsThread
 
-    # (refills wait for 10 s of quiet: none starts within a visit, whose CPU seconds are counted)
-    server = dashboard_server("public-validation.log", "--public", "--DashboardServer.max_kernels=10")
+    # refills wait until no page has shown a sign of life for 10 s: none starts within a visit,
+    # whose CPU seconds are counted
+    server = dashboard_server("public-validation.log", "--public", "--DashboardServer.max_kernels=10",
+                              "--DashboardKernelManager.refill_pages_at_work=0",
+                              "--DashboardKernelManager.refill_quiet_seconds=10")
     thread = VisitorsThread()
     notebook = PANELS[0].name
     report = {"notebook": notebook}

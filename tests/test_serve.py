@@ -242,9 +242,10 @@ def test_without_the_cookie_the_shutdown_request_is_still_refused(server):
 
 def test_pool_refills_wait_for_quiet_pages_but_a_visitor_gets_a_waiting_refill_at_once(tmp_path):
     """Two preheated kernels per notebook. A visitor takes one; its refill does not start while
-    pages are being served (here: a quiet period longer than the test), so no kernel starts. A
-    second visitor takes the other; a third gets the waiting refill, which then starts at once
-    (without that, the page would wait for the quiet period: ten minutes here)."""
+    a page is at work (here: no page at work allowed beside a refill, no floor, and a page
+    counts as at work for ten minutes after it got its kernel), so no kernel starts. A second
+    visitor takes the other; a third gets the waiting refill, which then starts at once
+    (without that, the page would wait for ten minutes here)."""
     import nbformat
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 6 * 7\nprint(x)")])
@@ -256,6 +257,8 @@ def test_pool_refills_wait_for_quiet_pages_but_a_visitor_gets_a_waiting_refill_a
                              "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=True",
                              "--VoilaConfiguration.default_pool_size=2",
                              "--DashboardKernelManager.refill_quiet_seconds=600",
+                             "--DashboardKernelManager.refill_pages_at_work=0",
+                             "--DashboardKernelManager.refill_floor=0",
                              "--DashboardKernelManager.refill_max_wait=600"],
                             cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "DELAYLAB_WARMUP": "0"})
@@ -426,6 +429,208 @@ def test_refills_wait_while_a_pages_kernel_is_talking():
     assert asyncio.run(quiet())
     km._kernels["pool"] = SimpleNamespace(last_activity=app._now())  # no page connected: not a page's
     assert asyncio.run(quiet())
+
+
+class _VirtualClockLoop:
+    """An asyncio loop whose clock moves only when the loop would wait: ``asyncio.sleep(s)``
+    returns at once, ``s`` later on the loop's clock (and on :func:`app._now`, patched to follow
+    it). Minutes of simulated visitors then take a fraction of a second, and no timing of the
+    machine (its load) enters the test."""
+
+    def __new__(cls):
+        import asyncio
+        import selectors
+
+        class Selector(selectors.DefaultSelector):
+            def select(self, timeout=None):
+                if timeout:  # nothing ready before the next timer: jump to it
+                    loop.virtual += timeout
+                return super().select(0)
+
+        class Loop(asyncio.SelectorEventLoop):
+            virtual = 0.0
+
+            def time(self):
+                return self.virtual
+
+        loop = Loop(Selector())
+        return loop
+
+
+class _Pages:
+    """Visitors' pages as the kernel manager sees them, on a :class:`_VirtualClockLoop`: each is
+    admitted (``DashboardServer.admitting``), given a kernel (``awaiting_page``, as
+    ``DashboardServer.handed_out`` does), connects, has its kernel busy while it sends the widgets'
+    state and after each slider move, then closes (its kernel stops)."""
+
+    def __init__(self, km, server):
+        self.km, self.server, self.n = km, server, 0
+
+    async def visit(self, stay=13.0, admitted_for=0.3, connect_after=1.0, compute=0.5, move_every=4.0):
+        import asyncio
+        from types import SimpleNamespace
+
+        km, loop = self.km, asyncio.get_running_loop()
+        self.n += 1
+        kid = f"page-{self.n}"
+        t0 = loop.time()
+        self.server.admitting += 1
+        await asyncio.sleep(admitted_for)
+        self.server.admitting -= 1
+        kernel = km._kernels[kid] = SimpleNamespace(last_activity=app._now(), execution_state="idle")
+        km._kernel_connections[kid] = 0
+        km.awaiting_page[kid] = app._now()
+        km.page_activity()
+        await asyncio.sleep(connect_after)
+        km.notify_connect(kid)
+
+        async def talk():
+            kernel.execution_state, kernel.last_activity = "busy", app._now()
+            await asyncio.sleep(compute)
+            kernel.execution_state, kernel.last_activity = "idle", app._now()
+
+        await talk()  # the widgets' state
+        while loop.time() - t0 + move_every < stay:
+            await asyncio.sleep(move_every)
+            await talk()  # a slider moved
+        await asyncio.sleep(max(0.0, stay - (loop.time() - t0)))
+        km._kernel_connections.pop(kid)  # the page closed: its kernel stopped
+        km._kernels.pop(kid)
+
+
+def _refill_scene(monkeypatch, **settings):
+    """A kernel manager with a fake server (its ``admitting``) and pools of fake kernels, on a
+    virtual clock: (loop, km, server, pages, ready, waiting) where ``ready()`` is a pool task
+    done (a ready kernel) and ``waiting()`` one not done (a refill)."""
+    from datetime import timedelta
+
+    from traitlets.config import Configurable
+
+    loop = _VirtualClockLoop()
+    epoch = app._now()
+    monkeypatch.setattr(app, "_now", lambda: epoch + timedelta(seconds=loop.time()))
+    server = Configurable()
+    server.admitting = 0
+    km = app.DashboardKernelManager(parent=server, refill_max_wait=600, **settings)
+    km._pools = {}
+
+    def ready():
+        task = loop.create_future()
+        task.set_result({"kernel_id": "pooled"})
+        return task
+
+    return loop, km, server, _Pages(km, server), ready, loop.create_future
+
+
+def test_under_steady_traffic_a_refill_starts_beside_the_pages(monkeypatch):
+    """Visitors arriving steadily, 0.3 a second, each staying 13 s and moving a slider every
+    4 s (three to five pages open at any time, never ten seconds without a page at work): a
+    pool that gave one of its two kernels away refills within seconds, not after a quiet spell
+    that never comes."""
+    import asyncio
+
+    loop, km, server, pages, ready, _ = _refill_scene(monkeypatch)
+    waited = {}
+
+    async def scene():
+        task = asyncio.current_task()
+        km._pools["01.ipynb"] = [ready(), task]  # one kernel ready, this refill waiting
+        visits = []
+
+        async def traffic():
+            for i in range(60):  # three minutes
+                visits.append(asyncio.ensure_future(pages.visit()))
+                await asyncio.sleep(10 / 3)
+
+        arrivals = asyncio.ensure_future(traffic())
+        await asyncio.sleep(60)  # steady state: four or five pages open
+        assert len(km._kernel_connections) >= 3
+        t0 = loop.time()
+        await km.refill_turn(task, "01.ipynb")
+        waited["refill"] = loop.time() - t0
+        waited["pages open"] = len(km._kernel_connections)
+        await arrivals
+        await asyncio.gather(*visits)
+
+    loop.run_until_complete(scene())
+    loop.close()
+    assert waited["refill"] < 15, waited  # the old rule waited for 10 s without a page: past the traffic
+    assert waited["pages open"] >= 3, waited  # it started while visitors were on the pages
+
+
+def test_a_burst_is_served_before_its_refills_but_an_emptied_pool_refills_at_once(monkeypatch):
+    """Eight visitors arrive at once. A pool that still holds a ready kernel (at its floor) waits
+    until the burst's pages have settled down to ``refill_pages_at_work`` at work (the others
+    connected, their state sent, their kernels idle for ``refill_quiet_seconds``), then starts.
+    Pools the burst emptied refill at once, but no more than one beyond ``refill_concurrency``
+    (one while visitors are on): of three, the third waits until the others have executed
+    their notebooks."""
+    import asyncio
+
+    loop, km, server, pages, ready, waiting = _refill_scene(monkeypatch, refill_quiet_seconds=2)
+    started = {}
+
+    async def refill(notebook, task, execute=None):
+        await km.refill_turn(task, notebook)
+        started[notebook] = loop.time()
+        if execute:  # its kernel executes the notebook (PreheatedPools counts it in refilling_notebooks)
+            km.refilling_notebooks[notebook] = 1
+            await asyncio.sleep(execute)
+            km.refilling_notebooks[notebook] = 0
+
+    async def scene():
+        burst = [asyncio.ensure_future(pages.visit(stay=60, connect_after=1 + 0.3 * i, compute=1, move_every=100))
+                 for i in range(8)]
+        await asyncio.sleep(0.1)
+        tasks = {nb: waiting() for nb in ("01", "02", "03", "04")}
+        km._pools = {"01": [ready(), tasks["01"]], "02": [tasks["02"]], "03": [tasks["03"]], "04": [tasks["04"]]}
+        await asyncio.gather(refill("01", tasks["01"]), refill("02", tasks["02"], execute=3),
+                             refill("03", tasks["03"], execute=3), refill("04", tasks["04"]))
+        await asyncio.gather(*burst)
+
+    loop.run_until_complete(scene())
+    loop.close()
+    assert started["02"] < 0.5 and started["03"] < 0.5, started  # emptied by the burst: at once
+    assert started["04"] >= 0.1 + 3, started  # when the first two have executed their notebooks
+    last = 7 - km.refill_pages_at_work  # the last page not allowed beside a refill
+    settled = 0.3 + 1 + 0.3 * last + 1 + 2  # that page connected, its state sent, then quiet
+    assert settled <= started["01"] <= settled + 0.5, (settled, started)  # after the burst, at once
+
+
+def test_an_emptied_pool_refills_beside_a_refill_that_executes_and_others_wait_their_turn(monkeypatch):
+    """A visitor's page open (one refill at a time), a third notebook's refill executing until
+    5 s: the refill of an empty pool starts at once beside it (its next visitor would otherwise
+    wait for that kernel); the refill of a pool that still holds a kernel waits until no refill
+    executes."""
+    import asyncio
+    from types import SimpleNamespace
+
+    loop, km, server, pages, ready, waiting = _refill_scene(monkeypatch)
+    started = {}
+
+    async def refill(notebook, task, execute):
+        await km.refill_turn(task, notebook)
+        started[notebook] = loop.time()
+        km.refilling_notebooks[notebook] = 1
+        await asyncio.sleep(execute)
+        km.refilling_notebooks[notebook] = 0
+
+    async def scene():
+        km._kernels["open tab"] = SimpleNamespace(last_activity=app._now(), execution_state="idle")
+        km._kernel_connections["open tab"] = 1  # a visitor: one refill at a time
+        km.refilling_notebooks["03"] = 1
+        at_floor, empty = waiting(), waiting()
+        km._pools = {"01": [ready(), at_floor], "02": [empty]}
+        first = asyncio.ensure_future(refill("01", at_floor, execute=3))
+        await asyncio.sleep(0.1)
+        second = asyncio.ensure_future(refill("02", empty, execute=3))
+        await asyncio.sleep(4.9)
+        km.refilling_notebooks["03"] = 0
+        await asyncio.gather(first, second)
+
+    loop.run_until_complete(scene())
+    loop.close()
+    assert started["02"] < 0.5 and 5 <= started["01"] < 5.5, started
 
 
 def test_kernels_import_plotly_and_jsonschema_without_rfc3987_syntax():

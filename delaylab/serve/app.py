@@ -169,10 +169,21 @@ class DashboardKernelManager(AsyncMappingKernelManager):
                           help="Seconds a kernel handed to a page is never culled while that page has not connected "
                                "yet (a page loading on a slow or busy machine).")
 
-    refill_quiet_seconds = Float(10.0, config=True,
-                                 help="A preheated kernel refilling a pool starts only when the pages have been "
-                                      "quiet (none given a kernel or connecting, no page's kernel sending a message) "
-                                      "for this many seconds (see PreheatedPools).")
+    refill_quiet_seconds = Float(1.0, config=True,
+                                 help="A page counts as at work (see refill_pages_at_work) while its kernel is busy "
+                                      "and for this many seconds after its last sign of life: its kernel given to "
+                                      "it, its websocket connected, a message of its kernel.")
+    refill_pages_at_work = Int(2, config=True,
+                               help="A refill starts while at most this many pages are at work (being admitted, "
+                                    "loading, drawing, redrawing after a slider); more (a burst of visitors) and it "
+                                    "waits until they have settled. A page at work mostly waits for its browser, "
+                                    "its kernel busy for moments: two of them and a refill share two cores; "
+                                    "0: only when no page is at work.")
+    refill_floor = Int(1, config=True,
+                       help="A pool holding fewer kernels than this (ready, or started and executing their notebook) "
+                            "refills at once, whatever the pages are doing, beside at most refill_concurrency other "
+                            "refills: its next visitor would otherwise wait for that same kernel to start. "
+                            "0: no floor.")
     refill_concurrency = Int(1, config=True,
                              help="Preheated kernels refilling the pools at once while visitors have kernels "
                                   "(while nobody is visiting: one per core, at least this many).")
@@ -182,9 +193,10 @@ class DashboardKernelManager(AsyncMappingKernelManager):
     def __init__(self, **kwargs):
         # before Voila's pool (a subclass, see PreheatedPools) starts filling in super().__init__
         self.awaiting_page: dict = {}  # kernel id -> when it was handed to a page that has not connected yet
+        self.page_seen: dict = {}  # kernel id -> when a page last connected to it
         self.refilling_notebooks: dict = {}  # notebook -> its preheated kernels started and executing it
         self.claimed: set = set()  # pool tasks a visitor is waiting for: they skip the queue
-        self.last_page = float("-inf")  # (monotonic) when a page last got a kernel or connected
+        self.past_turn = weakref.WeakSet()  # pool tasks whose refill has started (their kernel starting or started)
         self.presenter_kernels: set = set()  # kernels of the presenter's pages (DashboardServer.presenter_key)
         # asyncio task -> the kernel started in it, or taken from the pool in it: a page's handler
         # knows its kernel before the page's HTML names it (after the cells), so that it can tell
@@ -201,7 +213,7 @@ class DashboardKernelManager(AsyncMappingKernelManager):
 
     def notify_connect(self, kernel_id):
         self.awaiting_page.pop(kernel_id, None)
-        self.page_activity()
+        self.page_activity(kernel_id)
         super().notify_connect(kernel_id)
 
     @property
@@ -209,46 +221,88 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         """Preheated kernels started and still executing their notebook."""
         return sum(self.refilling_notebooks.values())
 
-    def page_activity(self) -> None:
-        self.last_page = asyncio.get_event_loop().time()
+    def page_activity(self, kernel_id=None) -> None:
+        """A page connected to its kernel ``kernel_id`` (a sign of life, see :meth:`pages_at_work`);
+        the record of kernels that have stopped is dropped here."""
+        if kernel_id is not None:
+            self.page_seen[kernel_id] = _now()
+        for gone in [k for k in self.page_seen if k not in self._kernels]:
+            del self.page_seen[gone]
 
     def refill_limit(self) -> int:
         """Refills at once: ``refill_concurrency`` while a page is open or loading (a page
-        connected to its kernel, or given one), else one per core (at the server's start)."""
-        if self.awaiting_page or any(self._kernel_connections.values()):
+        connected to its kernel, given one, or being admitted), else one per core (at the
+        server's start)."""
+        if getattr(self.parent, "admitting", 0) or self.awaiting_page or any(self._kernel_connections.values()):
             return max(1, self.refill_concurrency)
         return max(1, self.refill_concurrency, os.cpu_count() or 1)
 
-    async def refill_turn(self, task=None, notebook=None) -> None:
-        """Wait until a pool refill (of ``notebook``) may start: at once for a task a visitor
-        waits for (``claimed``); else once the pages are quiet (:meth:`pages_quiet`), fewer than
-        :meth:`refill_limit` refills are executing and none of the same notebook (the second one
-        then reads the figures the first one put in the sweep cache: at the server's first start,
-        with an empty cache, each notebook's figures are computed once, not once per kernel); at
-        the latest after ``refill_max_wait`` s."""
-        loop = asyncio.get_event_loop()
-        waited = loop.time()
-        while task not in self.claimed and loop.time() - waited < self.refill_max_wait:
-            if (self.pages_quiet() and self.refilling < self.refill_limit()
-                    and not self.refilling_notebooks.get(notebook)):
-                return
-            await asyncio.sleep(0.2)
+    def pool_kernels(self, notebook) -> int:
+        """Kernels in ``notebook``'s pool that are ready or on their way (started, executing the
+        notebook): not the refills still waiting for their turn."""
+        return sum(1 for task in getattr(self, "_pools", {}).get(notebook, ())
+                   if (task.done() and not task.cancelled() and task.exception() is None)
+                   or (not task.done() and task in self.past_turn))
+
+    def pages_at_work(self) -> int:
+        """Pages the server is serving right now: pages being admitted (their kernel not known
+        yet), and pages given a kernel (connected to it, or not yet) whose kernel is busy or has
+        shown a sign of life within ``refill_quiet_seconds`` (given to the page, the page
+        connecting, a message from the kernel: a page drawing its figures keeps talking to its
+        kernel, and so does a slider's redraw). A page that stopped talking (an idle open tab, a
+        tab closed before it connected) is not at work."""
+        n = getattr(self.parent, "admitting", 0)
+        now, quiet = _now(), self.refill_quiet_seconds
+        pages = set(self.awaiting_page) | {k for k, c in self._kernel_connections.items() if c}
+        for kernel_id in pages:
+            kernel = self._kernels.get(kernel_id)
+            if kernel is None:
+                continue
+            if getattr(kernel, "execution_state", None) == "busy":
+                n += 1
+                continue
+            signs = [t for t in (self.awaiting_page.get(kernel_id), self.page_seen.get(kernel_id),
+                                 getattr(kernel, "last_activity", None)) if t is not None]
+            if signs and (now - max(signs)).total_seconds() < quiet:
+                n += 1
+        return n
 
     def pages_quiet(self) -> bool:
-        """No page has been given a kernel or connected to it, and no page's kernel has sent a
-        message (a page setting up its widgets, a figure reporting it was drawn, a slider's
-        redraw), for ``refill_quiet_seconds``; no page is being admitted. A page drawing its
-        figures keeps talking to its kernel, so this lasts until the pages are drawn."""
-        quiet = self.refill_quiet_seconds
-        if asyncio.get_event_loop().time() - self.last_page < quiet or getattr(self.parent, "admitting", 0):
+        """No page at work (:meth:`pages_at_work`)."""
+        return self.pages_at_work() == 0
+
+    def refill_may_start(self, notebook=None) -> bool:
+        """Whether a refill of ``notebook``'s pool may start now. Never while another refill of
+        the same notebook executes (the second one then reads the figures the first one put in
+        the sweep cache: at the server's first start, with an empty cache, each notebook's
+        figures are computed once, not once per kernel). A pool below ``refill_floor`` refills at
+        once, beside at most ``refill_concurrency`` other refills (or :meth:`refill_limit`, when
+        that is more: nobody visiting): its next visitor would otherwise wait for that same
+        kernel, so starting it now costs no more CPU, only sooner. Any other
+        refill waits until fewer than :meth:`refill_limit` refills execute and the load allows
+        it: at most ``refill_pages_at_work`` pages at work. Under steady traffic, a page or two
+        at work at a time, the pools thus refill beside the pages; a burst of visitors is served
+        first, and the refills of the pools it left with a kernel come after it."""
+        if self.refilling_notebooks.get(notebook):
             return False
-        now = _now()
-        for kernel_id, connections in list(self._kernel_connections.items()):
-            kernel = self._kernels.get(kernel_id)
-            if connections and kernel is not None and hasattr(kernel, "last_activity") \
-                    and (now - kernel.last_activity).total_seconds() < quiet:
-                return False
-        return True
+        if self.pool_kernels(notebook) < self.refill_floor:
+            return self.refilling < max(self.refill_limit(), self.refill_concurrency + 1)
+        return self.refilling < self.refill_limit() and self.pages_at_work() <= self.refill_pages_at_work
+
+    async def refill_turn(self, task=None, notebook=None) -> None:
+        """Wait until a pool refill (of ``notebook``) may start: at once for a task a visitor
+        waits for (``claimed``); else as soon as :meth:`refill_may_start` says so; at the latest
+        after ``refill_max_wait`` s."""
+        loop = asyncio.get_event_loop()
+        waited = loop.time()
+        try:
+            while task not in self.claimed and loop.time() - waited < self.refill_max_wait:
+                if self.refill_may_start(notebook):
+                    return
+                await asyncio.sleep(0.2)
+        finally:
+            if task is not None:
+                self.past_turn.add(task)
 
     async def cull_kernel_if_idle(self, kernel_id):
         if kernel_id in self._pending_kernels:
@@ -280,10 +334,14 @@ class PreheatedPools:
 
     Voila refills a pool one second after it hands a kernel to a page: ten visitors at once start
     ten kernels that execute their notebooks at once, on the cores the ten pages need to draw and
-    answer. Here a refill waits for its turn (:meth:`DashboardKernelManager.refill_turn`): until
-    the pages are quiet for ``refill_quiet_seconds`` (none given a kernel, none connecting, no
-    page's kernel sending a message: :meth:`~DashboardKernelManager.pages_quiet`), then one at a
-    time while visitors have kernels (every core while nobody is visiting: at the server's start).
+    answer. Here a refill waits for its turn (:meth:`DashboardKernelManager.refill_turn`): one
+    at a time while visitors have kernels (every core while nobody is visiting: at the server's
+    start), and only while the load allows it, at most ``refill_pages_at_work`` pages at work
+    (being admitted, loading, or with a kernel busy or talking within ``refill_quiet_seconds``:
+    :meth:`~DashboardKernelManager.pages_at_work`). Steady traffic, a page or two at a time, thus
+    keeps the pools full; a burst of visitors is served before its refills start. A pool below
+    ``refill_floor`` kernels refills at once whatever the pages are doing, one refill beyond
+    what ``refill_concurrency`` allows: its next visitor would otherwise wait for that kernel.
     A visitor who arrives when the pool holds only a waiting refill takes it, and it starts at
     once. The kernel counts as refilling until its notebook has executed.
 
