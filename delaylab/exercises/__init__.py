@@ -19,11 +19,17 @@ the value the answer cell set when it last ran, and offers hints in steps, then 
 ``ex.race(panel, eid)`` races an implement exercise's function as "your policy" in a live panel,
 on the same draws as the paper's; ``ex.table()`` lists the exercises notebook by notebook. An
 answer that is ``...`` (as shipped) is "not answered yet", so Run All works for a student who skips.
+
+A paper's module (``p01.py`` … ``p05.py``) adds its exercises with ``register(Exercise(...))``, graded
+by ``numeric`` / ``number_grader`` (numbers), ``choice_grader`` (predict) or ``function_grader``
+(implement); ``unregister(eid)`` removes one again (a test's own exercise). docs/adding-a-paper.md
+walks through it.
 """
 
 from ._core import (KINDS, Exercise, Feedback, check, explanation, get, ids, kind, params, register, solution,
                     solution_code, wrong_answers)
 from ._core import given as given_text
+from ._core import choice_grader, function_grader, number_grader, numeric, unregister  # for a paper's exercises
 from .ui import autograde, explain, feedback, heading, install_capture, predict, race, record, start, table
 from .ui import show_given as given
 
@@ -33,4 +39,5 @@ install_capture()  # answers are taken when their cell runs (see .ui)
 
 __all__ = ["KINDS", "Exercise", "Feedback", "autograde", "check", "explain", "explanation", "feedback", "get", "given",
            "given_text", "heading", "ids", "kind", "params", "predict", "race", "record", "register", "solution",
-           "solution_code", "start", "table", "wrong_answers"]
+           "solution_code", "start", "table", "wrong_answers",
+           "choice_grader", "function_grader", "number_grader", "numeric", "unregister"]
