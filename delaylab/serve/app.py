@@ -13,8 +13,7 @@ apply) with these additions:
   have no page connected and have been idle for 45 s
   (``DashboardKernelManager.cull_unconnected_timeout``; voila.json checks every 10 s); a
   kernel handed to a page is not culled while that page is still loading (up to 3 minutes).
-  A burst of visitors may be counted a little high for a moment (a page whose kernel is
-  starting can be counted twice), never low.
+  Each visitor counts once, from the page's admission on (:meth:`DashboardServer.load`).
 * **A cap on visitors' kernels** (``--DashboardServer.max_kernels=N``): a visitor beyond it
   gets a short "busy, try again" page with HTTP 503 and ``Retry-After``, at once, instead of a
   kernel. Preheated kernels waiting in the pool are not counted.
@@ -38,6 +37,10 @@ apply) with these additions:
   changes with the content), its URL given to the kernels: see :mod:`delaylab.viz.widget`.
 * **Compressed answers** (``--DashboardServer.compress``, on with ``--public``): gzip for pages,
   scripts and styles (still streamed chunk by chunk), permessage-deflate for the websocket.
+* **Guards against one visitor** (:mod:`delaylab.serve.guards`): kernel websocket frames checked
+  before jupyter_server reads them, message types a page may not send dropped, websockets per
+  kernel capped, per-client limits on pages loading and requests a minute, unknown templates and
+  themes refused before a kernel starts, and what a dead kernel leaves behind removed with it.
 """
 
 from __future__ import annotations
@@ -720,7 +723,7 @@ class DashboardServer(Voila):
             return (429, limits.retry_after(client),
                     f"client {client} made more than {limits.requests_per_minute} requests in a minute",
                     "Your address has opened many dashboards in the last minute.")
-        if limits.pages_loading:
+        if limits.pages_loading and client not in guards.LOOPBACK:
             awaiting = getattr(self.kernel_manager, "awaiting_page", {})
             loading = (sum(c == client for c, presenter in list(self.admissions.values()) if not presenter)
                        + sum(limits.kernel_client.get(k) == client for k in list(awaiting)))
@@ -800,6 +803,10 @@ class DashboardServer(Voila):
 PUBLIC = {
     "Voila.ip": "0.0.0.0",
     "DashboardServer.max_kernels": 10,  # 10 visitors' kernels at once; the 11th: a "busy" page
+    # one client (address) at most 4 pages loading at once and 60 pages or websockets a minute: a
+    # burst from one address leaves the other seats to the others (delaylab/serve/guards.py)
+    "DashboardServer.client_pages_loading": 4,
+    "DashboardServer.client_requests_per_minute": 60,
     # two preheated kernels per notebook (voila.json: one): a class opening the five panels at
     # once is served by kernels that executed their notebook beforehand (memory: README)
     "VoilaConfiguration.default_pool_size": 2,

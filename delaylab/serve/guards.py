@@ -149,7 +149,7 @@ class ClientLimits:
 
     def request(self, client: str, now: float | None = None) -> bool:
         """Count a request of ``client``; False when it is beyond ``requests_per_minute``."""
-        if not self.requests_per_minute:
+        if not self.requests_per_minute or client in LOOPBACK:
             return True
         now = time.monotonic() if now is None else now
         times = [t for t in self.requests.pop(client, ()) if now - t < 60.0]
@@ -172,6 +172,12 @@ class ClientLimits:
         self.websockets.pop(kernel_id, None)
 
 
+#: the machine itself: a local test or benchmark, or a reverse proxy that does not say whose
+#: request it passes on (``DashboardServer.client_address_header``); not limited per client, so
+#: that the limits never become one limit for every visitor behind such a proxy
+LOOPBACK = frozenset({"127.0.0.1", "::1"})
+
+
 def client_of(handler) -> str:
     """The client a request comes from: the peer's address, or, when the request comes from the
     machine itself (a reverse proxy there) and ``DashboardServer.client_address_header`` is set,
@@ -179,7 +185,7 @@ def client_of(handler) -> str:
     peer = handler.request.remote_ip or ""
     voila = handler.settings.get("voila")
     header = getattr(voila, "client_address_header", "")
-    if header and peer in ("127.0.0.1", "::1"):
+    if header and peer in LOOPBACK:
         given = handler.request.headers.get(header, "").split(",")[0].strip()
         if given:
             return given[:64]
