@@ -239,7 +239,7 @@ class GuardedKernelWebsocketHandler(VoilaKernelWebsocketHandler):
 
     def on_close(self):
         self._release()
-        if self.connection is not None:
+        if getattr(self, "connection", None) is not None:  # None: closed before it was set up
             super().on_close()
 
     def on_finish(self):  # refused or failed before the upgrade: the count is given back
