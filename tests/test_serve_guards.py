@@ -255,6 +255,14 @@ def test_one_clients_burst_does_not_lock_out_the_others(tmp_path):
         server.close()
 
 
+def test_a_negative_limit_is_refused_naming_the_option():
+    from traitlets import TraitError
+
+    with pytest.raises(TraitError, match=r"client_pages_loading=-1: a limit must be 0 \(none\) or more"):
+        app.DashboardServer(client_pages_loading=-1)
+    assert app.DashboardServer(max_websockets_per_kernel=0).max_websockets_per_kernel == 0
+
+
 def test_client_limits_forget_old_requests_and_hold_a_bounded_number_of_clients():
     limits = guards.ClientLimits(requests_per_minute=2, clients=3)
     assert limits.request("a", now=0) and limits.request("a", now=1) and not limits.request("a", now=2)

@@ -66,7 +66,7 @@ from jupyter_core.utils import ensure_async
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Float, Int, Unicode, default
+from traitlets import Bool, Float, Int, TraitError, Unicode, default, validate
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
@@ -614,6 +614,13 @@ class DashboardServer(Voila):
                                     help="Header naming the client's address set by a reverse proxy on this machine "
                                          "(e.g. X-Real-IP), read only from requests from 127.0.0.1 or ::1; empty: "
                                          "the peer's address (behind a proxy: the proxy's, one client for all).")
+
+    @validate("client_pages_loading", "client_requests_per_minute", "max_websockets_per_kernel")
+    def _limit_not_negative(self, proposal):
+        if proposal["value"] < 0:
+            raise TraitError(f"DashboardServer.{proposal['trait'].name}={proposal['value']}: "
+                             "a limit must be 0 (none) or more")
+        return proposal["value"]
 
     def presenter_token(self) -> str:
         """The presenter cookie's value: changes with the key (a new key revokes old cookies)."""
