@@ -255,6 +255,14 @@ def test_one_clients_burst_does_not_lock_out_the_others(tmp_path):
         server.close()
 
 
+def test_an_ipv6_client_is_its_64_network():
+    """One subscriber gets a whole /64: its 2**64 addresses must not be 2**64 clients."""
+    assert guards.client_key("2001:db8:1:2:aaaa::1") == guards.client_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert guards.client_key("2001:db8:1:3::1") != guards.client_key("2001:db8:1:2::1")
+    assert guards.client_key("::ffff:192.0.2.7") == "192.0.2.7" and guards.client_key("192.0.2.7") == "192.0.2.7"
+    assert guards.client_key("::1") == "::1" and guards.client_key("not an address") == "not an address"
+
+
 def test_a_negative_limit_is_refused_naming_the_option():
     from traitlets import TraitError
 

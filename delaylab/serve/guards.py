@@ -31,6 +31,7 @@ traceback for template paths that do not have the form ``<template>/static/<file
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import time
@@ -181,15 +182,32 @@ LOOPBACK = frozenset({"127.0.0.1", "::1"})
 def client_of(handler) -> str:
     """The client a request comes from: the peer's address, or, when the request comes from the
     machine itself (a reverse proxy there) and ``DashboardServer.client_address_header`` is set,
-    that header's value (the proxy's ``X-Real-IP``)."""
+    that header's value (the proxy's ``X-Real-IP``); see :func:`client_key`."""
     peer = handler.request.remote_ip or ""
     voila = handler.settings.get("voila")
     header = getattr(voila, "client_address_header", "")
     if header and peer in LOOPBACK:
         given = handler.request.headers.get(header, "").split(",")[0].strip()
         if given:
-            return given[:64]
-    return peer
+            return client_key(given[:64])
+    return client_key(peer)
+
+
+def client_key(address: str) -> str:
+    """The client an address stands for: an IPv4 address itself; an IPv6 address's /64 network
+    (one subscriber gets a whole /64, so its 2**64 addresses are one client); the loopback
+    addresses themselves; anything else as given."""
+    if ":" not in address or address in LOOPBACK:
+        return address
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])  # without a link-local zone
+    except ValueError:
+        return address
+    if ip.version == 6 and ip.ipv4_mapped is not None:  # ::ffff:a.b.c.d: an IPv4 client
+        return str(ip.ipv4_mapped)
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def limits_of(handler) -> ClientLimits | None:
