@@ -220,6 +220,16 @@ def test_frame_checks_bound_their_work_by_the_frames_length():
     legacy = (2**31 - 1).to_bytes(4, "big") + bytes(8)  # the legacy protocol's count: a 2 GB format string
     assert guards.frame_problem(legacy, None)
     assert guards.frame_problem("text", guards.V1) and guards.frame_problem("{}", None) is None
+    # the legacy protocol: a page may not send shutdown_request there either
+    message = json.dumps({"header": {"msg_type": "shutdown_request"}, "channel": "control"})
+    assert guards.frame_message_type(message, None) == "shutdown_request"
+    body = message.encode()
+    binary = (2).to_bytes(4, "big") + (12).to_bytes(4, "big") + (12 + len(body)).to_bytes(4, "big") + body + b"buf"
+    assert guards.frame_problem(binary, None) is None
+    assert guards.frame_message_type(binary, None) == "shutdown_request"
+    single = (1).to_bytes(4, "big") + (8).to_bytes(4, "big") + body
+    assert guards.frame_problem(single, None) is None and guards.frame_message_type(single, None) == "shutdown_request"
+    assert guards.frame_message_type("[1]", None) is None and guards.frame_message_type("nope", None) is None
 
 
 # ---------------------------------------------------------------------------------- finding 2
@@ -332,7 +342,18 @@ def test_a_pages_shutdown_request_is_dropped_like_execute_request(tiny_server):
         before = (await _kernel_info(visitor))["header"]["session"]
         await visitor.send("control", "shutdown_request", {"restart": False})
         await visitor.send("shell", "execute_request", {"code": "import os; os._exit(3)", "silent": False})
+        # the same on the legacy protocol (JSON text frames, offered by not asking for v1)
+        from tornado.httpclient import HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        legacy = await websocket_connect(HTTPRequest(_ws_url(visitor), headers={"Cookie": visitor._cookie_header()}))
+        assert legacy.selected_subprotocol is None
+        header = {"msg_id": uuid.uuid4().hex, "msg_type": "shutdown_request", "username": "", "session": "s",
+                  "date": "2026-01-01T00:00:00Z", "version": "5.3"}
+        await legacy.write_message(json.dumps({"header": header, "parent_header": {}, "metadata": {},
+                                               "content": {"restart": False}, "channel": "control"}))
         await asyncio.sleep(3)
+        legacy.close()
         after = (await _kernel_info(visitor, 30))["header"]["session"]
         return before, after
 

@@ -95,14 +95,21 @@ def frame_problem(frame, subprotocol) -> str | None:
 
 
 def frame_message_type(frame, subprotocol) -> str | None:
-    """The ``msg_type`` in a checked v1 frame's header, or None when the header is not a JSON
-    object with one (for the legacy protocol: None, jupyter_server's own list applies)."""
-    if subprotocol != V1 or isinstance(frame, str):
-        return None
-    start, end = (int.from_bytes(frame[8 * (i + 1):8 * (i + 2)], "little") for i in (1, 2))
+    """The ``msg_type`` in the header of a frame :func:`frame_problem` passed, or None when the
+    header is not a JSON object with one. v1: the header part alone; the legacy protocol: the
+    message's JSON (a text frame, or a binary frame's first part), whose ``header`` holds it."""
     try:
-        header = json.loads(bytes(frame[start:end]))
-    except (ValueError, UnicodeDecodeError):
+        if isinstance(frame, str):
+            header = json.loads(frame).get("header")
+        elif subprotocol == V1:
+            start, end = (int.from_bytes(frame[8 * (i + 1):8 * (i + 2)], "little") for i in (1, 2))
+            header = json.loads(bytes(frame[start:end]))
+        else:
+            count = int.from_bytes(frame[:4], "big")
+            start = int.from_bytes(frame[4:8], "big")
+            end = int.from_bytes(frame[8:12], "big") if count > 1 else len(frame)
+            header = json.loads(bytes(frame[start:end])).get("header")
+    except (ValueError, UnicodeDecodeError, AttributeError):
         return None
     msg_type = header.get("msg_type") if isinstance(header, dict) else None
     return msg_type if isinstance(msg_type, str) else None
@@ -272,7 +279,7 @@ class GuardedKernelWebsocketHandler(VoilaKernelWebsocketHandler):
     def on_message(self, message):
         subprotocol = self.selected_subprotocol
         problem = frame_problem(message, subprotocol)
-        if problem is None and subprotocol == V1:
+        if problem is None:
             msg_type = frame_message_type(message, subprotocol)
             if msg_type is None:
                 problem = "a header that is not a JSON object with a msg_type"
