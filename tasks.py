@@ -232,8 +232,15 @@ def cmd_dashboard(args) -> None:
     port = rest.pop(0) if rest and rest[0].isdigit() else "8866"
     host = "0.0.0.0" if public else "127.0.0.1"
     say(f"dashboards at http://{'<this host>' if public else host}:{port}/voila/render/00_index.ipynb (Ctrl-C stops)")
-    run([PY, "-m", "delaylab.serve", ROOT / "notebooks", f"--port={port}", "--no-browser",
-         *(["--public"] if public else [f"--Voila.ip={host}"]), *rest], env=jupyter_env())
+    cmd = [str(c) for c in [PY, "-m", "delaylab.serve", ROOT / "notebooks", f"--port={port}", "--no-browser",
+                            *(["--public"] if public else [f"--Voila.ip={host}"]), *rest]]
+    if os.name == "posix":
+        # this process becomes the server: a SIGTERM (a service manager, `kill`, `docker stop`) reaches
+        # the server itself, which stops its kernels, instead of ending only this script
+        say(" ".join(cmd))
+        os.chdir(ROOT)
+        os.execve(cmd[0], cmd, jupyter_env())
+    run(cmd, env=jupyter_env())
 
 
 def cmd_slides(args) -> None:

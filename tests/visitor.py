@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import threading
 import time
@@ -78,6 +79,25 @@ def unpack(frame: bytes):
     header, parent, metadata, content = (json.loads(p) for p in parts[:4])
     return channel, {"header": header, "parent_header": parent, "metadata": metadata, "content": content,
                      "buffers": parts[4:]}
+
+
+def slider_move(model_name: str, state: dict):
+    """The value a page sends for one keyboard step of a slider (``state``: its widget state):
+    one step up, or down when that would pass its maximum. A ``FloatLogSlider``'s ``min``,
+    ``max`` and ``step`` are exponents of its ``base`` (its value is ``base ** exponent``): the
+    step is taken on the exponent, as the page's slider does. A selection slider: its index."""
+    if SLIDERS[model_name] == "index":
+        top, value = len(state["_options_labels"]) - 1, state["index"]
+        return value - 1 if value >= top else value + 1
+    step, top = state.get("step") or 1, state["max"]
+    if model_name == "FloatLogSliderModel":
+        base = state.get("base") or 10.0
+        exponent = math.log(state["value"], base)
+        exponent = exponent - step if exponent + step > top + 1e-12 else exponent + step
+        return base ** min(max(exponent, state["min"]), top)
+    value = state["value"]
+    new = value - step if value + step > top + 1e-12 else value + step
+    return int(new) if model_name == "IntSliderModel" else new
 
 
 class ProtocolVisitor:
@@ -258,14 +278,7 @@ class ProtocolVisitor:
             raise AssertionError(f"{self.name}: no enabled slider on {self.notebook}")
         s = self.states[model]["state"]
         key = SLIDERS[self.states[model]["model_name"]]
-        if key == "index":
-            top, value = len(s["_options_labels"]) - 1, s["index"]
-            new = value - 1 if value >= top else value + 1
-        else:
-            step, value, top = s.get("step") or 1, s["value"], s["max"]
-            new = value - step if value + step > top + 1e-12 else value + step
-            if self.states[model]["model_name"] == "IntSliderModel":
-                new = int(new)
+        new = slider_move(self.states[model]["model_name"], s)
         figures = self.figures()
         updated = self.expect(lambda ch, m: m["header"]["msg_type"] == "comm_msg"
                               and m["content"].get("comm_id") in figures)

@@ -13,8 +13,7 @@ apply) with these additions:
   have no page connected and have been idle for 45 s
   (``DashboardKernelManager.cull_unconnected_timeout``; voila.json checks every 10 s); a
   kernel handed to a page is not culled while that page is still loading (up to 3 minutes).
-  A burst of visitors may be counted a little high for a moment (a page whose kernel is
-  starting can be counted twice), never low.
+  Each visitor counts once, from the page's admission on (:meth:`DashboardServer.load`).
 * **A cap on visitors' kernels** (``--DashboardServer.max_kernels=N``): a visitor beyond it
   gets a short "busy, try again" page with HTTP 503 and ``Retry-After``, at once, instead of a
   kernel. Preheated kernels waiting in the pool are not counted.
@@ -38,6 +37,10 @@ apply) with these additions:
   changes with the content), its URL given to the kernels: see :mod:`delaylab.viz.widget`.
 * **Compressed answers** (``--DashboardServer.compress``, on with ``--public``): gzip for pages,
   scripts and styles (still streamed chunk by chunk), permessage-deflate for the websocket.
+* **Guards against one visitor** (:mod:`delaylab.serve.guards`): kernel websocket frames checked
+  before jupyter_server reads them, message types a page may not send dropped, websockets per
+  kernel capped, per-client limits on pages loading and requests a minute, unknown templates and
+  themes refused before a kernel starts, and what a dead kernel leaves behind removed with it.
 """
 
 from __future__ import annotations
@@ -63,10 +66,11 @@ from jupyter_core.utils import ensure_async
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Float, Int, Unicode, default
+from traitlets import Bool, Float, Int, TraitError, Unicode, default, validate
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
+from . import guards
 from .compat import check_voila
 from .transport import SOCKET_PATH_MAX, socket_paths_fit  # noqa: F401  (SOCKET_PATH_MAX: this module's name for it)
 
@@ -83,8 +87,7 @@ BUSY_PAGE = """<!doctype html>
 <style>body{{font-family:sans-serif;max-width:40em;margin:4em auto;padding:0 1em;line-height:1.5}}</style>
 </head><body>
 <h1>The dashboards are busy</h1>
-<p>{visitors} visitors are using the live dashboards right now, the most this server runs at
-once. Please try again in a minute: this page reloads itself in {retry} seconds.</p>
+<p>{why} Please try again in a minute: this page reloads itself in {retry} seconds.</p>
 <p>To run the workbook on your own computer: <code>python3 tasks.py lab</code> in a copy of the
 repository (see its README).</p>
 </body></html>
@@ -202,7 +205,24 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         # knows its kernel before the page's HTML names it (after the cells), so that it can tell
         # when that kernel has died
         self.kernel_of_task = weakref.WeakKeyDictionary()
+        guards.bound_request_info()
         super().__init__(**kwargs)
+
+    def pre_start_kernel(self, kernel_name, kwargs):
+        """jupyter_client's, plus the new kernel's id recorded for the task starting it, before
+        the kernel is listed (a page's kernel then counts once: :meth:`DashboardServer.load`)."""
+        started = super().pre_start_kernel(kernel_name, kwargs)
+        task = asyncio.current_task()
+        if task is not None:
+            self.kernel_of_task[task] = started[2]
+        return started
+
+    def remove_kernel(self, kernel_id):
+        """jupyter_client's, plus what a kernel leaves behind when it died and was given up
+        (its connection and socket files, Voila's record of its request): :func:`guards.kernel_removed`."""
+        kernel = super().remove_kernel(kernel_id)
+        guards.kernel_removed(self, kernel_id, kernel)
+        return kernel
 
     async def start_kernel(self, *args, **kwargs):
         kernel_id = await super().start_kernel(*args, **kwargs)
@@ -305,6 +325,8 @@ class DashboardKernelManager(AsyncMappingKernelManager):
                 self.past_turn.add(task)
 
     async def cull_kernel_if_idle(self, kernel_id):
+        if kernel_id not in self._kernels:
+            return  # stopped since the culler listed the kernels (a page closed it, or it died)
         if kernel_id in self._pending_kernels:
             # starting, or stopping: jupyter_client keeps a kernel there until it has stopped, and
             # a page's closing stops its kernel while the culler may find it idle and unconnected
@@ -389,17 +411,33 @@ class DashboardPageHandler(TornadoVoilaHandler):
     async def get(self, path=None):
         self.xsrf_token  # sets the _xsrf cookie that the page's shutdown request sends back
         app = self.settings["voila"]
+        problem = guards.page_argument_problem(self, self.voila_configuration)
+        if problem:  # Voila would start a kernel, then fail in the background
+            app.log.warning("refused %s: %s", path, problem)
+            self.set_status(400)
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.finish(f"400 Bad Request: {problem}\n")
+            return
         presenter = app.is_presenter(self)
-        if app.max_kernels and not presenter and app.load() >= app.max_kernels:
-            self.set_status(503)
-            self.set_header("Retry-After", str(app.busy_retry_seconds))
+        client = guards.client_of(self)
+        refusal = None if presenter else app.refusal(client)
+        if refusal is None and app.max_kernels and not presenter and app.load() >= app.max_kernels:
+            refusal = (503, app.busy_retry_seconds, f"busy: {app.load()} visitors' kernels, cap {app.max_kernels}",
+                       f"{app.load()} visitors are using the live dashboards right now, the most this server "
+                       "runs at once.")
+        if refusal is not None:
+            status, retry, why_log, why = refusal
+            self.set_status(status)
+            self.set_header("Retry-After", str(retry))
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.set_header("Cache-Control", "no-cache, no-store, must-revalidate")
-            app.log.warning("busy: %d visitors' kernels, cap %d: refused %s", app.load(), app.max_kernels, path)
-            self.finish(BUSY_PAGE.format(visitors=app.load(), retry=app.busy_retry_seconds))
+            app.log.warning("%s: refused %s", why_log, path)
+            self.finish(BUSY_PAGE.format(why=why, retry=retry))
             return
         counted = 0 if presenter else 1  # the presenter's page is not a visitor's
         app.admitting += counted
+        task = asyncio.current_task()
+        app.admissions[task] = (client, presenter)
         admitted, head, kernel_id, started = True, "", None, False
         pieces = self.get_generator(path=path)
         try:
@@ -409,8 +447,9 @@ class DashboardPageHandler(TornadoVoilaHandler):
                     found = _KERNEL_ID.search(head)
                     if found:  # this page's kernel: counted as a visitor's from now on
                         kernel_id = found.group(1)
-                        app.handed_out(kernel_id, presenter=presenter)
+                        app.handed_out(kernel_id, presenter=presenter, client=client)
                         app.admitting -= counted
+                        app.admissions.pop(task, None)
                         admitted, head = False, ""
                 lost = kernel_id or self.page_kernel()
                 if lost and _HEARTBEAT in html and lost not in self.kernel_manager:
@@ -440,6 +479,7 @@ class DashboardPageHandler(TornadoVoilaHandler):
             if lost and lost in self.kernel_manager:  # a dead kernel must not hold a visitor's place
                 asyncio.ensure_future(self._stop_kernel(lost))
         finally:
+            app.admissions.pop(task, None)
             if admitted:
                 app.admitting -= counted
 
@@ -620,6 +660,26 @@ class DashboardServer(Voila):
     presenter_key = Unicode("", config=True,
                             help="Key of /delaylab/presenter?key=...: the browser that opens it gets kernels "
                                  "beyond the cap, not culled while their page is open (empty: no presenter).")
+    client_pages_loading = Int(0, config=True,
+                               help="Pages one client (address) may have given a kernel and not yet connected to "
+                                    "it; beyond: the busy page (0: no limit). See delaylab/serve/guards.py.")
+    client_requests_per_minute = Int(0, config=True,
+                                     help="Page requests and kernel websockets one client (address) may open per "
+                                          "minute; beyond: HTTP 429 (0: no limit).")
+    max_websockets_per_kernel = Int(4, config=True,
+                                    help="Websockets open to one kernel at once (a page opens one); beyond: HTTP 429 "
+                                         "(0: no limit).")
+    client_address_header = Unicode("", config=True,
+                                    help="Header naming the client's address set by a reverse proxy on this machine "
+                                         "(e.g. X-Real-IP), read only from requests from 127.0.0.1 or ::1; empty: "
+                                         "the peer's address (behind a proxy: the proxy's, one client for all).")
+
+    @validate("client_pages_loading", "client_requests_per_minute", "max_websockets_per_kernel")
+    def _limit_not_negative(self, proposal):
+        if proposal["value"] < 0:
+            raise TraitError(f"DashboardServer.{proposal['trait'].name}={proposal['value']}: "
+                             "a limit must be 0 (none) or more")
+        return proposal["value"]
 
     def presenter_token(self) -> str:
         """The presenter cookie's value: changes with the key (a new key revokes old cookies)."""
@@ -637,6 +697,10 @@ class DashboardServer(Voila):
         if self.voila_configuration.multi_kernel_manager_class is AsyncMappingKernelManager:
             self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager
         self.admitting = 0  # pages admitted whose kernel is not known yet
+        self.admissions: dict = {}  # the admitted pages' tasks -> (client, presenter), until their kernel is known
+        self.handed: set = set()  # kernels named to a (visitor's or presenter's) page
+        self.client_limits = guards.ClientLimits(self.client_requests_per_minute, self.client_pages_loading,
+                                                 self.max_websockets_per_kernel)
         if self.config.get("KernelManager", {}).get("transport", "tcp") == "ipc":
             self.log.info("delaylab: kernels on Unix sockets")
         elif os.name == "posix" and not unix_sockets_fit(self.connection_dir_root):
@@ -664,6 +728,9 @@ class DashboardServer(Voila):
             settings = super().init_settings()
         finally:
             voila_app.voila_kernel_manager_factory = factory
+        # a page sends comms and kernel_info_request; Voila also allows shutdown_request, which a
+        # page never sends (it stops its kernel with the shutdown POST)
+        self.kernel_manager.allowed_message_types = sorted(guards.PAGE_MESSAGE_TYPES)
         if isinstance(self.kernel_spec_manager, DashboardKernelSpecManager):
             self.kernel_spec_manager.plotly_module_url = self.plotly_module_url()
         if self.compress:  # read when the tornado application is built, not later (tornado_settings)
@@ -701,12 +768,45 @@ class DashboardServer(Voila):
         return self.visitor_kernels() & getattr(self.kernel_manager, "presenter_kernels", set())
 
     def load(self) -> int:
-        """Visitors' kernels running (not the presenter's), plus pages admitted whose kernel is starting."""
-        return len(self.visitor_kernels() - self.presenter_kernels()) + self.admitting
+        """Visitors' kernels running (not the presenter's), plus pages admitted whose kernel is
+        not running yet, each visitor once: a page whose kernel is starting (its id known from
+        :meth:`DashboardKernelManager.pre_start_kernel`) counts once it runs as that kernel; a
+        page taking a kernel from the pool (its id not known yet) as one of the running kernels
+        no page has been named yet."""
+        visitors = self.visitor_kernels() - self.presenter_kernels()
+        of_task = getattr(self.kernel_manager, "kernel_of_task", {})
+        pages = [of_task.get(task) for task, (_, presenter) in list(self.admissions.items()) if not presenter]
+        waiting = sum(kernel not in visitors for kernel in pages)  # their kernel not running (or not known)
+        unknown = sum(kernel is None for kernel in pages)
+        unnamed = visitors - self.handed - set(pages)  # running, not a page's yet: being taken from the pool
+        return len(visitors) + waiting - min(len(unnamed), unknown)
 
-    def handed_out(self, kernel_id: str, presenter: bool = False) -> None:
+    def refusal(self, client: str):
+        """Why a page request of ``client`` is refused by the per-client limits, as (HTTP status,
+        Retry-After, the log's reason, the visitor's), or None."""
+        limits = self.client_limits
+        if not limits.request(client):
+            return (429, limits.retry_after(client),
+                    f"client {client} made more than {limits.requests_per_minute} requests in a minute",
+                    "Your address has opened many dashboards in the last minute.")
+        if limits.pages_loading and client not in guards.LOOPBACK:
+            awaiting = getattr(self.kernel_manager, "awaiting_page", {})
+            loading = (sum(c == client for c, presenter in list(self.admissions.values()) if not presenter)
+                       + sum(limits.kernel_client.get(k) == client for k in list(awaiting)))
+            if loading >= limits.pages_loading:
+                return (503, self.busy_retry_seconds,
+                        f"client {client} has {loading} pages loading, the most per client",
+                        f"{loading} dashboards are loading from your address at once, the most this server "
+                        "allows one address.")
+        return None
+
+    def handed_out(self, kernel_id: str, presenter: bool = False, client: str = "") -> None:
         """A kernel was given to a page: it counts as active now (a preheated kernel may have
         waited in the pool for long: the culler must not take it while its page loads)."""
+        running = set(self.kernel_manager.list_kernel_ids())
+        self.handed &= running
+        self.handed.add(kernel_id)
+        self.client_limits.kernel_client[kernel_id] = client
         if hasattr(self.kernel_manager, "awaiting_page"):
             self.kernel_manager.awaiting_page[kernel_id] = _now()
             self.kernel_manager.page_activity()
@@ -724,7 +824,7 @@ class DashboardServer(Voila):
         return {"kernels": len(self.kernel_manager.list_kernel_ids()), "pooled": len(self.pooled_kernels()),
                 "pool_ready": self.ready_pool_kernels(),
                 "pool_starting": self.starting_pool_kernels(), "visitors": len(self.visitor_kernels()),
-                "presenters": len(self.presenter_kernels()),
+                "presenters": len(self.presenter_kernels()), "load": self.load(),
                 "admitting": self.admitting, "max_kernels": self.max_kernels,
                 "refilling": getattr(self.kernel_manager, "refilling", 0)}
 
@@ -734,6 +834,7 @@ class DashboardServer(Voila):
         for spec in super().init_handlers():
             if len(spec) >= 2 and spec[1] is TornadoVoilaHandler:
                 spec = (spec[0], DashboardPageHandler, *spec[2:])
+            spec = guards.guarded_handler(spec)
             handlers.append(spec)
         handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/status", StatusHandler))
         handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/presenter", PresenterHandler))
@@ -768,6 +869,10 @@ class DashboardServer(Voila):
 PUBLIC = {
     "Voila.ip": "0.0.0.0",
     "DashboardServer.max_kernels": 10,  # 10 visitors' kernels at once; the 11th: a "busy" page
+    # one client (address) at most 4 pages loading at once and 60 pages or websockets a minute: a
+    # burst from one address leaves the other seats to the others (delaylab/serve/guards.py)
+    "DashboardServer.client_pages_loading": 4,
+    "DashboardServer.client_requests_per_minute": 60,
     # two preheated kernels per notebook (voila.json: one): a class opening the five panels at
     # once is served by kernels that executed their notebook beforehand (memory: README)
     "VoilaConfiguration.default_pool_size": 2,
