@@ -137,7 +137,7 @@ class _LinearEpisode(Episode):
             means = actions @ self.theta
         else:
             means = np.einsum("nbkd,bd->nbk", actions, self.theta)
-        delays = self.s.law._ppf(u[..., 1], self.cells)
+        delays = self.s.law.ppf_unchecked(u[..., 1], self.cells)
         return _LinearBlock(self, actions, means, u[..., 0], delays)
 
 
