@@ -57,6 +57,9 @@ def test_several_arrivals_in_one_step_come_in_layers(recorder):
     assert sorted(fb.layer[fb.run == 0]) == [0, 1, 2]
     for idx in fb.layers():  # each layer has distinct runs
         assert len(set(fb.run[idx])) == len(idx)
+    assert not fb.single_layer
+    one = sink[3][3]  # step 3: only the pull of step 3 arrives
+    assert one.single_layer and len(one) == 3 and one.layer.tolist() == [0, 0, 0]
 
 
 # ---------------------------------------------------------------------------- settings
