@@ -122,6 +122,18 @@ def test_linear_action_sets_custom():
         dl.LinearConversions([1.0, 0.0], delays=dl.Fixed(0), n_actions=2, action_sets=lambda u: -u)
 
 
+def test_linear_callable_action_sets_are_checked_at_every_draw():
+    calls = []
+
+    def sets(u):  # valid when the setting probes it, then a mean of 2 from the second call on
+        calls.append(1)
+        return u / np.sqrt(u.shape[-1]) * (1.0 if len(calls) == 1 else 4.0)
+
+    env = dl.LinearConversions([1.0, 0.0], delays=dl.Fixed(0), n_actions=2, action_sets=sets)
+    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+        dl.simulate(env, dl.FixedSequence([0] * 5), horizon=5, runs=1)
+
+
 def test_adversarial_losses_regret_and_delays(recorder):
     T = 30
     losses = np.zeros((T, 3))
