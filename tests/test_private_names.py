@@ -1,0 +1,78 @@
+"""No module of delaylab reads another module's underscore names.
+
+An underscore name is its module's business: a kernel that reads ``policy._c``, a cache that
+reads ``law._knots``, a panel that reads ``plot._slot`` each depend on a detail their owner may
+change without notice. What one module needs of another is a public name: a method such as
+``Policy.kernel_state()`` or ``DelayLaw.get_params()``, an attribute without the underscore.
+
+Allowed: ``self._x`` and ``cls._x`` (a class's own state), ``super()._x`` (a subclass calling the
+hook it overrides), the package's private modules used inside delaylab (``from ._core import
+…``), and the few private names of other projects that delaylab cannot do without, listed below
+with the reason each is needed; a new one must be added here, on purpose.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "delaylab"
+
+#: (file relative to the repository, the expression as written): why it is needed
+OTHER_PROJECTS = {
+    ("delaylab/executors.py", "os._exit"): "the standard library's documented exit of a forked worker",
+    ("delaylab/viz/widget.py", "go.FigureWidget._esm"): "anywidget's attribute for a widget's JavaScript "
+    "module (underscored by anywidget's convention; plotly has no other way to it): the dashboards serve "
+    "plotly's module once per page instead of once per figure",
+    ("delaylab/exercises/guard.py", "sys._current_frames"): "the standard library's documented view of threads' "
+    "frames: the time limit on a student's code names where it was stopped",
+}
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def private_reads(path: Path) -> list[tuple[int, str]]:
+    """(line, expression) of each underscore name of another module read in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name.startswith("_") and not _is_dunder(alias.name):
+                    if node.level > 0 and node.module is None:
+                        continue  # from . import _submodule: the package's own private module
+                    found.append((node.lineno, f"from {'.' * node.level}{node.module or ''} import {alias.name}"))
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not _is_dunder(node.attr):
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+            if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+                continue
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_no_module_reads_another_modules_private_names():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        for line, expr in private_reads(path):
+            if (rel, expr) not in OTHER_PROJECTS:
+                offenders.append(f"{rel}:{line}: {expr}")
+    assert not offenders, "private names read across modules:\n" + "\n".join(offenders)
+
+
+def test_every_allowed_exception_is_still_there():
+    """An exception that is no longer needed leaves the list (it would hide a new read)."""
+    for rel, expr in OTHER_PROJECTS:
+        assert expr in {e for _, e in private_reads(PACKAGE.parent / rel)}, (rel, expr)
+
+
+def test_the_walker_sees_what_it_must(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("from .x import _hidden\nfrom . import _env\nclass A(B):\n"
+                      "    def f(self, p):\n        self._own = p._theirs\n        super()._hook()\n"
+                      "        return cls._c, p.__class__\n")
+    assert [e for _, e in private_reads(sample)] == ["from .x import _hidden", "p._theirs"]
