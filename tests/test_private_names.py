@@ -5,6 +5,7 @@ reads ``law._knots``, a panel that reads ``plot._slot`` each depend on a detail 
 change without notice. What one module needs of another is a public name: a method such as
 ``Policy.kernel_state()`` or ``DelayLaw.get_params()``, an attribute without the underscore.
 
+A read is ``obj._x`` or ``getattr(obj, "_x")`` (``hasattr``, ``setattr`` and ``delattr`` alike).
 Allowed: ``self._x`` and ``cls._x`` (a class's own state), ``super()._x`` (a subclass calling the
 hook it overrides), the package's private modules used inside delaylab (``from ._core import
 …``), and the few private names of other projects that delaylab cannot do without, listed below
@@ -45,13 +46,25 @@ def private_reads(path: Path) -> list[tuple[int, str]]:
                         continue  # from . import _submodule: the package's own private module
                     found.append((node.lineno, f"from {'.' * node.level}{node.module or ''} import {alias.name}"))
         elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not _is_dunder(node.attr):
-            owner = node.value
-            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
-                continue
-            if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
-                continue
-            found.append((node.lineno, ast.unparse(node)))
+            if not _own(node.value):
+                found.append((node.lineno, ast.unparse(node)))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_FUNCTIONS
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+              and isinstance(node.args[1].value, str) and node.args[1].value.startswith("_")
+              and not _is_dunder(node.args[1].value) and not _own(node.args[0])):
+            found.append((node.lineno, ast.unparse(node)))  # getattr(obj, "_x", …): the same read
     return found
+
+
+#: built-ins that read or write an attribute named by a string
+ATTRIBUTE_FUNCTIONS = ("getattr", "hasattr", "setattr", "delattr")
+
+
+def _own(owner: ast.expr) -> bool:
+    """``self``, ``cls`` or ``super()``: the class's own names."""
+    if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+        return True
+    return isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super"
 
 
 def test_no_module_reads_another_modules_private_names():
@@ -74,5 +87,8 @@ def test_the_walker_sees_what_it_must(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text("from .x import _hidden\nfrom . import _env\nclass A(B):\n"
                       "    def f(self, p):\n        self._own = p._theirs\n        super()._hook()\n"
-                      "        return cls._c, p.__class__\n")
-    assert [e for _, e in private_reads(sample)] == ["from .x import _hidden", "p._theirs"]
+                      "        getattr(self, '_mine', None), getattr(p, 'public'), getattr(p, '__doc__')\n"
+                      "        setattr(p, '_flag', True)\n"
+                      "        return cls._c, p.__class__, getattr(p.q, '_pools', {})\n")
+    assert [e for _, e in private_reads(sample)] == [
+        "from .x import _hidden", "p._theirs", "setattr(p, '_flag', True)", "getattr(p.q, '_pools', {})"]
