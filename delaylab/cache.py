@@ -165,10 +165,6 @@ class Cache:
     def _problem_folder(self, problem: str) -> Path:
         return self.folder / problem
 
-    @staticmethod
-    def _entry_name(run_ids: np.ndarray) -> str:
-        return "runs-" + sha256_hex(np.asarray(run_ids, dtype="<i8").tobytes())[:24] + ".npz"
-
     def entries(self, problem: str, wanted: np.ndarray, check) -> tuple[list, int]:
         """Valid entries of ``problem`` holding some of the ``wanted`` run indices.
 
@@ -221,7 +217,7 @@ class Cache:
                 np.savez(f, **members)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, folder / self._entry_name(run_ids))
+            os.replace(tmp, folder / _entry_name(run_ids))
         except BaseException:
             try:
                 os.unlink(tmp)
@@ -319,6 +315,11 @@ class _Corrupt(Exception):
     pass
 
 
+def _entry_name(run_ids: np.ndarray) -> str:
+    """The file name of the entry holding ``run_ids`` (a digest of the indices, in order)."""
+    return "runs-" + sha256_hex(np.asarray(run_ids, dtype="<i8").tobytes())[:24] + ".npz"
+
+
 def _read_entry(path: Path, problem: str, wanted: set, check):
     """(run_ids, arrays) of an entry, arrays None if it holds none of the wanted runs."""
     try:
@@ -331,7 +332,7 @@ def _read_entry(path: Path, problem: str, wanted: set, check):
             if manifest.get("keys") != sorted(m[0] for m in manifest["arrays"]):
                 raise _Corrupt("the manifest's arrays do not match its key")
             run_ids = np.asarray(manifest["run_ids"], dtype=np.int64)
-            if path.name != Cache._entry_name(run_ids):
+            if path.name != _entry_name(run_ids):
                 raise _Corrupt("run indices do not match the file name")
             if not wanted.intersection(run_ids.tolist()):
                 return run_ids, None

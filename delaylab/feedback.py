@@ -39,6 +39,13 @@ class Arrivals:
         self._layer = layer  # None: a single layer
 
     @property
+    def single_layer(self) -> bool:
+        """Whether the arrivals came without layers (``layer=None``: each run has at most one
+        arrival, as :meth:`Calendar.pop` finds it), so that updates indexed by run, or by
+        (run, arm), touch distinct entries."""
+        return self._layer is None
+
+    @property
     def layer(self) -> np.ndarray:
         if self._layer is None:
             return np.zeros(self.run.shape[0], dtype=np.int64)

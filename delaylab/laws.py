@@ -64,6 +64,13 @@ def _floor_lag(d) -> np.ndarray:
     return np.floor(np.asarray(d, dtype=float))
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A view of ``a`` that cannot be written to (the law's own table stays as it was checked)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
 # Bernoulli numbers B_2 … B_12 for the Euler–Maclaurin tail of the zeta function.
 _B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730)
 
@@ -177,6 +184,17 @@ class DelayLaw:
         u = check_unit("u", u)
         with np.errstate(divide="ignore"):  # u = 1: log(0) = −∞, i.e. NEVER
             return self._ppf(u, None)
+
+    def ppf_unchecked(self, u, cells=None) -> np.ndarray:
+        """:meth:`ppf` without its checks: the fast path of the settings' draws.
+
+        ``u`` must be a float array of values in [0, 1] (nothing checks it: a value outside
+        gives a meaningless delay, not an error). ``cells`` is ``None`` (parameters broadcast
+        against the last axis of ``u``) or an integer array giving, for each position of that
+        axis, the grid cell whose parameters apply there. The settings draw millions of delays
+        per sweep from uniforms they made themselves: validating them again would only cost time.
+        """
+        return self._ppf(u, cells)
 
     def sample(self, size, seed=None) -> np.ndarray:
         """Independent draws by inverse-CDF sampling of ``numpy.random.default_rng(seed)``.
@@ -790,6 +808,16 @@ class Empirical(DelayLaw):
         constructor (see :meth:`DelayLaw.get_params`)."""
         return {"probs": self._probs, "delays": self._knots, "scale": self._scale, "log": self._log,
                 "label": self._name}
+
+    @property
+    def probs(self) -> np.ndarray:
+        """The probability levels of the quantile table, from 0 to 1 (read-only)."""
+        return _read_only(self._probs)
+
+    @property
+    def delays(self) -> np.ndarray:
+        """The delay quantiles at :attr:`probs`, in the table's unit (read-only)."""
+        return _read_only(self._knots)
 
     def _tr(self, x):
         return np.log(np.maximum(x, 1e-300)) if self._log else x

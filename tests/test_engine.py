@@ -57,6 +57,9 @@ def test_several_arrivals_in_one_step_come_in_layers(recorder):
     assert sorted(fb.layer[fb.run == 0]) == [0, 1, 2]
     for idx in fb.layers():  # each layer has distinct runs
         assert len(set(fb.run[idx])) == len(idx)
+    assert not fb.single_layer
+    one = sink[3][3]  # step 3: only the pull of step 3 arrives
+    assert one.single_layer and len(one) == 3 and one.layer.tolist() == [0, 0, 0]
 
 
 # ---------------------------------------------------------------------------- settings
@@ -117,6 +120,18 @@ def test_linear_action_sets_custom():
     assert np.allclose(res.regret["FixedSequence"][0], np.arange(1, 6) * 0.03)
     with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
         dl.LinearConversions([1.0, 0.0], delays=dl.Fixed(0), n_actions=2, action_sets=lambda u: -u)
+
+
+def test_linear_callable_action_sets_are_checked_at_every_draw():
+    calls = []
+
+    def sets(u):  # valid when the setting probes it, then a mean of 2 from the second call on
+        calls.append(1)
+        return u / np.sqrt(u.shape[-1]) * (1.0 if len(calls) == 1 else 4.0)
+
+    env = dl.LinearConversions([1.0, 0.0], delays=dl.Fixed(0), n_actions=2, action_sets=sets)
+    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+        dl.simulate(env, dl.FixedSequence([0] * 5), horizon=5, runs=1)
 
 
 def test_adversarial_losses_regret_and_delays(recorder):

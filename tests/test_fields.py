@@ -1,10 +1,11 @@
 """Typed fields of the live panels: bad input shows a message, good input reruns."""
 
+import ipywidgets as W
 import numpy as np
 import pytest
 
 from delaylab.panels.conversions import ConversionsPanel
-from delaylab.panels.fields import controls, parse_seed
+from delaylab.panels.fields import SELECTIONS, clean_state, controls, lock_control, parse_seed
 
 
 def test_parse_seed_accepts_whole_numbers_in_range():
@@ -39,3 +40,29 @@ def test_result_cache_forgets_the_oldest_entries_beyond_its_limit():
     for k in "abcde":
         cache[k] = k.upper()
     assert list(cache) == ["c", "d", "e"] and cache["e"] == "E"
+
+
+def test_selections_are_every_public_single_selection_control_of_ipywidgets():
+    """The panels recognise selections by the public classes; a release of ipywidgets that adds
+    one under its private base ``_Selection`` must be added to SELECTIONS."""
+
+    def subclasses(c):
+        for sub in c.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    public = {c for c in subclasses(W.widget_selection._Selection)
+              if c.__module__.startswith("ipywidgets.") and not c.__name__.startswith("_")}
+    assert public == set(SELECTIONS)
+    drop = W.Dropdown(options=["a", "b"])
+    assert clean_state(drop, {"index": 1}) == {"index": 1} and clean_state(drop, {"index": 2}) == {}
+
+
+def test_locking_a_control_twice_wraps_it_once():
+    s = W.IntSlider(min=0, max=10)
+    lock_control(s)
+    locked = s.set_state
+    lock_control(s)
+    assert s.set_state is locked
+    s.set_state({"value": 99, "max": 1000})
+    assert (s.value, s.max) == (10, 10)

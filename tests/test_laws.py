@@ -55,6 +55,34 @@ def test_ppf_is_the_generalised_inverse(law):
 
 
 @pytest.mark.parametrize("law", laws(), ids=lambda law: law.label)
+def test_ppf_unchecked_is_ppf_without_the_checks(law):
+    """The settings' fast path gives ppf's delays, with or without cells."""
+    u = np.random.default_rng(4).random(2000)
+    assert np.array_equal(law.ppf_unchecked(u), law.ppf(u))
+    cells = np.zeros(u.shape, dtype=np.int64)
+    assert np.array_equal(law.ppf_unchecked(u, cells), law.ppf(u))
+
+
+def test_ppf_unchecked_per_cell():
+    law = dl.Poisson(mean=[2.0, 50.0])
+    u = np.random.default_rng(5).random((1000, 3))
+    cells = np.array([1, 0, 1])
+    want = np.stack([dl.Poisson(m).ppf(u[:, j]) for j, m in enumerate((50.0, 2.0, 50.0))], axis=-1)
+    assert np.array_equal(law.ppf_unchecked(u, cells), want)
+
+
+def test_empirical_tables_are_public_and_read_only():
+    law = dl.criteo(scale=100)
+    assert law.probs[0] == 0 and law.probs[-1] == 1 and law.delays.shape == law.probs.shape
+    assert np.array_equal(law.probs, law.get_params()["probs"])
+    assert np.array_equal(law.delays, law.get_params()["delays"])
+    with pytest.raises(ValueError):
+        law.probs[0] = 0.5
+    with pytest.raises(ValueError):
+        law.delays[0] = 1.0
+
+
+@pytest.mark.parametrize("law", laws(), ids=lambda law: law.label)
 def test_cdf_sf_pmf_are_consistent(law):
     d = np.arange(-2, 60)
     assert np.allclose(law.cdf(d) + law.sf(d), 1.0)

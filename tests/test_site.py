@@ -254,6 +254,60 @@ def test_the_kernel_shows_no_exercise_and_writes_figures_statically(monkeypatch)
     assert kernel.show(3) is False  # anything else: IPython's own display
 
 
+def test_install_computes_paper_figures_at_once_at_the_papers_scale(monkeypatch):
+    import IPython
+    from IPython.core.formatters import DisplayFormatter
+
+    from delaylab.panels import budget
+    from delaylab.panels.reproduce import FigureReproduction
+    from delaylab.viz.plots import CurvePlot
+
+    fake = type("Shell", (), {"display_formatter": DisplayFormatter()})()
+    monkeypatch.setattr(IPython, "get_ipython", lambda: fake)
+    monkeypatch.setattr(kernel, "OPTIONS", {})
+    monkeypatch.setattr(budget, "BUDGET_SECONDS", budget.BUDGET_SECONDS)
+    monkeypatch.setattr(FigureReproduction, "start_at_paper_scale", False)
+    calls = []
+
+    def make():
+        return FigureReproduction(lambda runs, progress: calls.append(runs), lambda res, plot: None,
+                                  CurvePlot(["D-UCB"]), runs=5, paper_runs=50)
+
+    make()
+    kernel.install('{"links": []}')
+    assert isinstance(fake.display_formatter.ipython_display_formatter, kernel.SiteDisplay)
+    rep = make()
+    assert calls == [5, 50] and rep.runs == 50 and rep.button.disabled
+
+
+def test_the_sphinx_extension_adds_its_assets_once():
+    from delaylab.site import sphinxext
+
+    class App:
+        def __init__(self):
+            self.config = type("Config", (), {"delaylab_plotly_js": "plotly.min.js"})()
+            self.handlers, self.files = {}, []
+
+        def add_config_value(self, *args):
+            pass
+
+        def connect(self, event, handler, priority=500):
+            self.handlers[event] = handler
+
+        def add_css_file(self, name, **kw):
+            self.files.append(name)
+
+        def add_js_file(self, name, **kw):
+            self.files.append(name)
+
+    apps = [App(), App()]
+    for app in apps:
+        sphinxext.setup(app)
+        app.handlers["builder-inited"](app)
+        app.handlers["builder-inited"](app)
+        assert app.files == ["delaylab-site.css", "plotly.min.js", "delaylab-site.js"]
+
+
 # ----------------------------------------------------------------------------- the built site
 @pytest.fixture(scope="module")
 def site():

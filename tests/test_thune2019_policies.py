@@ -107,6 +107,29 @@ class RecordingDEW(dl.DEW):
         super()._observe(feedback, keep)
 
 
+def test_dew_steps_a_wrapping_policy_calls():
+    """record_pull, observe (through the _observe hook a subclass overrides), restart_runs and
+    set_rate: what Skipper and Doubling call on their base, on a hand-computed case."""
+    pol = started(RecordingDEW(eta=0.5), K=2, B=3)
+    pol.choose(0)
+    pol.record_pull(0, np.array([1, 0, 1]))  # p_0 = 1/2 everywhere
+    RecordingDEW.sink = []
+    pol.observe(arrivals(1, [0, 1, 2], [0, 0, 0], [1, 0, 1], [0.5, 1.0, 0.25]), np.array([True, False, True]))
+    assert [r for r, _, _ in RecordingDEW.sink] == [0, 2]
+    assert np.allclose(pol.cum_loss_, [[0.0, 1.0], [0.0, 0.0], [0.0, 0.5]])
+    pol.restart_runs(np.array([2]))
+    assert np.allclose(pol.cum_loss_, [[0.0, 1.0], [0.0, 0.0], [0.0, 0.0]])
+    assert pol.snapshot()["eta"].tolist() == [0.5, 0.5, 0.5]
+    pol.set_rate(0.25, np.array([1]))  # a scalar rate becomes one per run
+    assert pol.snapshot()["eta"].tolist() == [0.5, 0.25, 0.5]
+    assert pol.kernel_state().eta.tolist() == [0.5, 0.25, 0.5]
+    pol.set_rate(np.array([0.1, 0.2, 0.3]))
+    pol.kernel_state().eta[0] = 0.4  # the kernel updates the policy's own per-run rates
+    assert pol.snapshot()["eta"].tolist() == [0.4, 0.2, 0.3]
+    w = np.exp(-np.array([0.4, 0.2, 0.3])[:, None] * (pol.cum_loss_ - pol.cum_loss_.min(axis=1, keepdims=True)))
+    assert np.allclose(pol.probabilities(), w / w.sum(axis=1, keepdims=True))
+
+
 @pytest.mark.parametrize("beta", [1, 4, 4.5, 30])
 def test_skipper_passes_exactly_the_feedback_with_delay_below_beta(beta):
     T = 120

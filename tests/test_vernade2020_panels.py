@@ -107,7 +107,7 @@ def test_figure2_histogram_is_a_density_of_draws_from_the_fitted_law():
     x, y = np.asarray(bars.x), np.asarray(bars.y)
     assert np.allclose(np.diff(x), 0.1) and np.isclose(y.sum() * 0.1, 1.0)
     edges, _ = paper.criteo_log10_density()
-    cdf = paper.criteo(paper.FIG3_SCALE)._probs  # the fitted law's CDF at the edges (log10 seconds)
+    cdf = paper.criteo(paper.FIG3_SCALE).probs  # the fitted law's CDF at the edges (log10 seconds)
     p = np.interp(x + 0.05, edges, cdf) - np.interp(x - 0.05, edges, cdf)
     sd = np.sqrt(p * (1 - p) / 20_000)
     assert np.all(np.abs(y * 0.1 - p) <= 5 * sd + 1e-12), np.max(np.abs(y * 0.1 - p) / (sd + 1e-12))

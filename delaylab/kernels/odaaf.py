@@ -4,7 +4,7 @@ Improved UCB (:mod:`delaylab.policies.odaaf`, :mod:`delaylab.policies.improved_u
 Per run, each step: play the block's arm; at the end of the step, the anonymous sum that
 arrives (the calendar's list of the step, walked as the numpy step-by-step path does) is
 credited to that arm unless the run is in a bridge period (labelled rewards, for Improved UCB:
-each to its own arm); when the run's block ends, :meth:`~delaylab.policies.odaaf._Phased._advance`
+each to its own arm); when the run's block ends, :meth:`~delaylab.policies.odaaf.Phased._advance`
 for that run — the next active arm of Step 1, or Steps 2–4 (elimination, next tolerance,
 bridge on the leader, or commitment to the leader), or the next phase after a bridge. The
 policy's own arrays hold the state, so ``snapshot()`` shows what the numpy path shows. Rewards
@@ -33,7 +33,7 @@ from .index import INF
 
 @njit(cache=True)
 def start_phase(b, now, state):
-    """_Phased._start_phase for run b: Step 1 of the current phase, from the first active arm."""
+    """Phased._start_phase for run b: Step 1 of the current phase, from the first active arm."""
     active, phase, arm, end, in_bridge, phase_start, length = (state.active, state.phase, state.arm, state.end,
                                                                state.in_bridge, state.phase_start, state.length)
     K = active.shape[1]
@@ -51,7 +51,7 @@ def start_phase(b, now, state):
 
 @njit(cache=True)
 def advance(b, now, T, state):
-    """_Phased._advance for run b, whose block ended before step ``now``."""
+    """Phased._advance for run b, whose block ended before step ``now``."""
     (active, sums, samples, phase, arm, end, in_bridge, committed, phase_start, bridge_start, eliminated_at, length,
      width, bridge, _) = state
     K = active.shape[1]
@@ -64,7 +64,7 @@ def advance(b, now, T, state):
             arm[b] = k
             end[b] = now + length[b, phase[b]]
             return
-    # Steps 2–4 (_Phased._end_of_step1)
+    # Steps 2–4 (Phased._end_of_step1)
     p = phase[b]
     best = -INF
     for k in range(K):

@@ -54,7 +54,7 @@ def make_law(kind: str, mean: float):
 
 def true_bound(law) -> int:
     """The largest delay of a uniform law; the 99.9% quantile of an unbounded one."""
-    return int(law._par_high) if isinstance(law, Uniform) else int(law.ppf(0.999))
+    return int(law.get_params()["high"]) if isinstance(law, Uniform) else int(law.ppf(0.999))
 
 
 class Computed(NamedTuple):

@@ -15,6 +15,9 @@ import ipywidgets as W
 MAX_SEED = 2**63 - 1
 #: longest text a page may send to a text field
 MAX_TEXT = 200
+#: ipywidgets' single-selection controls (a value chosen by its ``index`` among ``options``):
+#: the public classes of its private base ``_Selection`` (tests/test_fields.py checks the list)
+SELECTIONS = (W.Dropdown, W.RadioButtons, W.Select, W.SelectionSlider, W.ToggleButtons)
 
 
 def parse_seed(text: str) -> int:
@@ -119,7 +122,7 @@ def controls(root):
 
 
 def _is_control(w) -> bool:
-    return isinstance(w, (W.Button, W.Text, W.Textarea, W.Checkbox, W.ToggleButton, W.widget_selection._Selection,
+    return isinstance(w, (W.Button, W.Text, W.Textarea, W.Checkbox, W.ToggleButton, *SELECTIONS,
                           W.IntSlider, W.FloatSlider, W.FloatLogSlider, W.BoundedIntText, W.BoundedFloatText))
 
 
@@ -137,7 +140,7 @@ def clean_state(widget, state: dict) -> dict:
     step, options, …) are never taken from the page, and a disabled control takes nothing."""
     if getattr(widget, "disabled", False):
         return {}
-    if isinstance(widget, W.widget_selection._Selection):
+    if isinstance(widget, SELECTIONS):
         i = state.get("index")
         ok = isinstance(i, numbers.Integral) and not isinstance(i, bool) and 0 <= i < len(widget.options)
         return {"index": int(i)} if ok else {}
@@ -174,20 +177,26 @@ def lock_control(widget) -> None:
     else a message sends (a larger ``max``, a value beyond it, a negative or non-numeric value)
     is dropped, and the page is sent the kernel's state back. The kernel's own code still sets
     any trait (``widget.max = …``)."""
-    if getattr(widget, "_delaylab_locked", False):
+    if isinstance(widget.set_state, _CleanSetState):  # locked already
         return
-    original = widget.set_state  # ipywidgets calls self.set_state(state) for every page update
+    # ipywidgets calls self.set_state(state) for every page update
+    widget.set_state = _CleanSetState(widget, widget.set_state)
 
-    def set_state(sync_data):
+
+class _CleanSetState:
+    """A locked control's ``set_state``: passes on what :func:`clean_state` lets through."""
+
+    def __init__(self, widget, original):
+        self.widget, self.original = widget, original
+
+    def __call__(self, sync_data):
+        widget = self.widget
         state = clean_state(widget, dict(sync_data))
         if state:
-            original(state)
+            self.original(state)
         revert = [k for k in sync_data if k in widget.keys and (k not in state or state[k] != sync_data[k])]
         if revert and widget.comm is not None:
             widget.send_state(key=revert)  # the page shows the kernel's values again
-
-    widget.set_state = set_state
-    widget._delaylab_locked = True
 
 
 def lock_panel_controls(panel) -> list:
@@ -201,7 +210,7 @@ def lock_panel_controls(panel) -> list:
 def extreme_values(widget) -> list:
     """The extreme values of a control, as the page would send them: a slider's min and max,
     every index of a selection, both states of a check box (others: none)."""
-    if isinstance(widget, W.widget_selection._Selection):
+    if isinstance(widget, SELECTIONS):
         return [{"index": i} for i in range(len(widget.options))]
     if isinstance(widget, (W.Checkbox, W.ToggleButton)):
         return [{"value": True}, {"value": False}]

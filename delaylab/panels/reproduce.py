@@ -33,6 +33,11 @@ class FigureReproduction(Displayable):
         what this figure computed.
     """
 
+    #: True: every figure made afterwards computes at ``paper_runs`` on creation (its button's
+    #: run) instead of ``runs``. The course site's kernel sets it (:func:`delaylab.site.kernel.install`):
+    #: a static page shows the paper's figure.
+    start_at_paper_scale: bool = False
+
     def __init__(self, compute, draw, plot, runs, paper_runs, caption="", name="figure", summary=None):
         self.compute, self.draw, self.plot = compute, draw, plot
         self.paper_runs = paper_runs
@@ -48,7 +53,7 @@ class FigureReproduction(Displayable):
         self.save = SaveButton(plot.fig, name)
         self.button.on_click(lambda _: self.run(self.paper_runs))
         self.results = None
-        self.run(runs)
+        self.run(paper_runs if self.start_at_paper_scale else runs)
 
     @property
     def fig(self):

@@ -141,15 +141,21 @@ class RatioPlot:
     def updating(self):
         return self.fig.batch_update()
 
+    def line(self, panel, name, law):
+        """The trace of algorithm ``name`` under delay law ``law`` in ``panel`` (0: bounded delays,
+        1: unbounded), as :func:`figure2_curves` names them."""
+        return self.fig.data[self._slot[(panel, name, law)]]
+
     def curve(self, panel, name, law):
-        d = self.fig.data[self._slot[(panel, name, law)]]
+        """(x, y) of a ratio curve, as drawn (see :meth:`line`)."""
+        d = self.line(panel, name, law)
         return np.asarray(d.x), np.asarray(d.y)
 
 
 def draw_figure2(results, plot: RatioPlot) -> None:
     T = 1
     for panel, name, law, t, r in figure2_curves(results):
-        d = plot.fig.data[plot._slot[(panel, name, law)]]
+        d = plot.line(panel, name, law)
         d.x, d.y = t, r
         T = max(T, int(t[-1]))
     for i in (-2, -1):

@@ -153,8 +153,8 @@ def criteo_log10_density():
     Returns (edges (n + 1,), density (n,)).
     """
     law = criteo(FIG3_SCALE)
-    edges = np.log10(law._knots)
-    return edges, np.diff(law._probs) / np.diff(edges)
+    edges = np.log10(law.delays)
+    return edges, np.diff(law.probs) / np.diff(edges)
 
 
 def figure2(samples=20_000, seed=0):
@@ -172,7 +172,7 @@ def figure2(samples=20_000, seed=0):
     law = criteo(FIG3_SCALE)
     edges, dens = criteo_log10_density()
     u = np.random.default_rng(seed).uniform(size=samples)
-    x = np.interp(u, law._probs, edges)
+    x = np.interp(u, law.probs, edges)
     fig = go.Figure()
     # a histogram (bins of 0.1 in log10 delay, as a density) drawn as bars: the dashboards' plotly.js
     # is the basic bundle (scatter, bar, pie; delaylab.viz.plotlyjs)

@@ -29,6 +29,23 @@ def per_run(value, size: int) -> np.ndarray:
     return np.array(np.broadcast_to(x, (size,)), dtype=float, order="C", copy=True)
 
 
+def param_column(policy, name: str, batch: Batch, *, low=-np.inf, high=np.inf, low_open=False,
+                 high_open=False):
+    """Hyperparameter ``name`` of ``policy`` checked against the bounds, then a scalar (one value)
+    or, one value per grid cell, that cell's value in each column of ``batch``, shaped (B, 1).
+
+    A policy reads its own hyperparameters this way when it starts (``Policy._column``); a policy
+    that runs another as its base reads the base's the same way (:class:`~.qpmd.QPMD`).
+    """
+    v = check_real(name, getattr(policy, name), low=low, high=high, low_open=low_open,
+                   high_open=high_open, ndim=(0, 1))
+    if v.ndim == 0:
+        return float(v)
+    if v.shape[0] != batch.n_cells:
+        raise ValueError(f"{name} has {v.shape[0]} values but the grid has {batch.n_cells} cells")
+    return batch.expand(v, True)[:, None]
+
+
 @dataclass
 class Problem:
     """What a learner knows before the first step.
@@ -159,15 +176,10 @@ class Policy:
 
     # ---------------------------------------------------------------- helpers
     def _column(self, name: str, *, low=-np.inf, high=np.inf, low_open=False, high_open=False):
-        """Hyperparameter ``name`` checked, then shaped (B, 1) if per cell, else a scalar."""
-        v = check_real(name, getattr(self, name), low=low, high=high, low_open=low_open,
-                       high_open=high_open, ndim=(0, 1))
-        if v.ndim == 0:
-            return float(v)
-        batch = self.problem_.batch
-        if v.shape[0] != batch.n_cells:
-            raise ValueError(f"{name} has {v.shape[0]} values but the grid has {batch.n_cells} cells")
-        return batch.expand(v, True)[:, None]
+        """Hyperparameter ``name`` checked, then shaped (B, 1) if per cell, else a scalar (see
+        :func:`param_column`)."""
+        return param_column(self, name, self.problem_.batch, low=low, high=high, low_open=low_open,
+                            high_open=high_open)
 
     def _onehot(self, arms: np.ndarray) -> np.ndarray:
         """1{A_t = k} as a (B, K) float array."""

@@ -124,7 +124,7 @@ class DEW(Policy):
         return (c[:, :-1] <= u).sum(axis=1)
 
     def update(self, t, arms, feedback):
-        self._record_pull(t, arms)
+        self.record_pull(t, arms)
         if len(feedback):
             self._observe(feedback)
 
@@ -143,7 +143,11 @@ class DEW(Policy):
             eta = per_run(eta, B)
         return ExpWeightsState(self.cum_loss_, self.p_, self._p_pull, eta)
 
-    def _record_pull(self, t, arms):
+    def record_pull(self, t, arms) -> None:
+        """Keep p_t(A_t), the probability of each run's pull of step t, until its loss arrives.
+
+        :meth:`update` does it first; a policy built on this one (:class:`~.skipper.Skipper`)
+        calls it for the pulls it makes through this base."""
         self._p_pull[t % self._W] = self.p_.reshape(-1)[self._flat + arms]
 
     def p_at_pull(self, step, run) -> np.ndarray:
@@ -151,14 +155,39 @@ class DEW(Policy):
         pulls whose loss may still arrive)."""
         return self._p_pull[step % self._W, run]
 
+    def observe(self, feedback, keep=None) -> None:
+        """Learn from the arrived losses (those selected by the boolean mask ``keep`` if given).
+
+        What a policy built on this one (:class:`~.skipper.Skipper`, :class:`~.skipper.Doubling`)
+        calls to pass on the losses it keeps; :meth:`update` learns from all of them. Both go
+        through :meth:`_observe`, the update a subclass overrides."""
+        self._observe(feedback, keep)
+
     def _observe(self, feedback, keep=None):
         """L̂(A_s) += ℓ_s(A_s)/p_s(A_s) for the arrivals (those with ``keep`` if given)."""
         est = feedback.value / self.p_at_pull(feedback.step, feedback.run)
         feedback.add_to(self.cum_loss_, mask=keep, weights=est)
 
-    def _restart(self, runs: np.ndarray) -> None:
-        """Forget everything learned by the given runs (columns), as a fresh instance would."""
+    def restart_runs(self, runs: np.ndarray) -> None:
+        """Forget everything learned by the given runs (columns), as a fresh instance would
+        (the learning rate aside: see :meth:`set_rate`)."""
         self.cum_loss_[runs] = 0.0
+
+    def set_rate(self, eta_prime, runs=None) -> None:
+        """Set η', the learning rate used, in place of the one derived from ``eta`` and ``dmax``.
+
+        ``runs=None``: ``eta_prime`` is one value per run, (B,) or (B, 1), for every run; else
+        the rates of the given runs (columns) only. For a policy that tunes its base's rate as
+        it goes (:class:`~.skipper.Doubling`, per epoch); the compiled kernel reads and writes
+        these per-run rates (:meth:`kernel_state`)."""
+        B = self._cols.size
+        if runs is None:
+            self._eta_p = np.array(np.broadcast_to(np.asarray(eta_prime, dtype=float).reshape(-1, 1), (B, 1)),
+                                   order="C")
+            return
+        if not (isinstance(self._eta_p, np.ndarray) and self._eta_p.shape == (B, 1)):
+            self._eta_p = np.array(np.broadcast_to(self._eta_p, (B, 1)), dtype=float, order="C")
+        self._eta_p[runs, 0] = eta_prime
 
     def snapshot(self):
         return {"p": self.probabilities(), "eta": np.broadcast_to(self._eta_p, (self._cols.size, 1))[:, 0].copy()}

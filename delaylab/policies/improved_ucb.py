@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .odaaf import _Phased, n_phases
+from .odaaf import Phased, n_phases
 
 __all__ = ["ImprovedUCB", "improved_ucb_sizes"]
 
@@ -30,7 +30,7 @@ def improved_ucb_sizes(m, horizon):
     return np.ceil(2 * np.log(horizon * tol**2) / tol**2).astype(np.int64)
 
 
-class ImprovedUCB(_Phased):
+class ImprovedUCB(Phased):
     """Improved UCB (Auer & Ortner 2010), no hyperparameter; see the module docstring."""
 
     feedback = ("anonymous", "labelled")

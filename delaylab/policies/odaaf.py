@@ -29,14 +29,14 @@ Phases run for m = 1 … M with M = max(1, ⌊½ log₂(T/e)⌋), so that L_m �
 rounds (Auer & Ortner 2010). Once one arm is left — or, if ever, after phase M — the algorithm
 plays the (empirical) best active arm to the end.
 
-Inspecting a run: :meth:`_Phased.snapshot` (recorded with ``simulate(trace=True)``) holds the
+Inspecting a run: :meth:`Phased.snapshot` (recorded with ``simulate(trace=True)``) holds the
 phase, the active set, the estimates, the step at which each phase (Step 1) and each bridge began,
 and the step at whose end each arm was eliminated. The schedule itself is deterministic given
-the hyperparameters: :meth:`_Phased.phase_sizes`.
+the hyperparameters: :meth:`Phased.phase_sizes`.
 
 Speed: a phased policy declares how many upcoming steps its arms stay fixed
-(:meth:`_Phased.fixed_steps`) and learns from a whole block of anonymous sums at once
-(:meth:`_Phased.update_block`); the engine then simulates the block in one go (see
+(:meth:`Phased.fixed_steps`) and learns from a whole block of anonymous sums at once
+(:meth:`Phased.update_block`); the engine then simulates the block in one go (see
 :mod:`delaylab.engine`). The step-by-step path gives exactly the same runs.
 """
 
@@ -49,7 +49,7 @@ import numpy as np
 
 from .base import Policy
 
-__all__ = ["PhasedState", "odaaf_sizes", "odaaf_b_sizes", "odaaf_b_binding_bound", "odaaf_v_sizes", "n_phases",
+__all__ = ["Phased", "PhasedState", "odaaf_sizes", "odaaf_b_sizes", "odaaf_b_binding_bound", "odaaf_v_sizes", "n_phases",
            "survivors", "ODAAF", "ODAAFB", "ODAAFV"]
 
 
@@ -121,7 +121,7 @@ def survivors(means, active, tolerance) -> np.ndarray:
 
 class PhasedState(NamedTuple):
     """What the compiled kernel of the phased family (:mod:`delaylab.kernels.odaaf`) reads and
-    updates: the policy's own arrays (see :class:`_Phased` for their meaning)."""
+    updates: the policy's own arrays (see :class:`Phased` for their meaning)."""
 
     #: (B, K) bool (updated)
     active: np.ndarray
@@ -155,7 +155,7 @@ class PhasedState(NamedTuple):
     labelled: bool
 
 
-class _Phased(Policy):
+class Phased(Policy):
     """Phased elimination with blocks (Improved UCB's structure), vectorised over runs.
 
     Subclasses define :meth:`_schedule` → (phase numbers (P,), n (B, P) cumulative sample
@@ -305,7 +305,7 @@ class _Phased(Policy):
                 "eliminated_at": self.eliminated_at_.copy(), "n": self.n_.copy()}
 
 
-class _ODAAFBase(_Phased):
+class _ODAAFBase(Phased):
     _grid_params = ("mean_delay",)
 
     def _mean_delay(self):

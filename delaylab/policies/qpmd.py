@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..indices import exploration, klucb_bernoulli
-from .base import Policy, per_run
+from .base import Policy, param_column, per_run
 from .ucb import KLUCB, UCB1
 
 __all__ = ["QPMD", "QPMDState"]
@@ -80,10 +80,11 @@ class QPMD(Policy):
     def _start(self, problem):
         if not isinstance(self.base, (UCB1, KLUCB)):
             raise ValueError(f"QPMD: base must be delaylab.UCB1(...) or delaylab.KLUCB(...); got {self.base!r}")
-        base = self.base.clone()
-        base.problem_ = problem  # for its per-cell hyperparameters
-        self._ucb = isinstance(base, UCB1)
-        self._par = base._column("c", low=0.0, low_open=True) if self._ucb else base._column("eps", low=0.0)
+        self._ucb = isinstance(self.base, UCB1)
+        if self._ucb:
+            self._par = param_column(self.base, "c", problem.batch, low=0.0, low_open=True)
+        else:
+            self._par = param_column(self.base, "eps", problem.batch, low=0.0)
         B, K = problem.size, problem.n_arms
         self.n_ = np.zeros((B, K))
         self.s_ = np.zeros((B, K))
@@ -170,10 +171,10 @@ class QPMD(Policy):
         if not n:
             return
         f = feedback.run * self._K + feedback.arm
-        if feedback._layer is None:  # at most one arrival per run: distinct queues
+        if feedback.single_layer:  # at most one arrival per run: distinct queues
             rank = np.zeros(n, dtype=np.int64)
         else:  # arrivals of one queue enter in the order of their layers (latest pull first)
-            order = np.lexsort((feedback._layer, f))
+            order = np.lexsort((feedback.layer, f))
             fs = f[order]
             first = np.r_[True, fs[1:] != fs[:-1]]
             starts = np.flatnonzero(first)

@@ -158,14 +158,14 @@ class Skipper(Policy):
         return self.base_.choose(t, context)
 
     def update(self, t, arms, feedback):
-        self.base_._record_pull(t, arms)
+        self.base_.record_pull(t, arms)
         self.last_step_ = t
         if len(feedback):
             d = feedback.delay
             keep = d < self._beta_run[feedback.run]
             if keep.any():
                 self._kept_delay[feedback.step[keep], feedback.run[keep]] = d[keep]
-                self.base_._observe(feedback, keep)
+                self.base_.observe(feedback, keep)
 
     def kernel_state(self) -> SkipperState:
         """The state the compiled kernel works on (see :class:`SkipperState`)."""
@@ -233,7 +233,7 @@ class Doubling(Policy):
         self.base_ = DEW(eta=1.0).start(problem)
         self.epoch_ = np.zeros(B, dtype=np.int64)
         self.beta_ = self.beta_of(self.epoch_, K)
-        self.base_._eta_p = (1.0 / (4 * E * self.beta_))[:, None]  # η_m = 1/(4eβ_m); η' = η_m (d_max = β_m)
+        self.base_.set_rate(1.0 / (4 * E * self.beta_))  # η_m = 1/(4eβ_m); η' = η_m (d_max = β_m)
         self.epoch_start_ = np.zeros(B, dtype=np.int64)
         self.epoch_length_ = np.zeros(B, dtype=np.int64)
         self.epoch_skipped_ = np.zeros(B, dtype=np.int64)
@@ -279,8 +279,8 @@ class Doubling(Policy):
                 self.epoch_start_[done] = t
                 new, m, dn = new[~ok], m[~ok], dn[~ok]
             restarted = np.nonzero(~stay)[0]
-            self.base_._restart(restarted)
-            self.base_._eta_p[restarted, 0] = 1.0 / (4 * E * self.beta_[restarted])
+            self.base_.restart_runs(restarted)
+            self.base_.set_rate(1.0 / (4 * E * self.beta_[restarted]), restarted)
         self.epoch_length_, self.epoch_skipped_, self.epoch_delay_ = length, skipped, delay
         self.skipped_ += skip
         self.experienced_delay_ += np.where(skip, 0.0, d)
@@ -288,12 +288,12 @@ class Doubling(Policy):
         return self.base_.choose(t)
 
     def update(self, t, arms, feedback):
-        self.base_._record_pull(t, arms)
+        self.base_.record_pull(t, arms)
         if len(feedback):
             run = feedback.run
             keep = (self._epoch_of[feedback.step, run] == self.epoch_[run]) & (feedback.delay < self.beta_[run])
             if keep.any():
-                self.base_._observe(feedback, keep)
+                self.base_.observe(feedback, keep)
 
     def snapshot(self):
         out = self.base_.snapshot()

@@ -90,7 +90,7 @@ class _AdversarialEpisode(Episode):
         if self.streams is None:
             d = np.broadcast_to(self.s.delays[t0 : t0 + n, None], (n, self.B))
         else:
-            d = self.s.delays._ppf(self.streams.uniform(n), self.cells)
+            d = self.s.delays.ppf_unchecked(self.streams.uniform(n), self.cells)
         return _AdversarialBlock(self, ell, d)
 
 

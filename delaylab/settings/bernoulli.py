@@ -119,9 +119,9 @@ class _BernoulliEpisode(Episode):
     def draw(self, t0: int, n: int) -> Block:
         u = self.streams.uniform(n, (2,))
         if self.shared_law:
-            delays = self.s.laws[0]._ppf(u[..., 1], self.cells)  # (n, B)
+            delays = self.s.laws[0].ppf_unchecked(u[..., 1], self.cells)  # (n, B)
         else:
-            delays = np.stack([law._ppf(u[..., 1], self.cells) for law in self.s.laws], axis=-1)
+            delays = np.stack([law.ppf_unchecked(u[..., 1], self.cells) for law in self.s.laws], axis=-1)
         return BernoulliBlock(self, u[..., 0], delays)
 
 

@@ -83,15 +83,18 @@ class LinearConversions(Setting):
             return "binary"
         if callable(action_sets):
             probe = action_sets(np.random.default_rng(0).random((4, 1, K, d)))
-            self._check_actions(np.asarray(probe, dtype=float), (4, 1, K, d))
+            self.check_actions(np.asarray(probe, dtype=float), (4, 1, K, d))
             return action_sets
         arr = check_real("action_sets", action_sets, ndim=(2,))
         if arr.shape != (K, d):
             raise ValueError(f"action_sets must have shape (n_actions, d) = {(K, d)}; got {arr.shape}")
-        self._check_actions(arr, (K, d))
+        self.check_actions(arr, (K, d))
         return arr
 
-    def _check_actions(self, actions, shape):
+    def check_actions(self, actions, shape):
+        """Raise a ValueError unless ``actions`` has ``shape`` and every action a has a mean
+        ⟨a, θ⟩ in [0, 1] (for each grid cell's θ): checks the sets ``action_sets`` gives, when
+        the setting is made and, for a callable, at every draw."""
         if actions.shape != shape:
             raise ValueError(f"action_sets returned shape {actions.shape}; expected {shape}")
         th = self.theta if self.theta.ndim == 1 else self.theta[:, None, None, None, :]
@@ -132,12 +135,12 @@ class _LinearEpisode(Episode):
         u = self.streams.uniform(n, (2 + K * d,))
         actions = self.s.actions(u[..., 2:].reshape(u.shape[:2] + (K, d)))
         if callable(self.s.action_sets):
-            self.s._check_actions(actions, u.shape[:2] + (K, d))
+            self.s.check_actions(actions, u.shape[:2] + (K, d))
         if self.theta.ndim == 1:
             means = actions @ self.theta
         else:
             means = np.einsum("nbkd,bd->nbk", actions, self.theta)
-        delays = self.s.law._ppf(u[..., 1], self.cells)
+        delays = self.s.law.ppf_unchecked(u[..., 1], self.cells)
         return _LinearBlock(self, actions, means, u[..., 0], delays)
 
 

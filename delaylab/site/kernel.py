@@ -174,36 +174,18 @@ class SiteDisplay(IPythonDisplayFormatter):
         return super().__call__(obj)
 
 
-def _paper_scale() -> None:
-    """A FigureReproduction computes at once at its paper's scale (its button's run)."""
-    from ..panels.reproduce import FigureReproduction
-
-    if getattr(FigureReproduction.__init__, "_site", False):
-        return
-    original = FigureReproduction.__init__
-    signature = inspect.signature(original)
-
-    def init(self, *args, **kwargs):
-        bound = signature.bind(self, *args, **kwargs)
-        bound.apply_defaults()
-        bound.arguments["runs"] = bound.arguments["paper_runs"]
-        original(*bound.args, **bound.kwargs)
-
-    init._site = True
-    FigureReproduction.__init__ = init
-
-
 def install(options: str | dict = "{}") -> None:
     """Set up this kernel for the site (see the module's doc); ``options``: JSON or a dict with
     ``links``, the page's live versions as [text, url] pairs."""
     from IPython import get_ipython
 
     from ..panels import budget
+    from ..panels.reproduce import FigureReproduction
 
     OPTIONS.clear()
     OPTIONS.update(json.loads(options) if isinstance(options, str) else options)
     budget.BUDGET_SECONDS = float("inf")
-    _paper_scale()
+    FigureReproduction.start_at_paper_scale = True  # computed at once at the paper's scale
     ip = get_ipython()
     formatter = ip.display_formatter
     if not isinstance(formatter.ipython_display_formatter, SiteDisplay):

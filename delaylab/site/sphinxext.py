@@ -12,9 +12,6 @@ from __future__ import annotations
 
 
 def _assets(app) -> None:
-    if getattr(app, "_delaylab_assets", False):  # once, however often the event comes
-        return
-    app._delaylab_assets = True
     app.add_css_file("delaylab-site.css")
     if app.config.delaylab_plotly_js:
         app.add_js_file(app.config.delaylab_plotly_js, defer="defer")
@@ -44,8 +41,21 @@ def _without_thebe(app, pagename, templatename, context, doctree) -> None:
             context[key] = list(kept.values())
 
 
+def _once(handler):
+    """``handler`` run on the first event only, however often the event comes (one per
+    :func:`setup`, that is per Sphinx application)."""
+    done = []
+
+    def first(app, *args):
+        if not done:
+            done.append(True)
+            handler(app, *args)
+
+    return first
+
+
 def setup(app):
     app.add_config_value("delaylab_plotly_js", "", "html")
-    app.connect("builder-inited", _assets)
+    app.connect("builder-inited", _once(_assets))
     app.connect("html-page-context", _without_thebe, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -284,7 +284,7 @@ class FigureWidget(go.FigureWidget):
     def _sync_state(self):
         """The full figure, as plotly sends it when a figure is displayed, and its text
         alternative (:func:`delaylab.viz.describe.describe`), the view's accessible name."""
-        self._widget_layout = deepcopy(self._layout_obj._props)
+        self._widget_layout = self.layout.to_plotly_json()  # a deep copy of the layout's properties
         self._widget_data = deepcopy(self._data)
         self._description = describe(self)
 
