@@ -538,7 +538,7 @@ def test_under_steady_traffic_a_refill_starts_beside_the_pages(monkeypatch):
         visits = []
 
         async def traffic():
-            for i in range(60):  # three minutes
+            for _visit in range(60):  # three minutes
                 visits.append(asyncio.ensure_future(pages.visit()))
                 await asyncio.sleep(10 / 3)
 
