@@ -40,3 +40,44 @@ def test_the_server_refuses_to_start_on_another_release(monkeypatch):
     monkeypatch.setattr(app.DashboardServer, "launch_instance", launched)
     with pytest.raises(SystemExit, match=r"voila 0\.6\.0 is installed"):
         app.main([str(ROOT / "notebooks")])
+
+
+def _foreign_private_reads(path: Path, own: set) -> set:
+    """Private attributes read in ``path`` (``x._name``, ``getattr(x, "_name", ...)``) whose name
+    no module of delaylab.serve defines."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+              and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            names.add(node.args[1].value)
+    return {n for n in names if n.startswith("_") and not n.startswith("__") and n not in own}
+
+
+def test_voila_s_private_names_are_read_only_in_voila_patches_which_lists_them():
+    """What a Voila upgrade may break lives in one module (delaylab/serve/voila_patches.py), and
+    its docstring names every private name of Voila, jupyter_server or jupyter_client it reads."""
+    import ast
+
+    serve = ROOT / "delaylab" / "serve"
+    own = set()  # private names our own classes define (methods, class attributes, self._x = ...)
+    for path in serve.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                own.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                own.add(node.id)
+            elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                  and isinstance(node.value, ast.Name) and node.value.id == "self"):
+                own.add(node.attr)
+    elsewhere = {path.name: reads for path in serve.glob("*.py") if path.name != "voila_patches.py"
+                 for reads in [_foreign_private_reads(path, own)] if reads}
+    assert elsewhere == {}
+    patches = serve / "voila_patches.py"
+    read = _foreign_private_reads(patches, own - {"_initialize"}) | {"_initialize"}
+    assert {"_pools", "_kernels", "_kernel_connections", "_pending_kernels", "_cache"} <= read
+    doc = ast.get_docstring(ast.parse(patches.read_text()))
+    assert {name for name in read if name not in doc} == set()

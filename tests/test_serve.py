@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from delaylab.serve import app
+from delaylab.serve import app, pools
 from delaylab.serve.kernel import set_memory_cap  # noqa: F401  (imported by the launcher)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,7 +86,7 @@ def test_kernels_use_tcp_where_their_unix_socket_paths_would_be_too_long(monkeyp
             s.bind(str(longest))
     # macOS's temporary folder (/var/folders/xx/<28 characters>/T/) leaves no room for Voila's
     # voila_XXXXXXXX/kernel-<uuid>-ipc-N within the 104 bytes of its sun_path
-    monkeypatch.setattr(app.tempfile, "tempdir", "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T")
+    monkeypatch.setattr(tempfile, "tempdir", "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T")
     assert not app.unix_sockets_fit()
     assert not any("transport" in a for a in app.command_line(["notebooks", "--public"]))
     assert "--KernelManager.transport=ipc" in app.command_line(["notebooks", "--Voila.connection_dir_root=/tmp"])
@@ -362,7 +362,7 @@ def test_the_presenters_open_page_keeps_its_kernel_when_idle_others_are_culled()
     for kid in ("visitor", "presenter"):
         km._kernels[kid] = SimpleNamespace(execution_state="idle", kernel_name="python3",
                                            kernel_spec=SimpleNamespace(metadata={}),
-                                           last_activity=app._now() - timedelta(seconds=3600))
+                                           last_activity=pools.now() - timedelta(seconds=3600))
         km._kernel_connections[kid] = 1
     km.presenter_kernels.add("presenter")
     for kid in ("visitor", "presenter"):
@@ -390,7 +390,7 @@ def test_a_kernel_whose_page_closed_it_is_not_culled_while_it_stops():
         ready.set_result(None)
         km._kernels["closed"] = SimpleNamespace(execution_state="idle", kernel_name="python3", ready=ready,
                                                 kernel_spec=SimpleNamespace(metadata={}), shutdown_kernel=slow_stop,
-                                                last_activity=app._now() - timedelta(seconds=600))
+                                                last_activity=pools.now() - timedelta(seconds=600))
         km._kernel_connections["closed"] = 0
         stop = asyncio.ensure_future(km.shutdown_kernel("closed"))  # the page's
         own = km.shutdown_kernel
@@ -418,22 +418,22 @@ def test_refills_wait_while_a_pages_kernel_is_talking():
     from types import SimpleNamespace
 
     km = app.DashboardKernelManager(refill_quiet_seconds=10)
-    km._kernels["page"] = SimpleNamespace(last_activity=app._now() - timedelta(seconds=3))
+    km._kernels["page"] = SimpleNamespace(last_activity=pools.now() - timedelta(seconds=3))
     km._kernel_connections["page"] = 1
 
     async def quiet():
         return km.pages_quiet()
 
     assert not asyncio.run(quiet())
-    km._kernels["page"].last_activity = app._now() - timedelta(seconds=30)
+    km._kernels["page"].last_activity = pools.now() - timedelta(seconds=30)
     assert asyncio.run(quiet())
-    km._kernels["pool"] = SimpleNamespace(last_activity=app._now())  # no page connected: not a page's
+    km._kernels["pool"] = SimpleNamespace(last_activity=pools.now())  # no page connected: not a page's
     assert asyncio.run(quiet())
 
 
 class _VirtualClockLoop:
     """An asyncio loop whose clock moves only when the loop would wait: ``asyncio.sleep(s)``
-    returns at once, ``s`` later on the loop's clock (and on :func:`app._now`, patched to follow
+    returns at once, ``s`` later on the loop's clock (and on :func:`pools.now`, patched to follow
     it). Minutes of simulated visitors then take a fraction of a second, and no timing of the
     machine (its load) enters the test."""
 
@@ -477,17 +477,17 @@ class _Pages:
         self.server.admitting += 1
         await asyncio.sleep(admitted_for)
         self.server.admitting -= 1
-        kernel = km._kernels[kid] = SimpleNamespace(last_activity=app._now(), execution_state="idle")
+        kernel = km._kernels[kid] = SimpleNamespace(last_activity=pools.now(), execution_state="idle")
         km._kernel_connections[kid] = 0
-        km.awaiting_page[kid] = app._now()
+        km.awaiting_page[kid] = pools.now()
         km.page_activity()
         await asyncio.sleep(connect_after)
         km.notify_connect(kid)
 
         async def talk():
-            kernel.execution_state, kernel.last_activity = "busy", app._now()
+            kernel.execution_state, kernel.last_activity = "busy", pools.now()
             await asyncio.sleep(compute)
-            kernel.execution_state, kernel.last_activity = "idle", app._now()
+            kernel.execution_state, kernel.last_activity = "idle", pools.now()
 
         await talk()  # the widgets' state
         while loop.time() - t0 + move_every < stay:
@@ -507,8 +507,8 @@ def _refill_scene(monkeypatch, **settings):
     from traitlets.config import Configurable
 
     loop = _VirtualClockLoop()
-    epoch = app._now()
-    monkeypatch.setattr(app, "_now", lambda: epoch + timedelta(seconds=loop.time()))
+    epoch = pools.now()
+    monkeypatch.setattr(pools, "now", lambda: epoch + timedelta(seconds=loop.time()))
     server = Configurable()
     server.admitting = 0
     km = app.DashboardKernelManager(parent=server, refill_max_wait=600, **settings)
@@ -538,7 +538,7 @@ def test_under_steady_traffic_a_refill_starts_beside_the_pages(monkeypatch):
         visits = []
 
         async def traffic():
-            for _visit in range(60):  # three minutes
+            for _ in range(60):  # three minutes
                 visits.append(asyncio.ensure_future(pages.visit()))
                 await asyncio.sleep(10 / 3)
 
@@ -616,7 +616,7 @@ def test_an_emptied_pool_refills_beside_a_refill_that_executes_and_others_wait_t
         km.refilling_notebooks[notebook] = 0
 
     async def scene():
-        km._kernels["open tab"] = SimpleNamespace(last_activity=app._now(), execution_state="idle")
+        km._kernels["open tab"] = SimpleNamespace(last_activity=pools.now(), execution_state="idle")
         km._kernel_connections["open tab"] = 1  # a visitor: one refill at a time
         km.refilling_notebooks["03"] = 1
         at_floor, empty = waiting(), waiting()

@@ -25,7 +25,7 @@ real page's websocket frames, see tests/test_browser.py's load check):
    enabled slider (in the page's order), one keyboard step; timed until the kernel is idle
    again after it, having sent at least one update to a figure.
 5. Leaving: the page's ``beforeunload`` POST to ``/voila/api/shutdown/<id>`` with the ``_xsrf``
-   value (see delaylab/serve/app.py), or a bare disconnect (then the culler stops the kernel).
+   value (see delaylab/serve/handlers.py), or a bare disconnect (then the culler stops the kernel).
 
 What it does not do: fetch the page's scripts and styles (static files), and send the messages
 plotly's JavaScript sends back once it has drawn a figure (``_js2py_traceDeltas``,

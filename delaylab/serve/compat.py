@@ -2,7 +2,8 @@
 
 The server reaches into Voila beyond its documented options: it replaces the executor's kernel
 set-up (to keep its own signal handlers), swaps the kernel manager factory for its pools and
-reads jupyter_client's record of kernels being stopped. A Voila release that moves one of these
+reads jupyter_client's record of kernels being stopped (every such place is listed in
+:mod:`delaylab.serve.voila_patches`). A Voila release that moves one of these
 would break every dashboard with an obscure error deep in a page load. So the supported range is
 declared once, in ``pyproject.toml``'s dependency on ``voila``, and the server refuses to start
 on another version with a message that says what to install.

@@ -26,7 +26,7 @@ README), gives those pages the same settings:
   (its environment says ``SERVER_SOFTWARE=voila/…``) is started by
   :class:`DashboardProvisioner` as ``python -m delaylab.serve.kernel`` (costly imports skipped,
   compiled kernels warmed up beside it) with the sweep cache, one BLAS/numba thread and the
-  static module's URL (:class:`delaylab.serve.app.DashboardKernelSpecManager`'s settings, which
+  static module's URL (:class:`delaylab.serve.pools.DashboardKernelSpecManager`'s settings, which
   the server's config may change). JupyterLab's kernels start as before.
 
 A setting given in the server's own configuration (a config file, the command line) is never
@@ -54,7 +54,7 @@ from .transport import socket_paths_fit
 # server finds it: Voila, once imported, shows traitlets' deprecation warnings, and the server
 # imports other extensions after this one that would then print some)
 
-#: Jupyter data folder holding the "delaylab" Voila template (delaylab.serve.app.SHARE)
+#: Jupyter data folder holding the "delaylab" Voila template (delaylab.serve.cli.SHARE)
 SHARE = Path(__file__).resolve().parent / "share"
 
 #: what a Voila page needs, as in the repository's voila.json (tests/test_extension.py keeps them
@@ -145,7 +145,7 @@ class PlotlyModule:
     """plotly's widget module as the dashboards serve it (:func:`delaylab.viz.widget.dashboard_module`),
     prepared by ``python -m delaylab.serve.extension`` in a process of its own (imported into the
     server, plotly would stay in its memory for good) in a thread: ``wait()`` gives the
-    :class:`delaylab.serve.app.StaticModule`, or None if it could not be made (the kernels then
+    :class:`delaylab.serve.handlers.StaticModule`, or None if it could not be made (the kernels then
     send it to each page themselves, as in JupyterLab)."""
 
     def __init__(self, log):
@@ -178,7 +178,7 @@ class PlotlyModule:
 
 @lru_cache(maxsize=1)
 def plotly_module_handler():
-    """:class:`delaylab.serve.app.PlotlyModuleHandler` inside a Jupyter server: plotly's public
+    """:class:`delaylab.serve.handlers.PlotlyModuleHandler` inside a Jupyter server: plotly's public
     code, served without a login like Jupyter's own static files, once it is prepared."""
     import tornado.web
 

@@ -41,6 +41,8 @@ import tornado.web
 from voila.static_file_handler import TemplateStaticFileHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
+from . import voila_patches
+
 #: jupyter_server's v1 websocket subprotocol (binary frames with an offsets table)
 V1 = "v1.kernel.websocket.jupyter.org"
 #: the kernel channels a page's websocket may name
@@ -387,32 +389,19 @@ class BoundedDict(OrderedDict):
 
 
 def bound_request_info() -> None:
-    """Voila's record of each preheated kernel's page request (``RequestInfoSocketHandler._cache``:
-    its query string and host, served at ``/voila/query/<kernel id>``) was kept for the server's
-    life; here it holds at most :data:`REQUEST_INFO_MAX` entries, and each goes when its kernel
-    stops (:func:`kernel_removed`)."""
-    from voila.request_info_handler import RequestInfoSocketHandler
-
-    if not isinstance(RequestInfoSocketHandler._cache, BoundedDict):
-        RequestInfoSocketHandler._cache = BoundedDict(REQUEST_INFO_MAX, RequestInfoSocketHandler._cache)
+    """Voila's record of each preheated kernel's page request (its query string and host, served
+    at ``/voila/query/<kernel id>``) was kept for the server's life; here it holds at most
+    :data:`REQUEST_INFO_MAX` entries, and each goes when its kernel stops (:func:`kernel_removed`)."""
+    voila_patches.bound_request_info_cache(BoundedDict, REQUEST_INFO_MAX)
 
 
 def kernel_removed(manager, kernel_id: str, kernel) -> None:
     """What goes with a kernel when the kernel manager drops it: its connection file and Unix
-    socket files (jupyter_server drops a kernel that died and could not be restarted without
-    removing them; after an orderly stop they are gone already and this does nothing), Voila's
-    record of its page's request, and this module's counts for it."""
+    socket files (:func:`delaylab.serve.voila_patches.clean_up_kernel`), Voila's record of its
+    page's request, and this module's counts for it."""
     if kernel is not None:
-        for name in ("cleanup_connection_file", "cleanup_ipc_files", "_close_control_socket"):
-            method = getattr(kernel, name, None)
-            if method is not None:
-                try:
-                    method()
-                except Exception as exc:  # a file already gone, a socket already closed
-                    manager.log.debug("cleaning up after kernel %s (%s): %s", kernel_id, name, exc)
-    from voila.request_info_handler import RequestInfoSocketHandler
-
-    RequestInfoSocketHandler._cache.pop(kernel_id, None)
+        voila_patches.clean_up_kernel(manager.log, kernel_id, kernel)
+    voila_patches.forget_request_info(kernel_id)
     app = getattr(manager, "parent", None)
     limits = getattr(app, "client_limits", None)
     if limits is not None:

@@ -1,7 +1,7 @@
 """The kernel the dashboards run: ipykernel, started after three things a shared server needs.
 
 ``python -m delaylab.serve.kernel -f <connection file>`` (the dashboards' kernel spec, see
-:class:`delaylab.serve.app.DashboardKernelSpecManager`) does, before the kernel starts:
+:class:`delaylab.serve.pools.DashboardKernelSpecManager`) does, before the kernel starts:
 
 1. **a memory cap**, when ``DELAYLAB_KERNEL_MEMORY_MB`` is set: ``RLIMIT_AS`` (the address space
    the kernel may map). A visitor's computation that would need more fails with a

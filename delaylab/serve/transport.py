@@ -5,7 +5,7 @@ them, and on a busy machine another process can take one in between (the kernel 
 its restarts may keep the port it cached); ipykernel 7 also warns at every start that TCP sends
 everything in plain text. Unix sockets have neither problem, and only the folder's owner can
 open them. Their paths must fit in ``sun_path``: :func:`socket_paths_fit` is the one check, used
-by the dashboards' server (:func:`delaylab.serve.app.unix_sockets_fit`), by delaylab's Jupyter
+by the dashboards' server (:func:`delaylab.serve.cli.unix_sockets_fit`), by delaylab's Jupyter
 server extension for JupyterLab's kernels (:mod:`delaylab.serve.extension`) and by the notebooks'
 tests (:class:`IPCKernelManager`, for nbval).
 """
