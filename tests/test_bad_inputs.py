@@ -80,8 +80,8 @@ def test_dew_keeps_the_probabilities_of_pending_pulls_only():
     short = dl.simulate(env, dl.DEW(eta=0.3), T, 4, seed=2)
 
     class FullTable(dl.DEW):  # the old layout: one row per step of the horizon
-        def _start(self, problem):
-            super()._start(Problem(**{**problem.__dict__, "span": None}))
+        def reset(self, problem):
+            super().reset(Problem(**{**problem.__dict__, "span": None}))
 
     full = dl.simulate(env, FullTable(eta=0.3), T, 4, seed=2)
     np.testing.assert_array_equal(short.regret["DEW"], full.regret["FullTable"])

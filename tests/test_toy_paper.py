@@ -11,8 +11,8 @@ The "paper" is an index policy, x̄_k + sqrt(c log t / N_k) on revealed conversi
 
 This file reads no underscore name of delaylab (no ``obj._name``, no import of ``_name`` or
 from a ``_module``): :func:`test_this_file_reads_no_private_name_of_delaylab` walks its own
-syntax tree. The one underscore name it *defines* is ``_start``, the hook every Policy subclass
-implements (:class:`delaylab.policies.base.Policy`).
+syntax tree, and defines no underscore method either: the hooks a Policy subclass fills in
+(``reset``, ``choose``, ``update``; :class:`delaylab.policies.base.Policy`) are public names.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class ToyIndex(dl.Policy):
     def label(self):
         return "toy index"
 
-    def _start(self, problem):  # the hook of Policy.start: validate on use, reset the state
+    def reset(self, problem):  # the hook of Policy.start: validate on use, reset the state
         if not (isinstance(self.c, (int, float)) and np.isfinite(self.c) and self.c > 0):
             raise ValueError(f"c must be a number > 0; got {self.c!r}")
         self.pulls_ = np.zeros((problem.size, problem.n_arms))
@@ -278,14 +278,10 @@ def test_unregister_removes_an_exercise_and_its_students_numbers():
 
 
 # ----------------------------------------------------------------------------- public names only
-HOOKS = {"_start"}  # underscore methods a subclass may define: Policy's documented hook
-
-
 def private_uses(source: str) -> list[str]:
     """Underscore names of delaylab this source uses: ``obj._name`` (any object: delaylab's are the
     only ones here), ``from m import _name``, an import from a module path with an ``_`` part,
-    and a method defined with an underscore name other than the :data:`HOOKS` (an override of a
-    private method)."""
+    and a method defined with an underscore name (an override of a private method)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
@@ -299,8 +295,7 @@ def private_uses(source: str) -> list[str]:
             found += [f"{node.lineno}: import {n}" for n in names if n.startswith("_") and n != "annotations"]
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
-                if (isinstance(item, ast.FunctionDef) and item.name.startswith("_")
-                        and not item.name.startswith("__") and item.name not in HOOKS):
+                if isinstance(item, ast.FunctionDef) and item.name.startswith("_") and not item.name.startswith("__"):
                     found.append(f"{item.lineno}: defines {node.name}.{item.name}")
     return sorted(found, key=lambda f: int(f.split(":")[0]))
 
@@ -310,7 +305,8 @@ def test_the_check_of_private_names_finds_them():
              "import delaylab._validate\nx = policy._cols\n\n"
              "class P(Policy):\n    def _start(self, p): pass\n    def _column(self): pass\n")
     assert private_uses(probe) == ["1: import from delaylab.exercises._core", "2: import _env",
-                                   "3: import from delaylab._validate", "4: ._cols", "8: defines P._column"]
+                                   "3: import from delaylab._validate", "4: ._cols", "7: defines P._start",
+                                   "8: defines P._column"]
 
 
 def test_this_file_reads_no_private_name_of_delaylab():

@@ -215,8 +215,8 @@ class StudentPatientBandits(PatientBandits):
     def label(self):
         return "your Patient Bandits"
 
-    def _start(self, problem):
-        super()._start(problem)
+    def reset(self, problem):
+        super().reset(problem)
         self._K, self._T = problem.n_arms, problem.horizon
 
     def index(self, t):

@@ -254,8 +254,8 @@ class _Recorder(ODAAFB):
 
     last = None  # the started copy of the latest run (simulate starts a clone)
 
-    def _start(self, problem):
-        super()._start(problem)
+    def reset(self, problem):
+        super().reset(problem)
         self.arms_, self.seen_, self.bridge_steps_ = [], [], []
         type(self).last = self
 

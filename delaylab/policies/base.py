@@ -23,7 +23,7 @@ FEEDBACK_KINDS = ("conversions", "labelled", "anonymous", "linear", "adversarial
 
 def per_run(value, size: int) -> np.ndarray:
     """A hyperparameter as one float per run: a scalar, or a (B,) / (B, 1) array (as
-    :meth:`Policy._column` gives per-cell values), as a writable C-contiguous (B,) array, the form
+    :meth:`Policy.column` gives per-cell values), as a writable C-contiguous (B,) array, the form
     the policies' ``kernel_state()`` hands to the compiled kernels (:mod:`delaylab.kernels`)."""
     x = np.asarray(value, dtype=float).reshape(-1)
     return np.array(np.broadcast_to(x, (size,)), dtype=float, order="C", copy=True)
@@ -34,7 +34,7 @@ def param_column(policy, name: str, batch: Batch, *, low=-np.inf, high=np.inf, l
     """Hyperparameter ``name`` of ``policy`` checked against the bounds, then a scalar (one value)
     or, one value per grid cell, that cell's value in each column of ``batch``, shaped (B, 1).
 
-    A policy reads its own hyperparameters this way when it starts (``Policy._column``); a policy
+    A policy reads its own hyperparameters this way when it starts (``Policy.column``); a policy
     that runs another as its base reads the base's the same way (:class:`~.qpmd.QPMD`).
     """
     v = check_real(name, getattr(policy, name), low=low, high=high, low_open=low_open,
@@ -95,8 +95,8 @@ class Policy:
     """Base class of learners.
 
     Subclasses declare the settings they can learn from in ``feedback`` and implement
-    ``_start(problem)``, ``choose(t, context)`` and ``update(t, arms, feedback)``. Numeric
-    hyperparameters may be given one value per grid cell (a 1-d array): see :meth:`_column`.
+    ``reset(problem)``, ``choose(t, context)`` and ``update(t, arms, feedback)``. Numeric
+    hyperparameters may be given one value per grid cell (a 1-d array): see :meth:`column`.
 
     A learner with a compiled kernel (:mod:`delaylab.kernels`) also declares the state that
     kernel works on: ``kernel_state()`` returns a ``typing.NamedTuple`` of its own arrays (updated
@@ -107,7 +107,7 @@ class Policy:
     #: feedback kinds this learner can use
     feedback: tuple[str, ...] = ()
     #: hyperparameters that may take one value per grid cell
-    _grid_params: tuple[str, ...] = ()
+    grid_params: tuple[str, ...] = ()
 
     # ---------------------------------------------------------------- parameters
     @classmethod
@@ -135,7 +135,7 @@ class Policy:
     def n_cells(self) -> dict[str, int]:
         """Number of grid cells of each per-cell hyperparameter (1 when shared)."""
         out = {}
-        for k in self._grid_params:
+        for k in self.grid_params:
             v = getattr(self, k)
             if isinstance(getattr(v, "n_cells", None), int):  # a delay law
                 out[k] = v.n_cells
@@ -156,10 +156,10 @@ class Policy:
         self.problem_ = problem
         self._cols = np.arange(problem.size)
         self._flat = self._cols * problem.n_arms  # flat index of (run, arm 0) in (B, K) arrays
-        self._start(problem)
+        self.reset(problem)
         return self
 
-    def _start(self, problem: Problem) -> None:  # pragma: no cover - abstract
+    def reset(self, problem: Problem) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def choose(self, t: int, context=None) -> np.ndarray:  # pragma: no cover - abstract
@@ -175,7 +175,7 @@ class Policy:
         return {}
 
     # ---------------------------------------------------------------- helpers
-    def _column(self, name: str, *, low=-np.inf, high=np.inf, low_open=False, high_open=False):
+    def column(self, name: str, *, low=-np.inf, high=np.inf, low_open=False, high_open=False):
         """Hyperparameter ``name`` checked, then shaped (B, 1) if per cell, else a scalar (see
         :func:`param_column`)."""
         return param_column(self, name, self.problem_.batch, low=low, high=high, low_open=low_open,

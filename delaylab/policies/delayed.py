@@ -140,7 +140,7 @@ class DelayAwareIndex(IndexPolicy):
     """An index policy on conversions told the delay law and the window it assumes."""
 
     feedback = ("conversions",)
-    _grid_params = ("delay", "eps")
+    grid_params = ("delay", "eps")
     _name = ""
 
     def __init__(self, delay=None, window=None, eps=0.0):
@@ -157,12 +157,12 @@ class _DelayedIndex(DelayAwareIndex):
             return f"{prefix}{self._name} ({self.delay.label})"
         return prefix + self._name
 
-    def _start(self, problem):
+    def reset(self, problem):
         owner = type(self).__name__
         online = isinstance(self.delay, (OnlineGeometric, OnlineCDF))
         knowledge = self.delay if online else assumed_laws(owner, self.delay, problem.n_arms)
         self._m = check_policy_window(owner, self.window, problem.window)
-        self._eps = self._column("eps", low=0.0)
+        self._eps = self.column("eps", low=0.0)
         if not online and self._m is not None and np.any(tau_at(knowledge, self._m, problem.batch) <= 0):
             raise ValueError(
                 f"{owner}: the assumed law gives τ(m) = P(D ≤ {self._m}) = 0, so no conversion "

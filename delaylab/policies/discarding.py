@@ -53,7 +53,7 @@ class _Discarding(DelayAwareIndex):
     def label(self):
         return "Discarding " + self._name
 
-    def _start(self, problem):
+    def reset(self, problem):
         owner = type(self).__name__
         m = check_policy_window(owner, self.window, problem.window, required=True)
         laws = assumed_laws(owner, self.delay, problem.n_arms)
@@ -61,7 +61,7 @@ class _Discarding(DelayAwareIndex):
         if np.any(self._tau_m <= 0):
             raise ValueError(f"{owner}: the assumed law gives τ_m = P(D ≤ {m}) = 0; use a larger window")
         self._m = min(m, problem.horizon)  # with m ≥ T no pull ever gets m steps old
-        self._eps = self._column("eps", low=0.0)
+        self._eps = self.column("eps", low=0.0)
         B, K = problem.size, problem.n_arms
         self.pulls_ = np.zeros((B, K))  # N_k(t): all pulls
         self.done_pulls_ = np.zeros((B, K))  # N_k(t − m): pulls at least m steps old

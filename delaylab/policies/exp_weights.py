@@ -76,7 +76,7 @@ class DEW(Policy):
     """
 
     feedback = ("adversarial",)
-    _grid_params = ("eta", "dmax")
+    grid_params = ("eta", "dmax")
 
     def __init__(self, eta=0.1, dmax=None):
         self.eta = eta
@@ -89,7 +89,7 @@ class DEW(Policy):
         return cls(eta=theorem1_eta(n_arms, horizon, d.sum()), dmax=float(d.max()))
 
     # ------------------------------------------------------------------ lifecycle
-    def _start(self, problem):
+    def reset(self, problem):
         B, K = problem.size, problem.n_arms
         self._eta_p = self._truncated_rate()
         self.cum_loss_ = np.zeros((B, K))  # L̂_t(a): arrived loss estimates
@@ -100,10 +100,10 @@ class DEW(Policy):
         self._u = problem.random(STREAM)
 
     def _truncated_rate(self):
-        eta = self._column("eta", low=0.0, low_open=True)
+        eta = self.column("eta", low=0.0, low_open=True)
         if self.dmax is None:
             return eta
-        dmax = self._column("dmax", low=0.0)
+        dmax = self.column("dmax", low=0.0)
         with np.errstate(divide="ignore"):
             return np.minimum(eta, 1.0 / (4 * E * np.asarray(dmax, dtype=float)))
 
@@ -216,4 +216,4 @@ class Exp3(DEW):
         if self.eta is None:
             K, T = self.problem_.n_arms, self.problem_.horizon
             return math.sqrt(2 * math.log(K) / (K * T))
-        return self._column("eta", low=0.0, low_open=True)
+        return self.column("eta", low=0.0, low_open=True)

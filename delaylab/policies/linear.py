@@ -106,16 +106,16 @@ class _LinearLearner(Policy):
     """Ridge regression on the actions played, V^{-1} by Sherman–Morrison, batched over runs."""
 
     feedback = ("linear",)
-    _grid_params = ("delta", "lam")
+    grid_params = ("delta", "lam")
     _windowed = True
 
-    def _start(self, problem):
+    def reset(self, problem):
         d = problem.dim
         if d is None or d < 1:
             raise ValueError(f"{type(self).__name__} needs actions of dimension d ≥ 1; got d = {d}")
         self._d, B = int(d), problem.size
-        self._delta = self._column("delta", low=0.0, high=1.0, low_open=True, high_open=True)
-        self._lam = self._column("lam", low=0.0, low_open=True)
+        self._delta = self.column("delta", low=0.0, high=1.0, low_open=True, high_open=True)
+        self._lam = self.column("lam", low=0.0, low_open=True)
         lam = np.broadcast_to(np.asarray(self._lam, dtype=float).reshape(-1), (B,))
         self.v_inv_ = np.eye(self._d)[None] / lam[:, None, None]  # V_t^{-1}, (B, d, d)
         self.b_ = np.zeros((B, self._d))  # B_t
@@ -231,8 +231,8 @@ class OTFLinUCB(_LinearLearner):
     def label(self):
         return "OTFLinUCB" if self.variant == "paper" else "OTFLinUCB (authors' code)"
 
-    def _start(self, problem):
-        super()._start(problem)
+    def reset(self, problem):
+        super().reset(problem)
         self.variant = check_choice("variant", self.variant, VARIANTS)
 
     def alpha(self, t: int) -> np.ndarray:
@@ -291,8 +291,8 @@ class OTFLinTS(_LinearLearner):
         self.lam = lam
         self.width = width
 
-    def _start(self, problem):
-        super()._start(problem)
+    def reset(self, problem):
+        super().reset(problem)
         self._z = problem.random("OTFLinTS", shape=(self._d,), kind="normal")
 
     def normals(self, t0: int, t1: int) -> np.ndarray:
@@ -338,8 +338,8 @@ class LinUCB(_LinearLearner):
         self.delta = delta
         self.lam = lam
 
-    def _start(self, problem):
-        super()._start(problem)
+    def reset(self, problem):
+        super().reset(problem)
         # a past action stays needed until its conversion may arrive: the setting's window
         self._M = effective_window(problem.window, problem.horizon)
         self._M = problem.horizon if self._M is None else self._M + 1

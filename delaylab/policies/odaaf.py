@@ -178,7 +178,7 @@ class Phased(Policy):
     def _schedule(self, problem):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _start(self, problem):
+    def reset(self, problem):
         B, K, T = problem.size, problem.n_arms, problem.horizon
         self.phases_, n, width = self._schedule(problem)
         n = np.broadcast_to(n, (B, len(self.phases_))).astype(np.int64)
@@ -306,13 +306,13 @@ class Phased(Policy):
 
 
 class _ODAAFBase(Phased):
-    _grid_params = ("mean_delay",)
+    grid_params = ("mean_delay",)
 
     def _mean_delay(self):
         if self.mean_delay is None:
             raise ValueError(f"{type(self).__name__} needs the expected delay E[τ]: pass mean_delay=, "
                              f"e.g. mean_delay=10")
-        return self._column("mean_delay", low=0.0, high=1e12)  # steps; the horizon is ≤ 10⁸
+        return self.column("mean_delay", low=0.0, high=1e12)  # steps; the horizon is ≤ 10⁸
 
     def _sizes(self, m, T):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -357,7 +357,7 @@ class ODAAFB(_ODAAFBase):
     """
 
     _bridge = True
-    _grid_params = ("mean_delay", "bound")
+    grid_params = ("mean_delay", "bound")
 
     def __init__(self, mean_delay=None, bound=None):
         self.mean_delay = mean_delay
@@ -371,7 +371,7 @@ class ODAAFB(_ODAAFBase):
         mu = self._mean_delay()
         if self.bound is None:
             raise ValueError("ODAAFB needs the delay bound d: pass bound=, e.g. bound=20")
-        d = self._column("bound", low=0.0, high=1e12)
+        d = self.column("bound", low=0.0, high=1e12)
         if np.any(np.asarray(d) < np.asarray(mu)):
             raise ValueError(f"bound = {self.bound!r} is smaller than mean_delay = {self.mean_delay!r}: "
                              f"a bound d on the delays must be ≥ E[τ]; valid range [{self.mean_delay}, ∞)")
@@ -393,7 +393,7 @@ class ODAAFV(_ODAAFBase):
     """
 
     _bridge = True
-    _grid_params = ("mean_delay", "variance")
+    grid_params = ("mean_delay", "variance")
 
     def __init__(self, mean_delay=None, variance=None):
         self.mean_delay = mean_delay
@@ -407,5 +407,5 @@ class ODAAFV(_ODAAFBase):
         mu = self._mean_delay()
         if self.variance is None:
             raise ValueError("ODAAFV needs the variance of the delays V(τ): pass variance=, e.g. variance=10")
-        return odaaf_v_sizes(m, T, mu, self._column("variance", low=0.0, high=1e24))
+        return odaaf_v_sizes(m, T, mu, self.column("variance", low=0.0, high=1e24))
 

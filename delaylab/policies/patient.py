@@ -182,7 +182,7 @@ class PatientBandits(_PatientBase):
     >>> res = dl.simulate(env, dl.PatientBandits(alpha=0.3), horizon=3000, runs=10)
     """
 
-    _grid_params = ("alpha",)
+    grid_params = ("alpha",)
 
     def __init__(self, alpha=0.5):
         self.alpha = alpha
@@ -191,8 +191,8 @@ class PatientBandits(_PatientBase):
     def label(self):
         return "Patient Bandits"
 
-    def _start(self, problem):
-        alpha = self._column("alpha", low=0.0, low_open=True)
+    def reset(self, problem):
+        alpha = self.column("alpha", low=0.0, low_open=True)
         self._start_state(problem)
         self._a = np.minimum(np.ravel(alpha * np.ones((problem.size, 1))), 0.5)  # α ∧ 1/2 per run
         # the two terms of the width change only for the arm just pulled: kept up to date
@@ -243,7 +243,7 @@ class AdaptPatientBandits(_PatientBase):
     Σ 1{d_t < D_s ≤ D_t} as D_t and d_t grow by one. Memory: about 16·K·T bytes per run.
     """
 
-    _grid_params = ("c", "alpha_low", "mu_low", "confidence")
+    grid_params = ("c", "alpha_low", "mu_low", "confidence")
 
     def __init__(self, c=0.7, alpha_low=0.1, mu_low=0.6, confidence=1.0):
         self.c = c
@@ -255,11 +255,11 @@ class AdaptPatientBandits(_PatientBase):
     def label(self):
         return "Adapt-Patient Bandits"
 
-    def _start(self, problem):
-        c = self._column("c", low=0.0, high=1.0, low_open=True)
-        a_low = self._column("alpha_low", low=0.0, high=1.0, low_open=True)
-        mu_low = self._column("mu_low", low=0.0, high=1.0, low_open=True)
-        kappa = self._column("confidence", low=0.0)
+    def reset(self, problem):
+        c = self.column("c", low=0.0, high=1.0, low_open=True)
+        a_low = self.column("alpha_low", low=0.0, high=1.0, low_open=True)
+        mu_low = self.column("mu_low", low=0.0, high=1.0, low_open=True)
+        kappa = self.column("confidence", low=0.0)
         self._start_state(problem)
         B, K, T = problem.size, problem.n_arms, problem.horizon
         ones = np.ones(B)

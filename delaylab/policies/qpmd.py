@@ -77,7 +77,7 @@ class QPMD(Policy):
     def n_cells(self):
         return {f"base.{k}": v for k, v in self.base.n_cells().items()} if isinstance(self.base, Policy) else {}
 
-    def _start(self, problem):
+    def reset(self, problem):
         if not isinstance(self.base, (UCB1, KLUCB)):
             raise ValueError(f"QPMD: base must be delaylab.UCB1(...) or delaylab.KLUCB(...); got {self.base!r}")
         self._ucb = isinstance(self.base, UCB1)

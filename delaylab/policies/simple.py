@@ -26,7 +26,7 @@ class FixedSequence(Policy):
     def __init__(self, arms=()):
         self.arms = arms
 
-    def _start(self, problem):
+    def reset(self, problem):
         a = check_real("arms", self.arms, low=0, high=problem.n_arms - 1, ndim=(1,))
         if np.any(a != np.floor(a)):
             raise ValueError("arms must be whole numbers (arm indices)")
@@ -49,7 +49,7 @@ class RoundRobin(Policy):
     def __init__(self):
         pass
 
-    def _start(self, problem):
+    def reset(self, problem):
         pass
 
     def choose(self, t, context=None):
@@ -67,7 +67,7 @@ class UniformRandom(Policy):
     def __init__(self):
         pass
 
-    def _start(self, problem):
+    def reset(self, problem):
         self._u = problem.random("UniformRandom")
 
     def choose(self, t, context=None):

@@ -114,7 +114,7 @@ class Skipper(Policy):
     """
 
     feedback = ("adversarial",)
-    _grid_params = ("beta",)
+    grid_params = ("beta",)
 
     def __init__(self, beta=10.0, base=None):
         self.beta = beta
@@ -136,8 +136,8 @@ class Skipper(Policy):
             out.update({f"base.{k}": v for k, v in self.base.n_cells().items()})
         return out
 
-    def _start(self, problem):
-        self._beta = self._column("beta", low=0.0, low_open=True)
+    def reset(self, problem):
+        self._beta = self.column("beta", low=0.0, low_open=True)
         if self.base is None:
             beta = check_real("beta", self.beta, low=0.0, low_open=True, ndim=(0, 1))
             base = DEW(eta=1.0 / (4 * E * beta) if beta.ndim else 1.0 / (4 * E * float(beta)),
@@ -227,7 +227,7 @@ class Doubling(Policy):
         """β_m = √ω_m/(4e ln K), ω_m = 2^m (Eq. 5)."""
         return np.sqrt(np.exp2(m)) / (4 * E * math.log(n_arms))
 
-    def _start(self, problem):
+    def reset(self, problem):
         B, K = problem.size, problem.n_arms
         self._lnK = math.log(K)
         self.base_ = DEW(eta=1.0).start(problem)

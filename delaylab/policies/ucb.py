@@ -53,7 +53,7 @@ class IndexPolicy(Policy):
 class _BlindIndex(IndexPolicy):
     feedback = ("conversions", "labelled")
 
-    def _start(self, problem):
+    def reset(self, problem):
         B, K = problem.size, problem.n_arms
         self.pulls_ = np.zeros((B, K))  # N_k
         self.successes_ = np.zeros((B, K))  # S_k: revealed conversions / rewards
@@ -105,13 +105,13 @@ class UCB1(_BlindIndex):
         Exploration constant (> 0); one value per grid cell if an array.
     """
 
-    _grid_params = ("c",)
+    grid_params = ("c",)
 
     def __init__(self, c=2.0):
         self.c = c
 
     def _start_index(self):
-        self._c = self._column("c", low=0.0, low_open=True)
+        self._c = self.column("c", low=0.0, low_open=True)
 
     def _exploration(self):
         return self._c
@@ -135,7 +135,7 @@ class KLUCB(_BlindIndex):
         ε ≥ 0 (0 in the papers' experiments).
     """
 
-    _grid_params = ("eps",)
+    grid_params = ("eps",)
 
     def __init__(self, eps=0.0):
         self.eps = eps
@@ -145,7 +145,7 @@ class KLUCB(_BlindIndex):
         return "KL-UCB"
 
     def _start_index(self):
-        self._eps = self._column("eps", low=0.0, high=1e6)  # beyond, log(log t)·eps overflows
+        self._eps = self.column("eps", low=0.0, high=1e6)  # beyond, log(log t)·eps overflows
 
     def _exploration(self):
         return self._eps
