@@ -42,6 +42,7 @@ import bench
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+from processes import children, stop  # noqa: E402
 from visitor import ProtocolVisitor  # noqa: E402
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
@@ -120,14 +121,7 @@ class Server:
         return self.log_path.read_text(errors="replace").count("Kernel started:")
 
     def children(self) -> set:
-        pids = set()
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == self.proc.pid and fields[0] != "Z":
-                pids.add(int(stat.parent.name))
+        pids = children(self.proc.pid)
         self.kernel_pids |= pids
         return pids
 
@@ -141,13 +135,7 @@ class Server:
     def stop(self) -> list:
         """Stop the server (SIGTERM, then SIGKILL after 60 s); kernels of its still running
         afterwards are killed too (by their ids, all started by this server): their ids."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        stop(self.proc, wait=60)
         self.log.close()
         deadline = time.time() + 15
         left = [p for p in self.kernel_pids if Path(f"/proc/{p}").exists()]

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from processes import children, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
@@ -152,12 +153,7 @@ class Server:
                 time.sleep(0.3)
 
     def close(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop(self.proc)
         self.log.close()
 
 
@@ -707,15 +703,7 @@ def status(server) -> dict:
 
 def kernel_processes(server) -> int:
     """Kernel processes the server has started and that are still running (from /proc)."""
-    n = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == server.proc.pid and fields[0] != "Z":
-            n += 1
-    return n
+    return len(children(server.proc.pid))
 
 
 def cpu_seconds(server) -> dict:

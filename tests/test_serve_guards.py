@@ -22,6 +22,7 @@ from types import SimpleNamespace
 import pytest
 
 from delaylab.serve import app, guards
+from processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="servers with Unix-socket kernels, /proc")
@@ -91,12 +92,7 @@ class Server:
         return int(re.search(r"VmHWM:\s+(\d+)", status).group(1))
 
     def close(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
+        stop(self.proc)
         self.log.close()
 
 
