@@ -1,3 +1,3 @@
-from .app import main
+from .cli import main  # checks the Voila version before anything imports Voila
 
 main()

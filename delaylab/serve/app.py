@@ -196,7 +196,8 @@ class DashboardServer(Voila):
         :meth:`DashboardKernelManager.pre_start_kernel`) counts once it runs as that kernel; a
         page taking a kernel from the pool (its id not known yet) as one of the running kernels
         no page has been named yet."""
-        visitors = self.visitor_kernels() - self.presenter_kernels()
+        visitors = self.visitor_kernels()
+        visitors -= getattr(self.kernel_manager, "presenter_kernels", set())
         of_task = getattr(self.kernel_manager, "kernel_of_task", {})
         pages = [of_task.get(task) for task, (_, presenter) in list(self.admissions.items()) if not presenter]
         waiting = sum(kernel not in visitors for kernel in pages)  # their kernel not running (or not known)

@@ -69,9 +69,10 @@ class DashboardPageHandler(TornadoVoilaHandler):
         presenter = app.is_presenter(self)
         client = guards.client_of(self)
         refusal = None if presenter else app.refusal(client)
-        if refusal is None and app.max_kernels and not presenter and app.load() >= app.max_kernels:
-            refusal = (503, app.busy_retry_seconds, f"busy: {app.load()} visitors' kernels, cap {app.max_kernels}",
-                       f"{app.load()} visitors are using the live dashboards right now, the most this server "
+        load = app.load() if refusal is None and app.max_kernels and not presenter else 0
+        if load >= app.max_kernels > 0:
+            refusal = (503, app.busy_retry_seconds, f"busy: {load} visitors' kernels, cap {app.max_kernels}",
+                       f"{load} visitors are using the live dashboards right now, the most this server "
                        "runs at once.")
         if refusal is not None:
             status, retry, why_log, why = refusal
