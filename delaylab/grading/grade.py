@@ -185,6 +185,7 @@ class Grader:
         try:
             self.numba = self._prebuild()
             self._smoke()
+            self.sweeps = self._warm()
             rows = []
             lock = threading.Lock()
             with ThreadPoolExecutor(max_workers=self.jobs) as pool:
@@ -207,6 +208,7 @@ class Grader:
                 "JUPYTER_CONFIG_DIR": str(workdir / "home" / ".jupyter"),
                 "JUPYTER_DATA_DIR": str(workdir / "home" / ".local"), "JUPYTER_RUNTIME_DIR": str(workdir / "run"),
                 "MPLCONFIGDIR": str(workdir / "tmp"), "DELAYLAB_SOLUTIONS": "off", "DELAYLAB_CACHE": str(workdir / "cache"),
+                "DELAYLAB_DEFAULT_CACHE": str(workdir / "sweeps"),
                 "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",
                 "PYTHONDONTWRITEBYTECODE": "1", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
 
@@ -256,6 +258,8 @@ class Grader:
             (workdir / "tmp").mkdir(exist_ok=True)
             if self.numba is not None:
                 shutil.copytree(self.numba, workdir / "numba")
+            if getattr(self, "sweeps", None) is not None:
+                shutil.copytree(self.sweeps, workdir / "sweeps")
             self.sandbox.give(workdir)
         return prepare
 
@@ -289,6 +293,30 @@ class Grader:
         if run.failed_to_start or cell.status != "ok":
             raise GradingError("a kernel could not run in the sandbox, so nothing was graded: "
                                f"{run.failed_to_start or cell.status + ' ' + cell.error}")
+
+    def _warm(self) -> Path | None:
+        """The notebooks' figures, computed once from the assignment's source notebooks (the lecturer's
+        own, in a sandbox too) into a sweep cache; each submission's kernel reads a private copy
+        (``DELAYLAB_DEFAULT_CACHE``): the same results, since a run depends only on its seed and
+        parameters, in about half the time. None (each kernel computes them) if that fails."""
+        private = self.base / "warm"
+        private.mkdir()
+        overlay = self._overlay(private, "", None)
+        work = private / "run"
+        self._prepare(None, overlay)(work)
+        sources = []
+        for plan in self.plans:
+            nb = self._source(plan.name)
+            sources.append([c.source for c in nb.cells if c.cell_type == "code"])
+        (work / "notebook" / "cells.json").write_text(json.dumps(sources), encoding="utf-8")
+        self.sandbox.give(work)
+        done = self.sandbox.run([self.sandbox.python, "-c", _WARM], workdir=work, env=self._env(work),
+                                read_only=[self.package], overlays={self.package / "exercises": overlay},
+                                cwd=work / "notebook", timeout=max(self.timeout, 300))
+        cache = work / "sweeps"
+        if done.returncode != 0 or not cache.is_dir() or not any(cache.iterdir()):
+            return None
+        return cache
 
     def _execute(self, student: str) -> list:
         """Run every notebook of one submission (in a worker thread); the judging is :meth:`_record`'s."""
@@ -544,6 +572,20 @@ class Grader:
                 got += float(r["points"] or 0)
                 out_of += float(r["max_points"]) if r["reason"] != "manual" else 0
             self.say(f"{student:<{width}}  " + "  ".join(line) + f"   {got:g}/{out_of:g}")
+
+
+#: run in a sandbox by :meth:`Grader._warm`: every code cell of the source notebooks, in plain Python
+_WARM = """
+import json, warnings
+warnings.simplefilter("ignore")
+for cells in json.load(open("cells.json")):
+    namespace = {"__name__": "__main__"}
+    for code in cells:
+        try:
+            exec(compile(code, "<cell>", "exec"), namespace)
+        except BaseException:
+            pass
+"""
 
 
 def _number(eid: str) -> str:

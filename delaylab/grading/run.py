@@ -10,7 +10,8 @@ Time: each cell has ``cell_timeout`` seconds and the whole submission ``timeout`
 overruns is interrupted (its exercise: "timeout") and the notebook goes on; a cell that cannot be
 interrupted, or that ends the kernel (``os._exit``, a crash, the memory cap), is left out and the
 notebook is run again from the top in a fresh sandbox, so that the rest of the work still counts
-(at most :data:`ATTEMPTS` runs, all within ``timeout``). Outputs are kept for the lecturer's copy
+(at most :data:`ATTEMPTS` runs, all within ``timeout``; a cell that ran out of time is left out of
+a rerun too, with its verdict). Outputs are kept for the lecturer's copy
 of the notebook, cut to a few kilobytes per cell; no message above 64 MiB is read at all.
 """
 
@@ -334,6 +335,8 @@ def run_notebook(codes: list, *, sandbox, private: Path, prepare, env_for, read_
                 expressions = {"settle": _SETTLE.format(s=SETTLE_SECONDS), **probes.get(index, {})}
                 run = kernel.execute(code, timeout=min(cell_timeout, left), expressions=expressions)
                 result.cells[index] = run
+                if run.status == "timeout":  # interrupted: a rerun leaves it out rather than wait again
+                    skip[index] = run
                 if run.fatal:
                     skip[index] = CellRun("skipped", run.error, run.seconds, outputs=run.outputs)
                     first = one_line(next((ln for ln in code.splitlines() if ln.strip()), ""), 60)
