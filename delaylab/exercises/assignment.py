@@ -199,10 +199,19 @@ def answer_phrases(eid: str) -> set:
     return _pairs(ex.choices[ex.solution]) - wrong
 
 
+def _gives_away(block: str, eid: str) -> bool:
+    """Whether a paragraph states the answer of predict question ``eid``: one of its distinctive
+    word pairs (:func:`answer_phrases`), the right choice's label, or a phrase the exercise lists
+    in its ``reveals``."""
+    ex = get(eid)
+    flat = " ".join(block.lower().split())
+    said = [" ".join(w.lower().split()) for w in (ex.choices[ex.solution], *ex.reveals)]
+    return bool(answer_phrases(eid) & _pairs(block)) or any(w in flat for w in said)
+
+
 def giveaways(text: str, eid: str) -> list[str]:
     """The paragraphs of markdown ``text`` that give away the answer of predict question ``eid``."""
-    phrases = answer_phrases(eid)
-    return [block for block in re.split(r"\n\s*\n", text) if phrases & _pairs(block)]
+    return [block for block in re.split(r"\n\s*\n", text) if _gives_away(block, eid)]
 
 
 def _withhold(text: str, eids) -> str:
@@ -211,7 +220,7 @@ def _withhold(text: str, eids) -> str:
     for i, block in enumerate(blocks):
         if not block.strip():
             continue
-        spoiled = [e for e in eids if answer_phrases(e) & _pairs(block)]
+        spoiled = [e for e in eids if _gives_away(block, e)]
         if not spoiled:
             continue
         which = ", ".join(f"Exercise {exercise_number(e)}" for e in spoiled)
