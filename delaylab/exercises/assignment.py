@@ -67,7 +67,7 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # `nbgrader autograde` (and formgrader's autograde button) would run the students' code with your
 # rights, in this folder, next to the gradebook: it is switched off here.
 class GradeWithDelaylab(Preprocessor):
-    def preprocess(self, nb, resources):
+    def __call__(self, nb, resources):  # (a Preprocessor's preprocess runs only when enabled; this always does)
         raise RuntimeError("this course is graded with `python3 tasks.py grade ASSIGNMENT --course DIR`, which runs "
                            "each submission in a sandbox; nbgrader autograde would run the students' code with your "
                            "rights in the course folder, so nbgrader_config.py switches it off")
