@@ -45,7 +45,9 @@ NOTEBOOK = "01_delayed_conversions"
 EIDS = ["01.pending", "01.d-klucb-index", "01.lower-bound"]  # Exercises 1.2, 1.4, 1.5
 POINTS = {"01.pending": 3.0, "01.d-klucb-index": 3.0, "01.lower-bound": 2.0}
 
-#: what each submission earned: exercise -> (points, reason)
+#: a long student id (the kernel's socket paths must still fit)
+IVAN = "ivan.petrov-2026-matriculation-number-0042"
+#: what each submission earned: exercise -> reason (the points follow)
 EXPECTED = {
     "alice": {"01.pending": "right", "01.d-klucb-index": "right", "01.lower-bound": "right"},
     "bob": {"01.pending": "right", "01.d-klucb-index": "missing", "01.lower-bound": "wrong"},  # half-solved
@@ -55,7 +57,7 @@ EXPECTED = {
     "frank": {"01.pending": "error", "01.d-klucb-index": "error", "01.lower-bound": "wrong"},  # calls solutions
     "grace": {"01.pending": "right", "01.d-klucb-index": "timeout", "01.lower-bound": "right"},  # exit, loop, print
     "heidi": {"01.pending": "right", "01.d-klucb-index": "right", "01.lower-bound": "right"},  # warnings
-    "ivan": {"01.pending": "right", "01.d-klucb-index": "right", "01.lower-bound": "right"},  # typed "Ivan Petrov"
+    IVAN: {"01.pending": "right", "01.d-klucb-index": "right", "01.lower-bound": "right"},  # typed "Ivan Petrov"
 }
 #: the run's limits, and the time it must finish in (it takes about 2 minutes on a quiet 2-core machine)
 CELL_TIMEOUT, SUBMISSION_TIMEOUT, STATED_SECONDS = 20, 300, 600
@@ -146,9 +148,9 @@ def _submissions(release, course: Path, port: int, marker: Path) -> dict:
     head, body = reference_code("01.d-klucb-index", student="heidi").split("\n", 1)
     cell["source"] = (f"import warnings\n{head}\n    warnings.warn('my index runs')\n    np.log(np.zeros(1))\n{body}")
     # ivan, on the hub as "ivan", typed his name: the notebook used ivan's numbers (the hub's user)
-    ivan = solved(release, "ivan")
+    ivan = solved(release, IVAN)
     _start(ivan, "Ivan Petrov")
-    subs["ivan"] = ivan
+    subs[IVAN] = ivan
     return subs
 
 
@@ -250,7 +252,7 @@ def test_grading_a_course_no_submission_can_touch(tmp_path):
         assert html.escape(ex.given_text("01.pending", student=student)) in page
         assert (course / "feedback" / student / WEEK / "timestamp.txt").is_file()
         assert (course / "autograded" / student / WEEK / f"{NOTEBOOK}.ipynb").is_file()
-    assert "Ivan Petrov" in (course / "feedback" / "ivan" / WEEK / f"{NOTEBOOK}.html").read_text(encoding="utf-8")
+    assert "Ivan Petrov" in (course / "feedback" / IVAN / WEEK / f"{NOTEBOOK}.html").read_text(encoding="utf-8")
     autograded = (course / "autograded" / "grace" / WEEK / f"{NOTEBOOK}.ipynb").stat().st_size
     assert autograded < 2_000_000, autograded  # the 30 MB print was cut
 

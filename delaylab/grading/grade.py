@@ -181,7 +181,8 @@ class Grader:
                                f"{self.course / 'submitted'}")
         started = time.monotonic()
         self.say(f"{self.sandbox.describe()}; {self.cell_timeout:g} s per cell, {self.timeout:g} s per submission")
-        self.base = Path(tempfile.mkdtemp(prefix="dlg-"))
+        short = "/tmp" if len(tempfile.gettempdir()) > 20 and os.path.isdir("/tmp") else None
+        self.base = Path(tempfile.mkdtemp(prefix="dlg-", dir=short))
         try:
             self.numba = self._prebuild()
             self._smoke()
@@ -337,8 +338,9 @@ class Grader:
             if _size(folder) > MAX_FOLDER:
                 out.notes.append(f"The submission folder is larger than {MAX_FOLDER >> 20} MiB: it was not run.")
                 continue
-            (self.base / "students").mkdir(exist_ok=True)
-            private = Path(tempfile.mkdtemp(prefix=f"{_safe(student)}-", dir=self.base / "students")) / plan.name
+            # short paths: the kernel's sockets are files in here, and a socket's path holds at most 107 bytes
+            (self.base / "s").mkdir(exist_ok=True)
+            private = Path(tempfile.mkdtemp(prefix=f"{_safe(student)[:16]}-", dir=self.base / "s")) / f"n{len(outcomes)}"
             private.mkdir()
             overlay = self._overlay(private, student, plan)
             codes = [(i, c.source) for i, c in enumerate(out.notebook.cells) if c.cell_type == "code"]
