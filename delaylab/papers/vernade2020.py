@@ -54,6 +54,12 @@ def theta(d: int = DIM) -> np.ndarray:
     return np.full(d, 1.0 / np.sqrt(d))
 
 
+def setting(m, mu, d=DIM) -> LinearConversions:
+    """Section 8's instance: θ = (1/√d, …), K = 10 binary actions per round, geometric delays of mean
+    ``mu``, window ``m``."""
+    return LinearConversions(theta(d), Geometric(mu), n_actions=N_ACTIONS, window=m)
+
+
 def policies(m, delta=DELTA, lam=LAM, authors=True, no_term=False) -> dict:
     """OTFLinUCB and OTFLinTS as printed, (``no_term``) Algorithm 1 without its delay term,
     (``authors``) the authors' code's index, and uniform random play."""
@@ -98,8 +104,7 @@ def figure1(runs=RUNS, seed=0, progress=None, horizon=HORIZON, authors=True):
     def compute():
         out = {}
         for (m, mu), prog in zip(FIG1_PANELS, _staged(progress, len(FIG1_PANELS))):
-            env = LinearConversions(theta(), Geometric(mu), n_actions=N_ACTIONS, window=m)
-            out[(m, mu)] = sweep(env, policies(m, authors=authors, no_term=True), horizon, runs, seed,
+            out[(m, mu)] = sweep(setting(m, mu), policies(m, authors=authors, no_term=True), horizon, runs, seed,
                                  checkpoints=CHECKPOINTS, progress=prog)
         return out
     return _remembered(("figure1", runs, seed, horizon, authors), compute, progress)
@@ -107,6 +112,19 @@ def figure1(runs=RUNS, seed=0, progress=None, horizon=HORIZON, authors=True):
 
 def tau_m(m, mu) -> float:
     return float(Geometric(mu).cdf(m))
+
+
+def late_slope(res, name, t0=2500) -> np.ndarray:
+    """Per run, the regret's slope over the last steps, (R(T) − R(t0)) / (T − t0): how fast a curve
+    still rises at the horizon."""
+    T = int(res.times[-1])
+    return (np.asarray(res.final(name), float) - np.asarray(res.at(name, t0), float)) / (T - t0)
+
+
+def difference(a, b) -> tuple[float, float]:
+    """mean(a) − mean(b) with its standard error, for runs of two different settings (unpaired)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(a.mean() - b.mean()), float(np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
 
 
 def draw_figure1(results, plot: CurvePlot) -> None:
@@ -289,7 +307,7 @@ def otf_choices(m=100, mu=100, horizon=1000, runs=10, seed=0, d=DIM, variant="pa
     geometric delays of mean ``mu``, window ``m``) and say what it played, round by round: the
     same runs as ``simulate`` with the same arguments (a watched copy of the policy)."""
     log: list = []
-    env = LinearConversions(theta(d), Geometric(mu), n_actions=N_ACTIONS, window=m)
+    env = setting(m, mu, d)
 
     class Watched(_Watched):
         def reset(self, problem):
@@ -299,3 +317,16 @@ def otf_choices(m=100, mu=100, horizon=1000, runs=10, seed=0, d=DIM, variant="pa
     simulate(env, {"watched": Watched(window=m, variant=variant, log=log)}, horizon, runs, seed)
     rec = np.stack(log)  # (T, 6, B)
     return Choices(*rec[:, :5].mean(axis=0), np.median(rec[:, 5], axis=0))
+
+
+def coverage(m=500, mu=100, horizon=HORIZON, runs=10, seed=0, every=10) -> np.ndarray:
+    """Does the ellipse without the delay term hold τ_m·θ? Per run, the largest ratio
+    ‖θ̂ᵂ_t − τ_m·θ‖_{V_t} / (2 f_{t,δ}) over the checkpoints t = every, 2·every, … of Algorithm 1
+    without its delay term on Section 8's instance: below 1, the radius 2f_{t,δ} alone was enough
+    (Theorem 1 adds the delay term for the worst case). Shape (runs,)."""
+    res = simulate(setting(m, mu), {"x": OTFLinUCB(window=m, variant="no-delay-term")}, horizon, runs, seed,
+                   checkpoints=np.arange(every, horizon + 1, every), trace=True)
+    tr = res.traces["x"]
+    err = tr["theta_hat"] - tau_m(m, mu) * theta()
+    dist = np.sqrt(np.einsum("rti,rtij,rtj->rt", err, np.linalg.inv(tr["v_inv"]), err))
+    return (dist / (2 * tr["f"])).max(axis=1)
