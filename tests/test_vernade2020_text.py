@@ -116,3 +116,19 @@ def test_the_geometric_law_is_written_with_its_mean_not_with_lambda():
     texts = " ".join(msg for _, msg in p03._target_wrong(ex.params("03.ridge-target")))
     assert "1 − λ^(m+1)" not in texts and "(μ/(μ + 1))^(m+1)" in texts
     assert "1 − λ^(m+1)" not in _guide_section()
+
+
+def test_the_guide_board_numbers_are_what_delaylab_computes():
+    """The guide's board derivation in §4/§5 states τ_m(1 − 1/√d) ≈ 0.35 (m = μ = 100, d = 5), 2f ≈ 13 at
+    t = 1000 and 2f ≈ 14 at T = 3000; the notebook states the same."""
+    import math
+
+    import delaylab as dl
+    from delaylab.policies.linear import confidence_radius
+
+    gap = float(dl.Geometric(100).cdf(100)) * (1 - 1 / math.sqrt(5))
+    two_f_1000, two_f_3000 = (2 * float(confidence_radius(t, 5, 1.0, 0.1)) for t in (1000, 3000))
+    guide, md = _guide_section(), _markdown()
+    assert f"τ_m(1 − 1/√d) ≈ {gap:.2f}" in guide and f"\\tau_m(1 - 1/\\sqrt d) \\approx {gap:.2f}$" in md
+    assert f"α_{{t,δ}} ≥ 2f_{{t,δ}} ≈ {two_f_1000:.0f}" in guide
+    assert f"2f_{{t,δ}} ≈ {two_f_3000:.0f} multiplies the norm at T = 3000" in guide

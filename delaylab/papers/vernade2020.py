@@ -83,6 +83,11 @@ def _staged(progress, n):
 _DONE: dict = {}
 
 
+def forget() -> None:
+    """Forget the remembered figures (benchmarks time the computation itself)."""
+    _DONE.clear()
+
+
 def _remembered(key, compute, progress):
     if key in _DONE:
         if progress is not None:
