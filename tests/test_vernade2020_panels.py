@@ -145,3 +145,11 @@ def test_figure2_histogram_is_a_density_of_draws_from_the_fitted_law():
     p = np.interp(x + 0.05, edges, cdf) - np.interp(x - 0.05, edges, cdf)
     sd = np.sqrt(p * (1 - p) / 20_000)
     assert np.all(np.abs(y * 0.1 - p) <= 5 * sd + 1e-12), np.max(np.abs(y * 0.1 - p) / (sd + 1e-12))
+
+
+def test_the_numbers_under_a_figure_name_the_curves_above_uniform_play():
+    res = paper.figure3(runs=2, horizon=400)
+    worse = [n for n in res.names if n != dl.UNIFORM and res.final(n).mean() > res.final(dl.UNIFORM).mean()]
+    text = paper.summary_figure3(res)
+    assert f"uniform random play {res.final(dl.UNIFORM).mean():.0f}" in text
+    assert (f"(above uniform random play: {', '.join(worse)})" in text) if worse else "above uniform" not in text
