@@ -147,7 +147,7 @@ def _submissions(release, course: Path, port: int, marker: Path) -> dict:
     cell = _answer_cell(heidi, "01.d-klucb-index")
     head, body = reference_code("01.d-klucb-index", student="heidi").split("\n", 1)
     cell["source"] = (f"import warnings\n{head}\n    warnings.warn('my index runs')\n    np.log(np.zeros(1))\n{body}")
-    # ivan, on the hub as "ivan", typed his name: the notebook used ivan's numbers (the hub's user)
+    # ivan, on the hub under his long id, typed his name: the notebook used his id's numbers (the hub's user)
     ivan = solved(release, IVAN)
     _start(ivan, "Ivan Petrov")
     subs[IVAN] = ivan
