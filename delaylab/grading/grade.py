@@ -184,9 +184,14 @@ class Grader:
         short = "/tmp" if len(tempfile.gettempdir()) > 20 and os.path.isdir("/tmp") else None
         self.base = Path(tempfile.mkdtemp(prefix="dlg-", dir=short))
         try:
+            t0 = time.monotonic()
             self.numba = self._prebuild()
             self._smoke()
+            t1 = time.monotonic()
             self.sweeps = self._warm()
+            self.say(f"ready: delaylab's kernels in {t1 - t0:.0f} s, the notebook's figures in "
+                     f"{time.monotonic() - t1:.0f} s" + ("" if self.sweeps is not None else " (not kept: each "
+                                                          "submission computes them)"))
             rows = []
             lock = threading.Lock()
             with ThreadPoolExecutor(max_workers=self.jobs) as pool:
@@ -242,6 +247,9 @@ class Grader:
             shutil.copytree(work / "numba", tmp / "numba")
             os.replace(tmp / "numba", kept)
             shutil.rmtree(tmp, ignore_errors=True)
+            for old in kept.parent.glob("numba-*"):  # built for another version of delaylab, a day ago or more
+                if old != kept and time.time() - old.stat().st_mtime > 86400:
+                    shutil.rmtree(old, ignore_errors=True)
             return kept
         except OSError:
             return work / "numba"
