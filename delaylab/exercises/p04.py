@@ -247,7 +247,8 @@ register(Exercise(
     grade=choice_grader("grows", {
         "grows": "E[τ] enters n_m through the term 6Δ̃_m·m·E[τ]: every phase is longer, the worse arm is played longer "
                  "before it is eliminated. Appendix F below measures it: about linear in E[τ].",
-        "same": "The cost of delays is additive in T, but not small: E[τ] sits inside n_m, so every phase — and the "
+        "same": "The cost of delays is additive — a term added to the regret, not a factor — but not small: E[τ] sits "
+                "inside n_m, so every phase — and the "
                 "regret paid while both arms are active — grows with it. QPM-D, with labelled rewards, barely moves.",
         "shrinks": "Blocks are longer because they must be: the bias of a block's mean, (θ_j − θ_i)·E[τ]/n, grows with "
                    "E[τ]. Longer phases mean more pulls of the worse arm before the elimination.",
@@ -273,7 +274,7 @@ _WHY_BRIDGE = (r"A block's mean is off by $(\theta_j - \theta_i)\,\mathbb{E}[\ta
                r"on the event that every estimate so far was within its tolerance, any two active arms of phase m "
                r"differ by about the tolerance $\tilde\Delta_m$ at most (Proposition 1, Section 4.2): every block's "
                r"discrepancy is then about $\tilde\Delta_m\,\mathbb{E}[\tau]$, and over the phases these no longer add "
-               r"up to a term growing with m, so ODAAF-B and ODAAF-V can use shorter phases. (The bridge's own "
+               r"up to a term growing with m: ODAAF-B's and ODAAF-V's phase sizes need none. (The bridge's own "
                r"observations are thrown away, and its pulls come after the elimination: what leaks into the next "
                r"phase does not depend on the data that decided it.)")
 
@@ -290,8 +291,8 @@ register(Exercise(
             r"blocks — the term growing with m",
             "with a bridge, the arm played before every block is active in the current phase (not one just "
             "eliminated), so on the good event its mean is within about the tolerance of the block's arm",
-            "the blocks' errors then shrink with the tolerance and no longer add up over the phases: shorter phases, "
-            "no term growing with m"),
+            "the blocks' errors then shrink with the tolerance and no longer add up over the phases: phase sizes "
+            "with no term growing with m"),
     hints=("Exercise 4.2's result: on which two arms does a block's bias depend, and when is it small?",
            "Without a bridge, which arm is played just before the first block of phase m + 1 — could it have just "
            "been eliminated? With a bridge, what do you know about that arm's mean?"),

@@ -429,11 +429,23 @@ def appendix_f_claims(study, far=None) -> list:
     d = s["ODAAF"] - s["QPM-D"]
     out.append(_claims.estimate("ODAAF's slope minus QPM-D's, per unit of E[τ] (paired runs), is positive", float(d.mean()),
                                 float(d.std(ddof=1) / np.sqrt(d.size)), low=0, z=3, runs=d.size))
+    u = float(uniform_regret(study.get("theta", THETA), T))
+    worst = max(((float(m), float(se_m), name, mu) for name in ("ODAAF", "ODAAF-V", "QPM-D")
+                 for m, se_m, mu in zip(*final_regret(study, name), mus)), key=lambda w: w[0] + 3 * w[1])
+    out.append(_claims.estimate(f"every point ends below uniform random play ({u:,.0f}, exact); the margin of the "
+                                f"highest, {worst[2]} at E[τ] = {worst[3]:g}", u - worst[0], worst[1], low=0, z=3,
+                                runs=s["ODAAF"].size))
     if far is not None:
         f = far.final("QPM-D")
         gap = f[1] - f[0]
         theta = np.asarray(study.get("theta", THETA))
         top = float((theta.max() - theta).max()) * (FAR_MEANS[1] - FAR_MEANS[0])
+        q_far = gap / (FAR_MEANS[1] - FAR_MEANS[0])  # QPM-D's slope per unit of E[τ], run by run
+        a, qa = float(s["ODAAF"].mean()), float(q_far.mean())
+        rel = math.hypot(se["ODAAF"] / a, float(q_far.std(ddof=1) / np.sqrt(q_far.size)) / qa) if a and qa else math.inf
+        out.append(_claims.estimate(f"the slopes differ by two orders of magnitude: ODAAF's over QPM-D's (QPM-D's "
+                                    f"measured from E[τ] = {FAR_MEANS[0]:g} to {FAR_MEANS[1]:g})", a / qa,
+                                    abs(a / qa) * rel, low=100, z=3))
         out.append(_claims.estimate(f"QPM-D's delay cost is real but small: what it ends with at E[τ] = {FAR_MEANS[1]:g} "
                                     f"above E[τ] = {FAR_MEANS[0]:g} (paired runs), between 0 and Δ·{FAR_MEANS[1] - FAR_MEANS[0]:g}"
                                     f" = {top:.0f}", float(gap.mean()), float(gap.std(ddof=1) / np.sqrt(gap.size)),
@@ -580,6 +592,11 @@ def bridges_figure(results) -> CurvePlot:
     return plot
 
 
+def _mean_se(x) -> tuple[float, float]:
+    x = np.asarray(x, dtype=float)
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+
+
 def bridges_claims(results) -> list:
     """What notebook 04 says the bridge periods do, as claims (each pair on the same runs)."""
     two, three = results["two arms"], results["three arms"]
@@ -592,6 +609,9 @@ def bridges_claims(results) -> list:
                               text="two arms: with or without bridges, ODAAF ends level (within the noise)"),
         _claims.lower(three, "ODAAF-B", "ODAAF-B (without bridges)",
                       text="three arms: without its bridges, ODAAF-B ends higher"),
+        _claims.estimate("three arms: without its bridges, ODAAF-B plays the middle arm (θ = 0.3) longer; the extra "
+                         "pulls, paired runs", *_mean_se(three.pulls["ODAAF-B (without bridges)"][:, 1]
+                                                         - three.pulls["ODAAF-B"][:, 1]), low=0, z=3, runs=three.runs),
         _claims.not_different(three, "ODAAF", "ODAAF (with bridges)",
                               text="three arms: ODAAF, whose phases carry the m·E[τ] term, ends level with or "
                                    "without bridges"),
