@@ -46,7 +46,7 @@ from .policies.qpmd import QPMD  # isort: skip
 from .policies.exp_weights import DEW, Exp3  # isort: skip
 from .policies.skipper import Doubling, Skipper  # isort: skip
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401  (re-exported)
 
 __all__ = [
     "bounds", "claims", "indices", "estimate", "simulate", "sweep", "Result", "grid", "Grid", "cache_info", "cache_clear",
