@@ -131,7 +131,7 @@ register(Exercise(
     minutes=25,
     title="The bias of a block's mean estimate",
     answer_name="block_bias",
-    stub=("# ✎ Exercise 4.2: E[X̄] − θ_i for YOUR numbers (shown above): derive it on paper first.\n"
+    stub=("# ✎ Exercise 4.2: E[X_bar] - theta_i for YOUR numbers (shown above): derive it on paper first.\n"
           "block_bias = ...\n"),
     solution_code=lambda p: (
         f"E_tau = {p['d']} / 2                             # uniform on {{0, …, {p['d']}}}\n"
@@ -148,10 +148,12 @@ register(Exercise(
            "of arm i's own rewards go out, arriving after the block ends.",
            "Count both with Σ_{k≥0} P(τ > k) = E[τ]: n·E[X̄] = n·θ_i − θ_i·E[τ] + θ_j·E[τ] when n exceeds the "
            "largest delay; divide by n."),
-    explanation=lambda p: (f"n·E[X̄] = n·θ_i − θ_i·E[τ] + θ_j·E[τ], so E[X̄] − θ_i = (θ_j − θ_i)·E[τ]/n = "
-                           f"({p['theta_j']} − {p['theta_i']}) × {p['d'] / 2:g} / {p['n']} = {_bb(p):.5f}. The bias "
-                           "shrinks like 1/n, which is why ODAAF's phases lengthen with E[τ], and it depends on the "
-                           "arm played before — which the bridge periods keep close to the block's own (Exercise 4.5)."),
+    explanation=lambda p: (r"$n\,\mathbb{E}[\bar X] = n\theta_i - \theta_i\,\mathbb{E}[\tau] + \theta_j\,\mathbb{E}[\tau]$, "
+                           r"so $\mathbb{E}[\bar X] - \theta_i = (\theta_j - \theta_i)\,\mathbb{E}[\tau]/n = "
+                           rf"({p['theta_j']} - {p['theta_i']}) \times {p['d'] / 2:g} / {p['n']} = {_bb(p):.5f}$. The "
+                           r"bias shrinks like 1/n, which is why ODAAF's phases lengthen with $\mathbb{E}[\tau]$, and it "
+                           "depends on the arm played before — which the bridge periods keep close to the block's own "
+                           "(Exercise 4.5)."),
 ))
 
 
@@ -201,8 +203,8 @@ register(Exercise(
     answer_name="survivors",
     stub=("def survivors(means, active, tolerance):\n"
           "    \"\"\"The arms still active after Step 2, a bool array of shape (runs, K).\n"
-          "    means (runs, K): the estimates X̄_{m,i}; active (runs, K) bool: the active arms;\n"
-          "    tolerance (runs,): Δ̃_m.\"\"\"\n"
+          "    means (runs, K): the estimates of phase m; active (runs, K) bool: the active arms;\n"
+          "    tolerance (runs,): the phase's tolerance (Delta_m with a tilde in the paper).\"\"\"\n"
           "    # your code here (all runs at once)\n"
           "    return ...\n"),
     solution_code=("def survivors(means, active, tolerance):\n"
@@ -247,9 +249,9 @@ register(Exercise(
     grade=choice_grader("grows", {
         "grows": "E[τ] enters n_m through the term 6Δ̃_m·m·E[τ]: every phase is longer, the worse arm is played longer "
                  "before it is eliminated. Appendix F below measures it: about linear in E[τ].",
-        "same": "The cost of delays is additive — a term added to the regret, not a factor — but not small: E[τ] sits "
-                "inside n_m, so every phase — and the "
-                "regret paid while both arms are active — grows with it. QPM-D, with labelled rewards, barely moves.",
+        "same": r"The cost of delays is additive — a term added to the regret, not a factor — but not small: "
+                r"$\mathbb{E}[\tau]$ sits inside $n_m$, so every phase — and the regret paid while both arms are "
+                "active — grows with it. QPM-D, with labelled rewards, barely moves.",
         "shrinks": "Blocks are longer because they must be: the bias of a block's mean, (θ_j − θ_i)·E[τ]/n, grows with "
                    "E[τ]. Longer phases mean more pulls of the worse arm before the elimination.",
     }),
