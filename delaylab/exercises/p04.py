@@ -277,8 +277,9 @@ _WHY_BRIDGE = (r"A block's mean is off by $(\theta_j - \theta_i)\,\mathbb{E}[\ta
                r"differ by about the tolerance $\tilde\Delta_m$ at most (Proposition 1, Section 4.2): every block's "
                r"discrepancy is then about $\tilde\Delta_m\,\mathbb{E}[\tau]$, and over the phases these no longer add "
                r"up to a term growing with m: ODAAF-B's and ODAAF-V's phase sizes need none. (The bridge's own "
-               r"observations are thrown away, and its pulls come after the elimination: what leaks into the next "
-               r"phase does not depend on the data that decided it.)")
+               r"observations are thrown away, and what leaks into the next phase then comes from pulls made after "
+               r"the elimination, except for delays longer than the bridge: none when the delays are bounded by its "
+               r"length, few when their variance is known — the paper's Section 4.3.)")
 
 register(Exercise(
     id="04.why-bridge",
