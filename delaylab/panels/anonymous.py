@@ -265,13 +265,14 @@ class AnonymousPanel(Panel):
             cell = f"{mean:,.{digits}f} ± {half:,.{digits}f}" if np.isfinite(half) else f"{mean:,.1f} (exact)"
             rows.append(f"<tr><td{pad}>{html.escape(label)}</td><td{num}>{cell}</td><td{pad}>{when(worse)}</td>"
                         f"<td{pad}>{when(better)}</td></tr>")
-        self.summary.value = ("<table style='font-size:13px;line-height:1.5;border-collapse:collapse'>"
+        self.summary.value = ("<div style='overflow-x:auto;max-width:100%'>"  # a phone scrolls it, the page does not
+                              "<table style='font-size:13px;line-height:1.5;border-collapse:collapse'>"
                               "<caption style='text-align:left;font-weight:bold;padding:0 0 4px 0'>Regret at T and "
                               "eliminations, per policy</caption>"
                               f"<tr><th{pad} scope='col'>policy</th><th{pad} scope='col'>regret at T (95% CI)</th>"
                               f"<th{pad} scope='col'>worse arm eliminated</th>"
                               f"<th{pad} scope='col'>better arm eliminated (wrong)</th></tr>"
-                              + "".join(rows) + "</table>")
+                              + "".join(rows) + "</table></div>")
 
     def controls(self) -> list:
         return [section("Delays", self.law, self.mean_delay, self.truth),
