@@ -24,10 +24,15 @@ keep the white template. For a ``FigureWidget`` the change is not reported back 
 site's script (:mod:`delaylab.site`).
 """
 
+import json
+
+from .style import DARK
+
 #: The script: defines ``globalThis[Symbol.for("delaylab.theme")]`` with ``follow(plot, {widget})``
 #: (start following a plotly plot; ``widget``: a FigureWidget's view) and ``apply(plot)``.
 THEME_JS = r"""
 const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
+  const DARK_VARIANTS = %(dark)s;
   const plots = new Set();          // WeakRefs of the plots that follow the page
   const drawn = new WeakMap();      // plot -> {layout: {path: value}, traces: [{path: value}]} as drawn in Python
   const widgets = new WeakSet();    // plots of FigureWidgets: changes not reported to the kernel
@@ -87,16 +92,25 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
     return (x + 0.05) / (y + 0.05);
   }
 
-  // A colour readable on the theme's background (contrast >= 3), keeping its hue; null: keep it.
-  function readable(color, theme) {
+  const hex = (c) => "#" + c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, "0")).join("").toUpperCase();
+
+  // A colour readable on the theme's background (contrast >= need: 3 for a curve, WCAG's bound for
+  // graphics, 4.5 for text), keeping its hue; null: keep it. The palette's dark variants first
+  // (delaylab.viz.style.DARK: black becomes the theme's text colour, wine and indigo lighter ones).
+  function readable(color, theme, need = 3) {
     const c = rgb(color);
     if (!c || c[3] < 0.6) return null;  // not a colour we read, or a translucent fill
     const bg = rgb(theme.bg), fg = rgb(theme.fg);
-    if (contrast(c, bg) >= 3) return null;
+    const mapped = DARK_VARIANTS[hex(c)];
+    if (mapped) {
+      const m = mapped === "foreground" ? theme.fg : mapped;
+      if (rgb(m) && contrast(rgb(m), bg) >= need) return m;
+    }
+    if (contrast(c, bg) >= need) return null;
     if (Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) < 24) return theme.fg;  // black, greys
     for (let t = 0.1; t < 1; t += 0.1) {
       const m = [0, 1, 2].map((i) => Math.round(c[i] + (fg[i] - c[i]) * t));
-      if (contrast(m, bg) >= 3) return `rgb(${m[0]}, ${m[1]}, ${m[2]})`;
+      if (contrast(m, bg) >= need) return `rgb(${m[0]}, ${m[1]}, ${m[2]})`;
     }
     return theme.fg;
   }
@@ -124,7 +138,7 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
       }
     }
     (L.annotations || []).forEach((a, i) => {
-      const c = readable(get(a, "font.color"), theme);
+      const c = readable(get(a, "font.color"), theme, 4.5);
       if (c) layout[`annotations[${i}].font.color`] = c;
     });
     (L.shapes || []).forEach((s, i) => {
@@ -139,7 +153,7 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
     const traces = (gd.data || []).map((t) => {
       const out = {};
       for (const path of ["line.color", "marker.color", "textfont.color"]) {
-        const c = readable(get(t, path), theme);
+        const c = readable(get(t, path), theme, path === "textfont.color" ? 4.5 : 3);
         if (c) out[path] = c;
       }
       return out;
@@ -210,4 +224,4 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
   if (document.body) watch(); else document.addEventListener("DOMContentLoaded", watch);
   return {follow, apply, applyAll, page, readable, contrast, rgb};
 })());
-"""
+""" % {"dark": json.dumps({k.upper(): v for k, v in DARK.items()})}
