@@ -483,8 +483,8 @@ def test_dashboard_figures_are_described_and_follow_the_dark_theme(voila, browse
         assert page.evaluate("document.body.dataset.jpThemeLight") == "false"
         plots = page.locator(".js-plotly-plot")
         names = plots.evaluate_all("els => els.map(el => [el.getAttribute('role'), el.getAttribute('aria-label') || ''])")
-        assert names and all(role == "img" and label.startswith("Figure") for role, label in names), names
-        assert page.get_by_role("img", name=re.compile(r"^Figure: Cumulative regret")).count() >= 1
+        assert names and all(role == "figure" and label.startswith("Figure") for role, label in names), names
+        assert page.get_by_role("figure", name=re.compile(r"^Figure: Cumulative regret")).count() >= 1
         page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')].every(el =>
             el._fullLayout && el._fullLayout.paper_bgcolor.replace(/ /g, '') === 'rgba(0,0,0,0)')""", timeout=30_000)
         low = page.evaluate("""() => { const T = globalThis[Symbol.for('delaylab.theme')], bg = T.rgb(T.page().bg);
