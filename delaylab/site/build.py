@@ -346,7 +346,6 @@ def assemble(work: Path, out: Path, notebooks: list[Path], cfg: SiteConfig, log=
     shutil.rmtree(static, ignore_errors=True)
     shutil.rmtree(work / "_build", ignore_errors=True)
     static.mkdir()
-    (static / plotly_name).write_bytes(plotly_bytes)
     from ..viz.theme import THEME_JS
 
     assets = Path(__file__).resolve().parent / "assets"
@@ -369,6 +368,9 @@ def assemble(work: Path, out: Path, notebooks: list[Path], cfg: SiteConfig, log=
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(work / "_build" / "html", out)
+    # plotly.js joins the site only now: Jupyter Book makes every script of the book's _static a
+    # script of every page, and the site's script loads it where a figure needs it (near the screen)
+    (out / "_static" / plotly_name).write_bytes(plotly_bytes)
     shutil.rmtree(out / "_sources", ignore_errors=True)
     for page in out.glob("*.html"):
         text = page.read_text(encoding="utf-8")

@@ -268,11 +268,22 @@ def _simple_state(panel) -> dict:
     return out
 
 
+def _drawing_version() -> str:
+    """A hash of ``delaylab/viz`` (how figures are drawn: colours, layout, texts). The sweep cache's
+    code version leaves it out (it cannot change a simulation), but a recording holds the figures as
+    drawn: a new palette must not be served from an old recording."""
+    folder = Path(__file__).resolve().parents[1] / "viz"
+    h = hashlib.sha256()
+    for p in sorted(folder.glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def _key(panel, widget, spec) -> str:
     from ..cache import code_version
 
     state = [(type(w).__name__, label_of(w), repr(w.value)) for w in controls_in(widget)]
-    text = json.dumps([code_version(), type(panel).__module__, type(panel).__qualname__, state,
+    text = json.dumps([code_version(), _drawing_version(), type(panel).__module__, type(panel).__qualname__, state,
                        _simple_state(panel), [list(s) for s in spec]], default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 

@@ -90,15 +90,20 @@
 
   const lines = (text) => (text ? String(text).split(/<br\s*\/?>/i).length : 0);
 
-  // the rows a horizontal legend of these entries (their lengths in characters) takes at this width
-  function legendRows(chars, width) {
-    let rows = chars.length ? 1 : 0, used = 0;
+  // the characters a legend entry's line may hold at this width (longer names are wrapped)
+  const legendChars = (width) => Math.max(12, Math.floor((width - 70) / 7.2));
+
+  // the height (px) a horizontal legend of these entries (their lengths in characters) takes at this width
+  function legendHeight(chars, width) {
+    const room = legendChars(width);
+    let height = 0, row = 0, used = 0;
     for (const n of chars) {
-      const w = 46 + 7.2 * n;
-      if (used && used + w > width - 20) { rows += 1; used = 0; }
+      const lines = Math.ceil(n / room), w = 46 + 7.2 * Math.min(n, room);
+      if (used && used + w > width - 20) { height += row; row = 0; used = 0; }
       used += w;
+      row = Math.max(row, 6 + 17 * lines);
     }
-    return rows;
+    return chars.length ? height + row + 8 : 0;
   }
 
   // the subplots' grid: the distinct x and y domains of the axes that carry traces
@@ -118,14 +123,14 @@
 
   // The height a figure takes at this width (also the height its place is given before it is
   // drawn): on a phone, side-by-side panels stacked, and the legend's rows under the plot.
-  function height(base, width, legendChars, cols, rows) {
+  function height(base, width, legend, cols, rows) {
     if (width >= NARROW) return base;
     let h = base;
     if (cols > 1) {  // each panel as tall as a row was (at least 220 px), one under the other
       const area = Math.max((base - 120) / Math.max(rows, 1), 220), n = cols * rows;
       h = 120 + n * area + (n - 1) * STACK_GAP;
     }
-    return Math.round(Math.max(h, 300) + legendRows(legendChars, width) * 22 + 4);
+    return Math.round(Math.max(h, 300) + legendHeight(legend, width));
   }
 
   function fit(spec, width) {
@@ -156,7 +161,7 @@
     // side-by-side panels one under the other
     if (g.cols > 1) {
       const n = g.cells.length;
-      const plotHeight = layout.height - margin.t - (margin.b || 50) - legendRows(legend, width) * 22 - 4;
+      const plotHeight = layout.height - margin.t - (margin.b || 50) - legendHeight(legend, width);
       const gap = Math.min(0.3, STACK_GAP / Math.max(plotHeight, 1)), slot = (1 - gap * (n - 1)) / n;
       const dom = (k) => (layout[k] && layout[k].domain) || [0, 1];
       const order = g.cells.slice().sort((a, b) => dom(b[1])[1] - dom(a[1])[1] || dom(a[0])[0] - dom(b[0])[0]);
@@ -173,7 +178,10 @@
     }
     // subplot titles and other paper annotations: no smaller than 12 px, wrapped to the width
     (layout.annotations || []).forEach((a) => {
-      if (a.xref === "paper" && a.text) a.text = wrap(a.text, Math.floor((width - 40) / 6.6));
+      if (a.xref !== "paper" || !a.text) return;
+      const size = Math.max(12, Math.min((a.font && a.font.size) || 16, 13));
+      a.font = {...(a.font || {}), size};
+      a.text = wrap(a.text, Math.floor((width - 30) / (size * 0.56)));
     });
     // ticks that do not overlap
     for (const k of Object.keys(layout)) {
@@ -181,12 +189,21 @@
     }
     // the legend under the plot, across the width, never on top of the curves
     if (legend.length) {
-      const rows = legendRows(legend, width);
       layout.legend = {...(layout.legend || {}), orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom",
                        yref: "container", xref: "container", font: {...((layout.legend || {}).font || {}), size: 12}};
-      margin.b = (margin.b || 50) + rows * 22 + 4;
+      margin.b = (margin.b || 50) + legendHeight(legend, width);
     }
+    // a plotting area a reader can read (a wrapped title and a legend take their room from it)
+    const area = (layout.height - margin.t - margin.b) / Math.max(g.cols > 1 ? g.cells.length : g.rows, 1);
+    if (area < 220) layout.height += Math.round((220 - area) * Math.max(g.cols > 1 ? g.cells.length : g.rows, 1));
     return layout;
+  }
+
+  // on a phone, long legend entries wrapped (a trace's name, in the page only: its caption keeps it)
+  function named(data, names, width) {
+    if (width >= NARROW) return data.map((t, i) => (t.name === names[i] ? t : {...t, name: names[i]}));
+    const room = legendChars(width);
+    return data.map((t, i) => (names[i] && t.showlegend !== false ? {...t, name: wrap(names[i], room)} : t));
   }
 
   function config(width) {
@@ -273,7 +290,8 @@
     }
     const width = el.clientWidth || document.documentElement.clientWidth;
     el._dlSpec = spec;
-    await Plotly.newPlot(el, spec.data || [], fit(spec, width), config(width));
+    el._dlNames = (spec.data || []).map((t) => t.name);
+    await Plotly.newPlot(el, named(spec.data || [], el._dlNames, width), fit(spec, width), config(width));
     el._dlWidth = width;
     el.style.minHeight = "";
     quiet(el);
@@ -295,11 +313,11 @@
   function refit() {
     document.querySelectorAll(".dl-plot[data-drawn='yes']").forEach((el) => {
       const width = el.clientWidth;
-      if (!width || (width < NARROW) === (el._dlWidth < NARROW) && Math.abs(width - el._dlWidth) < 80) return;
+      if (!width || ((width < NARROW) === (el._dlWidth < NARROW) && Math.abs(width - el._dlWidth) < 40)) return;
       el._dlWidth = width;
       const layout = fit({layout: el._dlSpec.layout, data: el.data}, width);
       const x = el._dlSpec.delaylab, g = x && x.group && groups.get(x.group);
-      Plotly.react(el, el.data, layout, config(width)).then(() => {
+      Plotly.react(el, named(el.data, el._dlNames, width), layout, config(width)).then(() => {
         if (g && x.updates) follow({el, x}, combo(g));
         if (THEME) THEME.apply(el);
         quiet(el);
@@ -353,8 +371,8 @@
     document.querySelectorAll(".bd-article math").forEach((m) => {
       const block = m.getAttribute("display") === "block";
       let box = block ? m : m.parentElement.classList.contains("dl-math-scroll") ? m.parentElement : null;
-      const column = (box || m).parentElement.getBoundingClientRect().width;
-      const wide = m.getBoundingClientRect().width > column + 1 || (box && box.scrollWidth > box.clientWidth + 1);
+      const column = (box || m).parentElement.getBoundingClientRect(), r = m.getBoundingClientRect();
+      const wide = r.right > column.right + 1 || r.width > column.width + 1 || (box && box.scrollWidth > box.clientWidth + 1);
       if (!block && wide && !box) {
         box = document.createElement("span");
         box.className = "dl-math-scroll";
@@ -414,7 +432,7 @@
       timer = setTimeout(() => { reserve(); refit(); formulas(); }, 200);
     });
   }
-  globalThis[Symbol.for("delaylab.site")] = {fit, height, wrap, legendRows, loadPlotly};
+  globalThis[Symbol.for("delaylab.site")] = {fit, height, wrap, legendHeight, loadPlotly};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
