@@ -146,7 +146,7 @@ def test_the_dashboards_cell_loop_is_voilas_own_but_for_mathjax():
     code = lambda t: [line.strip() for line in re.sub(r"\{#.*?#\}", "", t, flags=re.S).splitlines() if line.strip()]  # noqa: E731
     assert [line.replace(", **page.NO_MATHJAX", "") for line in code(ours)] == code(theirs)
     macros = (TEMPLATE / "page.macro.html.j2").read_text()
-    assert '"fullMathjaxUrl": "data:text/javascript,window.MathJax=' in macros and macros.count("//\",") == 1
+    assert '"fullMathjaxUrl": "data:text/javascript,window.MathJax=' in macros and macros.count("}};//\",") == 1
     config = json.loads((ROOT / "voila.json").read_text())
     assert "@jupyterlab/mathjax3-extension" in config["VoilaConfiguration"]["extension_denylist"]
 
