@@ -511,6 +511,13 @@ def test_dashboard_figures_are_described_and_follow_the_dark_theme(voila, browse
         assert low == [], low
         a11y.check_page(page, "dashboard 01 in dark mode", width=False)
         screenshot(page, "01_delayed_conversions-dark")
+        # on a phone: no sideways scroll, each figure's title and legend inside it, off the plot
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(1500)  # plotly's responsive resize, then the phone layout (delaylab.viz.theme)
+        wide = page.evaluate(a11y.SIDEWAYS)
+        assert wide["width"] <= wide["screen"], wide
+        assert page.evaluate(a11y.FIGURE_FITS) == []
+        page.set_viewport_size({"width": 1400, "height": 900})
         page.evaluate("document.body.dataset.jpThemeLight = 'true'")
         page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')].every(el =>
             el._fullLayout.paper_bgcolor.replace(/ /g, '') !== 'rgba(0,0,0,0)')""", timeout=30_000)

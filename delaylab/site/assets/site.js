@@ -68,43 +68,7 @@
   }
 
   // ------------------------------------------------------------------ a layout for the screen
-  const plain = (s) => String(s ?? "").replace(/<[^>]+>/g, "");
-
-  // ``text`` (plotly's HTML subset: <br>, <sup>, <b> …) broken into lines of at most ``chars``
-  function wrap(text, chars) {
-    if (!text) return text;
-    return String(text).split(/<br\s*\/?>/i).map((part) => {
-      const m = part.match(/^\s*<(sup|sub|b|i)>(.*)<\/\1>\s*$/i);
-      const [open, inner, close] = m ? [`<${m[1]}>`, m[2], `</${m[1]}>`] : ["", part, ""];
-      const room = m && m[1].toLowerCase() === "sup" ? Math.round(chars * 1.4) : chars;
-      const lines = [];
-      let line = "";
-      for (const word of inner.split(/\s+/).filter(Boolean)) {
-        if (line && plain(line + " " + word).length > room) { lines.push(line); line = word; }
-        else line = line ? `${line} ${word}` : word;
-      }
-      if (line) lines.push(line);
-      return lines.map((l) => open + l + close).join("<br>");
-    }).join("<br>");
-  }
-
-  const lines = (text) => (text ? String(text).split(/<br\s*\/?>/i).length : 0);
-
-  // the characters a legend entry's line may hold at this width (longer names are wrapped)
-  const legendChars = (width) => Math.max(12, Math.floor((width - 70) / 7.2));
-
-  // the height (px) a horizontal legend of these entries (their lengths in characters) takes at this width
-  function legendHeight(chars, width) {
-    const room = legendChars(width);
-    let height = 0, row = 0, used = 0;
-    for (const n of chars) {
-      const lines = Math.ceil(n / room), w = 46 + 7.2 * Math.min(n, room);
-      if (used && used + w > width - 20) { height += row; row = 0; used = 0; }
-      used += w;
-      row = Math.max(row, 6 + 17 * lines);
-    }
-    return chars.length ? height + row + 8 : 0;
-  }
+  const {plain, wrap, lines, legendChars, legendHeight} = THEME.text;  // shared with the dashboards (viz/theme.py)
 
   // the subplots' grid: the distinct x and y domains of the axes that carry traces
   function grid(layout, data) {
