@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 import zlib
 
+from ..policies.simple import UNIFORM
+
 #: Okabe–Ito's palette (yellow left out: unreadable on white) and Paul Tol's wine: colours that stay
 #: apart under the common colour-vision deficiencies. Okabe–Ito's orange (#E69F00, 2.25:1 on white)
 #: and sky blue (#56B4E9, 2.31:1) are darkened, keeping their hue, to reach the 3:1 that WCAG 1.4.11
@@ -23,13 +25,14 @@ import zlib
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, WINE = ("#0072B2", "#C27A00", "#009E73", "#D55E00", "#CC79A7",
                                                       "#0086A8", "#882255")
 BLACK = "#000000"
-GREY = "#7F7F7F"
 INDIGO = "#332288"  # Paul Tol: the student's own policy
+GREY = "#636363"  # uniform random play, the reference curve of every regret figure
+MID_GREY = "#7F7F7F"  # UCB1
 #: the colour of the text on a dark page (the theme's own): what black curves become there
 FOREGROUND = "foreground"
 #: each colour that is too dark for a dark page, and what it becomes there (≥ 3:1 on the dark
 #: themes' backgrounds, #111111 to #14181E; ``tests/test_a11y.py``); every other colour stays
-DARK: dict[str, str] = {BLACK: FOREGROUND, WINE: "#D76A9E", INDIGO: "#9C8CEB"}
+DARK: dict[str, str] = {BLACK: FOREGROUND, WINE: "#D76A9E", INDIGO: "#9C8CEB", GREY: "#8C8C8C"}
 #: in this order, the first five are pairwise far apart (blue/sky, orange/vermillion and
 #: purple/wine are the close pairs): a series of up to five curves never needs a second channel
 PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
@@ -38,8 +41,11 @@ PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
 # compares get distinct colours; when two must share a hue family (blue/sky blue), they also
 # differ by dash and marker (SYMBOLS). tests/test_figures_legible.py checks every figure.
 STYLES: dict[str, tuple[str, str]] = {
+    # the reference of every regret figure: uniform random play, dashed grey (GREY: 5.9:1 on white;
+    # on a dark page its dark variant, DARK: 5.3:1 on the site's dark background)
+    UNIFORM: (GREY, "dash"),
     # baselines without delay correction
-    "UCB1": (GREY, "dot"),
+    "UCB1": (MID_GREY, "dot"),
     "KL-UCB": ("#000000", "dot"),
     # Vernade, Cappé, Perchet 2017: UCB-type indices blue, KL-type vermillion (the key comparison)
     "D-UCB": (BLUE, "solid"),
@@ -105,7 +111,7 @@ SYMBOLS: dict[str, str] = {
 #: what each colour of the palette is called, for a text alternative that names it
 COLOUR_NAMES: dict[str, str] = {BLUE: "blue", ORANGE: "orange", GREEN: "bluish green", VERMILLION: "vermillion",
                                 PURPLE: "reddish purple", SKY: "sky blue", WINE: "wine red", BLACK: "black",
-                                GREY: "grey", INDIGO: "indigo"}
+                                GREY: "dark grey", MID_GREY: "grey", INDIGO: "indigo"}
 #: plotly's dash patterns in words
 DASH_NAMES: dict[str, str] = {"solid": "solid", "dash": "dashed", "dot": "dotted", "dashdot": "dash-dotted",
                               "longdash": "long-dashed", "longdashdot": "long-dash-dotted"}
@@ -193,7 +199,7 @@ def band_color(name: str, alpha: float = 0.18, color: str | None = None) -> str:
 
 #: the papers of the workbook and the algorithms each notebook draws (for the colour legend)
 PAPERS: dict[str, tuple[str, ...]] = {
-    "baselines": ("UCB1", "KL-UCB"),
+    "baselines": (UNIFORM, "UCB1", "KL-UCB"),
     "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB",
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
