@@ -158,3 +158,20 @@ def test_the_site_and_dashboard_figures_are_figures_not_images():
     markup = static.figure_html({"data": [], "layout": {}}, "Figure: x.")
     assert "<figcaption" in markup and 'role="img"' not in markup and "aria-live" not in markup
     assert 'setAttribute("role", "figure")' in _LOADER and '"img"' not in _LOADER
+
+
+def test_no_series_is_unnamed_when_its_legend_entry_names_it():
+    """A trace drawn without a name of its own (the data of a legend entry drawn apart) takes its
+    legend group's name; a helper with neither (a marker, kept out of the legend) is not a series."""
+    import plotly.graph_objects as go
+
+    from delaylab.viz.describe import describe
+
+    fig = go.Figure([go.Scatter(x=[None], y=[None], name="zero (never revealed)", legendgroup="zero", mode="markers"),
+                     go.Scatter(x=[1, 2, 3], y=[0, 1, 2], legendgroup="zero", showlegend=False, mode="markers"),
+                     go.Scatter(x=[3], y=[2], showlegend=False, mode="markers"),
+                     go.Scatter(x=[1, 2, 3], y=[1, 1, 1], name="reference")],
+                    layout={"xaxis": {"title": {"text": "step"}}, "yaxis": {"title": {"text": "pull"}}})
+    text = describe(fig)
+    assert "unnamed" not in text and "reference ends at 1" in text
+    assert "Series: zero (never revealed): 3 points, y from 0 to 2; reference" in text

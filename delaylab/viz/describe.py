@@ -246,6 +246,19 @@ def _describe(fig: dict) -> str:
     title = plain(_get(layout, "title", "text") or (layout.get("title") if isinstance(layout.get("title"), str) else ""))
     parts = [f"Figure: {title}." if title else "Figure."]
     banded = {t.get("legendgroup") for t in data if _shown(t) and _is_band(t) and t.get("legendgroup")}
+    # a trace without a name of its own takes its legend group's (the entry that stands for it);
+    # one with neither, kept out of the legend, is drawing (a marker, a guide), not a series
+    group_names = {t.get("legendgroup"): t.get("name") for t in data if t.get("legendgroup") and t.get("name")}
+    named = []
+    for trace in data:
+        if not plain(trace.get("name")) and not _is_band(trace):
+            name = group_names.get(trace.get("legendgroup")) or trace.get("legendgroup")
+            if name:
+                trace = {**trace, "name": name}
+            elif trace.get("showlegend") is False and any(plain(t.get("name")) for t in data):
+                continue
+        named.append(trace)
+    data = named
     groups: dict[tuple[str, str], list] = {}
     for trace in data:
         if not _shown(trace) or _is_band(trace):
@@ -287,7 +300,10 @@ def _describe(fig: dict) -> str:
             described = [f"{plain(t.get('name'))}: {_look(t)}" for t in traces]
             parts.append("Curves: " + "; ".join(described) + ".")
             continue
+        names = [n for n, _, _ in series]
         for name, kind, facts in series[:MAX_SERIES]:
+            if kind == "other" and names.count(name) > 1:
+                continue  # a legend entry drawn apart from its data (no data of its own)
             if kind == "line":
                 x_end, y_end, _, _ = facts
                 described.append(f"{name} ends at {number(y_end)} (x = {number(x_end)})")
