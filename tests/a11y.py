@@ -30,6 +30,8 @@ AXE_PACKAGE, AXE_VERSION = "axe-core", "4.14.1"
 REGISTRY = "https://registry.npmjs.org"
 #: WCAG 2.0 and 2.1, levels A and AA: what the issue asks of every page
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+#: the seconds each axe-core run took in this process (what the checks cost; printed by the tests)
+TIMES: list = []
 
 
 def axe_path() -> Path:
@@ -227,6 +229,7 @@ def check_page(page, where: str, contrast: bool = True, width: bool = True) -> d
     t0 = time.perf_counter()
     violations = axe(page)
     seconds = time.perf_counter() - t0
+    TIMES.append(seconds)
     assert violations == [], f"{where}: axe-core (WCAG 2.1 A/AA): {json.dumps(violations, indent=1, ensure_ascii=False)[:3000]}"
     if contrast:
         low = page.evaluate(FIGURE_CONTRAST)

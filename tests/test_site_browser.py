@@ -17,6 +17,7 @@ import functools
 import json
 import re
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -114,6 +115,10 @@ def _write_budgets():
     lines.append("")
     lines.append("* bytes a fresh visit transfers from the static server, besides the shared plotly.js "
                  "[budgets: first figure ≤ 1 s, transfer ≤ 3 MB, slider ≤ 100 ms]")
+    if a11y.TIMES:
+        lines.append(f"accessibility: {len(a11y.TIMES)} axe-core runs, {sum(a11y.TIMES):.1f} s in all "
+                     f"({min(a11y.TIMES):.2f}–{max(a11y.TIMES):.2f} s each); the phone and dark-mode test: "
+                     f"{BUDGETS.get('phone_seconds', 0):.0f} s")
     text = "\n".join(lines)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "budgets.txt").write_text(text + "\n")
@@ -267,6 +272,7 @@ def test_every_page_on_a_phone_light_and_dark(served, browser, name):  # noqa: F
     sideways, each figure's title and legend fit and the legend lies off the plot, an explorable's
     slider is a finger's size; no TeX is left in the text."""
     base, _, _ = served
+    started = time.perf_counter()
     context = browser.new_context(color_scheme="light", **PHONE)
     page = context.new_page()
     errors = []
@@ -297,6 +303,7 @@ def test_every_page_on_a_phone_light_and_dark(served, browser, name):  # noqa: F
         assert not errors, errors
     finally:
         context.close()
+        BUDGETS["phone_seconds"] = BUDGETS.get("phone_seconds", 0) + time.perf_counter() - started
 
 
 def _is_dark(css_colour: str) -> bool:
