@@ -401,7 +401,7 @@ def test_every_page_has_its_launch_bar_exercises_and_described_figures(site):
             assert f'<figcaption class="dl-alt" id="{fid}-alt">' in body and 'role="img"' not in body
             caption = re.search(r'<figcaption[^>]*>(.*?)</figcaption>', body, flags=re.S).group(1)
             # an explorable's caption first says which value it shows
-            assert re.match(r"(Shown: [^.]+ = [^.]+\. )?Figure", caption) and len(caption) > 40, (path.name, caption[:80])
+            assert re.match(r"(Shown: .+? = \S+\. )?Figure", caption) and len(caption) > 40, (path.name, caption[:80])
         assert "widget-view" not in markup and "Error displaying widget" not in markup
 
 
