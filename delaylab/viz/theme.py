@@ -298,7 +298,8 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
             if (Math.abs(gd.clientWidth - width) < 3 || !gd.isConnected) return;
             width = gd.clientWidth;
             clearTimeout(timer);
-            timer = setTimeout(() => globalThis.Plotly.Plots.resize(gd), 150);
+            // plotly's own resize would report the new size to the kernel: an autosize not reported
+            timer = setTimeout(() => globalThis.Plotly.relayout(gd, {autosize: true, _doNotReportToPy: true}), 150);
           }).observe(gd);
           let pending = false;
           gd.on("plotly_afterplot", () => {
