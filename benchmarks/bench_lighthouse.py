@@ -5,7 +5,7 @@ notebook page).
 Lighthouse 12.2.3 (npm; 13 needs Node 22) is a measuring tool, not part of the workbook: it is
 installed on first use into ``.venv/share/delaylab-test/lighthouse`` with ``npm``. The site is the
 one the tests build (``test-artifacts/site/site``, built by ``python3 tasks.py book`` when out of
-date), served from a local static server that compresses text as static hosts do (GitHub Pages,
+date; ``--site DIR`` measures another build), served from a local static server that compresses text as static hosts do (GitHub Pages,
 nginx's gzip_static). Each page is measured with Lighthouse's defaults: mobile (a Moto G Power's
 screen, a 4× slower CPU, simulated slow 4G at 1.6 Mbit/s and 150 ms), in Debian's chromium, ``runs``
 times; the median run is printed. Numbers vary with the machine's load: the load average is printed.
@@ -95,7 +95,11 @@ def main(argv=(), row=None, runs: int = 3) -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
     from test_site import NOTEBOOKS, built_site
 
-    folder, _ = built_site()
+    argv = list(argv)
+    if "--site" in argv:  # a site built already (e.g. `python3 tasks.py book --out DIR`)
+        folder = Path(argv[argv.index("--site") + 1])
+    else:
+        folder, _ = built_site()
     cli = lighthouse()
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Compressing, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
