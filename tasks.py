@@ -201,6 +201,7 @@ def cmd_test(args) -> None:
     ensure_venv(extras=("test", "site"))  # the tests build the course site too
     ensure_browser()
     ensure_sandbox_tool()  # tests/test_grading.py grades in the sandbox
+    run([PY, ROOT / "tests" / "a11y.py"], check=False)  # axe-core from npm, for the accessibility tests
     workers = ["-n", str(min(4, os.cpu_count() or 1)), "--dist", "loadscope"]
     nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
     if "-m" in args:  # the caller chose which tests
@@ -219,7 +220,7 @@ def cmd_test(args) -> None:
 
 
 def cmd_bench(args) -> None:
-    ensure_venv(extras=("test", "site") if "book" in args else ("test",))
+    ensure_venv(extras=("test", "site") if {"book", "lighthouse"} & set(args) else ("test",))
     run([PY, ROOT / "benchmarks" / "bench.py", *args], env=jupyter_env())
 
 

@@ -65,7 +65,7 @@ SETTINGS = {
         "show_tracebacks": False,
         "strip_sources": True,
         "file_allowlist": [r".*\.(png|jpg|gif|svg|csv)"],
-        "extension_denylist": ["jupyterlab-plotly", "jupyterlab-rise"],
+        "extension_denylist": ["jupyterlab-plotly", "jupyterlab-rise", "@jupyterlab/mathjax3-extension"],
     },
     "VoilaExecutor": {"timeout": 300, "skip_cells_with_tag": "hide", "iopub_timeout": 60},
     "VoilaExporter": {
