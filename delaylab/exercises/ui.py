@@ -22,6 +22,7 @@ import numpy as np
 
 from ..viz.display import Displayable
 from . import instance
+from .texts import to_html, to_plain
 from ._core import (Feedback, check, expectation, get, given, ids, not_answered, params, reference_code,
                     reference_explanation, right, wrong)
 
@@ -49,14 +50,14 @@ def feedback_html(fb: Feedback, extra: str = "") -> str:
     """The verdict as a coloured box (green: right, orange: wrong, grey: not answered yet)."""
     bg, fg, mark = _COLOURS[fb.status]
     return (f"<div style='background:{bg};color:{fg};border-left:4px solid {fg};padding:6px 10px;"
-            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {html.escape(fb.message)}{extra}</div>")
+            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {to_html(fb.message)}{extra}</div>")
 
 
 def _enforce(eid: str, fb: Feedback) -> None:
     """Under the tests (``DELAYLAB_EXERCISES_EXPECT``), a check that is not as expected fails the cell."""
     want = expectation()
     if want is not None and fb.status != want:
-        raise AssertionError(f"exercise {eid}: expected {want}, got {fb.status}: {fb.message}")
+        raise AssertionError(f"exercise {eid}: expected {want}, got {fb.status}: {to_plain(fb.message)}")
 
 
 def _box(text: str, colour: str = "#374151", background: str = "#F8F9FB") -> str:
@@ -121,10 +122,10 @@ class Given:
 
         who = instance.current()
         owner = f"for {html.escape(who)}" if who else "default numbers"
-        display(W.HTML(_box(f"<b>Your numbers</b> ({owner}): {html.escape(self.text)}", "#1F2937", "#EEF2FF")))
+        display(W.HTML(_box(f"<b>Your numbers</b> ({owner}): {to_html(self.text)}", "#1F2937", "#EEF2FF")))
 
     def __repr__(self) -> str:
-        return f"Your numbers: {self.text}"
+        return f"Your numbers: {to_plain(self.text)}"
 
 
 def show_given(eid: str) -> Given:
@@ -265,7 +266,7 @@ class Steps:
         self._label()
 
     def _html(self) -> str:
-        parts = [_box(f"<b>Hint {i + 1}</b> ({what}): {html.escape(text)}")
+        parts = [_box(f"<b>Hint {i + 1}</b> ({what}): {to_html(text)}")
                  for i, (what, text) in enumerate(self.steps[: self.shown])]
         if self.shown > len(self.steps):
             parts.append(solution_html(self.eid))
@@ -283,7 +284,7 @@ def solution_html(eid: str) -> str:
     code = reference_code(eid)
     why = reference_explanation(eid)
     return (f"<pre style='background:#F8F8F8;padding:8px;white-space:pre-wrap;margin:4px 0'>{html.escape(code)}</pre>"
-            + (f"<div style='margin:4px 0 8px 0'>{html.escape(why)}</div>" if why else ""))
+            + (f"<div style='margin:4px 0 8px 0'>{to_html(why)}</div>" if why else ""))
 
 
 # ------------------------------------------------------------------ check cells
@@ -318,7 +319,7 @@ class Checked(Displayable):
         return W.VBox([W.HTML(feedback_html(self.feedback)), Steps(self.eid).widget])
 
     def __repr__(self) -> str:
-        return f"{self.feedback.status}: {self.feedback.message}"
+        return f"{self.feedback.status}: {to_plain(self.feedback.message)}"
 
 
 # ------------------------------------------------------------------ predict
@@ -419,7 +420,7 @@ def autograde(eid: str, answer=_MISSING) -> str:
         raise AssertionError(f"{eid}: not answered")
     fb = check(eid, answer, student=instance.grading_student())
     if not fb.correct:
-        raise AssertionError(f"{eid}: {fb.message}")
+        raise AssertionError(f"{eid}: {to_plain(fb.message)}")
     return f"{eid}: right"
 
 
@@ -460,9 +461,9 @@ class Explain(Displayable):
         if solutions_shown():
             mine = html.escape(_WRITTEN[self.eid])
             self.out.value = (_box(f"<b>Your first answer:</b> {mine}")
-                              + _box(f"<b>A model answer:</b> {html.escape(self.ex.solution)}", "#1B5E20", "#E8F5E9")
+                              + _box(f"<b>A model answer:</b> {to_html(self.ex.solution)}", "#1B5E20", "#E8F5E9")
                               + _box("<b>Does your answer mention…</b> (tick what it does; nothing is graded)"))
-            self.ticks.children = [W.Checkbox(value=False, description=p, indent=False,
+            self.ticks.children = [W.Checkbox(value=False, description=to_html(p), description_allow_html=True, indent=False,
                                               layout=W.Layout(width="auto")) for p in self.ex.points]
         else:
             self.out.value = _box("Your answer is written down. " + html.escape(SOLUTIONS_OFF))
