@@ -268,6 +268,22 @@ def params(eid: str, student=None) -> dict:
     return dict(_PARAMS[key])
 
 
+#: Set (to "off") in a graded release: no solution is shown (see ``python3 tasks.py assignment``).
+SOLUTIONS_ENV = "DELAYLAB_SOLUTIONS"
+SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your lecturer after the deadline."
+_GRADED: list = []  # [True] once ex.start(graded=True) ran: a graded release
+
+
+def solutions_shown() -> bool:
+    """Whether solutions may be shown: not in a graded release, nor with ``DELAYLAB_SOLUTIONS=off``."""
+    return not _GRADED and os.environ.get(SOLUTIONS_ENV, "").strip().lower() != "off"
+
+
+def mark_graded() -> None:
+    """This kernel runs a graded release (``ex.start(graded=True)``): solutions off from now on."""
+    _GRADED[:] = [True]
+
+
 class SolutionsOff(str):
     """What :func:`solution` returns in a graded release (``ex.start(graded=True)``)."""
 
@@ -276,8 +292,6 @@ def solution(eid: str, student=None):
     """The reference answer for ``student`` (the current one when None): a choice key, a number
     (or array), a function, or the model answer of an explain exercise. In a graded release, a
     sentence saying that solutions are off."""
-    from .ui import SOLUTIONS_OFF, solutions_shown
-
     if not solutions_shown():
         return SolutionsOff(SOLUTIONS_OFF)
     ex = get(eid)
@@ -287,16 +301,12 @@ def solution(eid: str, student=None):
 def solution_code(eid: str, student=None) -> str:
     """The answer cell filled in for ``student``, with their numbers written out. In a graded
     release, like :func:`solution`, a sentence saying that solutions are off."""
-    from .ui import SOLUTIONS_OFF, solutions_shown
-
     return reference_code(eid, student) if solutions_shown() else SolutionsOff(SOLUTIONS_OFF)
 
 
 def explanation(eid: str, student=None) -> str:
     """Why the solution is right, for ``student``'s numbers ("" if the exercise has none). In a
     graded release, a sentence saying that solutions are off."""
-    from .ui import SOLUTIONS_OFF, solutions_shown
-
     return reference_explanation(eid, student) if solutions_shown() else SolutionsOff(SOLUTIONS_OFF)
 
 

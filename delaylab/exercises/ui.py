@@ -23,6 +23,7 @@ import numpy as np
 from ..viz.display import Displayable
 from . import instance
 from .texts import to_html, to_plain
+from ._core import SOLUTIONS_ENV, SOLUTIONS_OFF, mark_graded, solutions_shown  # noqa: F401  (re-exported)
 from ._core import (Feedback, check, expectation, get, given, ids, not_answered, params, reference_code,
                     reference_explanation, right, wrong)
 
@@ -30,18 +31,6 @@ _COLOURS = {"correct": ("#E8F5E9", "#1B5E20", "✓"), "wrong": ("#FFF3E0", "#8A3
             "unanswered": ("#F3F4F6", "#374151", "…")}
 _KIND_TEXT = {"predict": "predict", "compute": "compute", "derive": "derive", "explain": "explain why",
               "implement": "implement"}
-#: Set (to "off") in a graded release: no solution is shown (see ``python3 tasks.py assignment``).
-SOLUTIONS_ENV = "DELAYLAB_SOLUTIONS"
-SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your lecturer after the deadline."
-
-
-_GRADED: list = []  # [True] once ex.start(graded=True) ran: a graded release
-
-
-def solutions_shown() -> bool:
-    return not _GRADED and os.environ.get(SOLUTIONS_ENV, "").strip().lower() != "off"
-
-
 def stars(n: int) -> str:
     return "★" * n + "☆" * (3 - n)
 
@@ -107,7 +96,7 @@ def start(student: str | None = None, graded: bool = False) -> Started:
     is the student, whatever id the cell names."""
     install_capture()
     if graded:
-        _GRADED[:] = [True]
+        mark_graded()
     return Started(instance.set_current(student, graded=graded), graded=graded)
 
 
