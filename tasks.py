@@ -16,6 +16,9 @@
     python3 tasks.py assignment NN|all [--out DIR]
                                 graded assignments of the paper notebooks as an nbgrader course
                                 folder (default assignments/; docs/instructor.md)
+    python3 tasks.py progress [STUDENT]
+                                each student's progress through the exercises (the records that
+                                JupyterLab keeps beside the notebooks, notebooks/.delaylab-work/)
     python3 tasks.py clean      remove the virtual environment and caches
     python3 tasks.py clean --cache   empty the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
 
@@ -257,6 +260,15 @@ def cmd_assignment(args) -> None:
     run([PY, "-m", "delaylab.exercises.assignment", *_caller_paths(args, "--out", "--from")])
 
 
+def cmd_progress(args) -> None:
+    """Each student's progress (delaylab/exercises/work.py): exercises right at the first try, right
+    later, tried, open, hints and solutions seen, per notebook."""
+    ensure_venv(extras=())
+    extra = [] if any(a.split("=", 1)[0] == "--folder" for a in args) else [
+        "--folder", ROOT / "notebooks" / ".delaylab-work"]
+    run([PY, "-m", "delaylab.exercises.work", *_caller_paths(args, "--folder"), *extra])
+
+
 def cmd_clean(args) -> None:
     if "--cache" in args:  # only the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
         ensure_venv(extras=())
@@ -270,7 +282,7 @@ def cmd_clean(args) -> None:
 
 
 COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "book": cmd_book, "dashboard": cmd_dashboard,
-            "slides": cmd_slides, "assignment": cmd_assignment, "clean": cmd_clean}
+            "slides": cmd_slides, "assignment": cmd_assignment, "progress": cmd_progress, "clean": cmd_clean}
 
 
 def main(argv) -> None:
