@@ -54,6 +54,27 @@ def run(cmd, check=True, **kw) -> None:
     subprocess.run([str(c) for c in cmd], check=check, cwd=ROOT, **kw)
 
 
+def run_with_progress(cmd, what: str, every: float = 10.0) -> None:
+    """``run(cmd)``, saying ``what`` and then, every ``every`` seconds, that it is still at it: a
+    long silent step looks like a hung one."""
+    import threading
+    import time
+
+    say(what + "…")
+    done = threading.Event()
+    started = time.monotonic()
+
+    def tick():
+        while not done.wait(every):
+            say(f"  … still {what.split(',')[0]} ({time.monotonic() - started:.0f} s)")
+
+    threading.Thread(target=tick, daemon=True).start()
+    try:
+        run(cmd)
+    finally:
+        done.set()
+
+
 def _fingerprint() -> str:
     h = hashlib.sha256()
     for name in ("pyproject.toml", "tasks.py"):
@@ -92,7 +113,8 @@ def ensure_venv(extras=("test",)) -> None:
         wanted = sorted(have | set(extras))
         run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
         run([PY, "-m", "pip", "install", "--quiet", "-e", f".[{','.join(wanted)}]" if wanted else "."], env=pip_env())
-        run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
+        # compile the numba kernels now, not at the first slider move (about a minute on 2 cores)
+        run_with_progress([PY, "-m", "delaylab.kernels"], "compiling the numba kernels, once (about a minute)")
         STAMP.write_text("+".join([_fingerprint(), *wanted]))
         fetch_plotly_basic()
     elif not any((VENV / "share" / "delaylab").glob("plotly-basic-*.min.js")):
@@ -169,8 +191,15 @@ def cmd_lab(args) -> None:
     # notebooks/ unless the caller chose a folder (Jupyter refuses a second --notebook-dir)
     chosen = any(a.split("=", 1)[0] in ("--notebook-dir", "--ServerApp.root_dir") for a in args)
     folder = [] if chosen else ["--notebook-dir", ROOT / "notebooks"]
-    run([PY, "-m", "jupyter", "lab", *folder, *as_root, *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")],
-        env=jupyter_env())
+    cmd = [str(c) for c in [PY, "-m", "jupyter", "lab", *folder, *as_root,
+                            *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")]]
+    if os.name == "posix":
+        # this process becomes JupyterLab: a SIGTERM (a service manager, `kill`, `docker stop`) reaches
+        # the server itself, which shuts its kernels down, instead of ending only this script
+        say(" ".join(cmd))
+        os.chdir(ROOT)
+        os.execve(cmd[0], cmd, jupyter_env())
+    run(cmd, env=jupyter_env())
 
 
 def ensure_browser() -> None:
