@@ -8,8 +8,8 @@ it), and read back when a notebook starts again (``ex.start("alice")``):
 
 * per exercise, the **first** answer and its verdict (kept for good: a prediction cannot be made
   again), the **last** answer and its verdict (with its message), the number of attempts, how
-  many hints were shown, whether and when the solution was shown, and the times of the first
-  and last check;
+  many hints were shown, whether and when the solution was shown, when it was first right, and
+  the times of the first and last check;
 * answers as the student gave them: a predict question's choice, an explanation's text, a number
   (or vector), an implemented function's source code.
 
@@ -221,6 +221,8 @@ def checked(eid: str, answer, status: str, message: str) -> dict:
         item.setdefault("first", verdict)  # the first answer stays the first
         item["last"] = verdict
         item["attempts"] = int(item.get("attempts", 0)) + 1
+        if status == "correct":
+            item.setdefault("right", stamp)  # when it was first right
 
     return _update(eid, change)
 
@@ -244,14 +246,14 @@ def solution_shown(eid: str) -> dict:
 
 # ------------------------------------------------------------------ progress
 def state(item: dict) -> str:
-    """"right first" (the first answer was right), "done" (right since), "tried" (checked, never
-    right), or "open" (never checked)."""
+    """"right first" (the first answer was right), "done" (right at a later try), "tried"
+    (checked, never right), or "open" (never checked)."""
     first, last = item.get("first"), item.get("last")
     if not first:
         return "open"
     if first.get("status") == "correct":
         return "right first"
-    if last and last.get("status") == "correct":
+    if item.get("right") or (last and last.get("status") == "correct"):
         return "done"
     return "tried"
 

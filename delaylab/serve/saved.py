@@ -14,6 +14,9 @@ server imports this module alone, not the exercises):
 The open page is not changed (its widgets stay live); the file on disk is what a reopened
 notebook shows. Reopened while its kernel still runs, a notebook shows the saved outputs too: run
 a cell again to bring its widgets back.
+
+And a notebook that was only opened is not modified: its ``language_info`` is filled in on loading
+as the kernel will report it (:func:`fill_language_info_on_load`).
 """
 
 from __future__ import annotations
@@ -64,4 +67,57 @@ def pre_save_hook(model: dict, **kwargs) -> None:
         pass
 
 
-__all__ = ["static_outputs", "pre_save_hook", "WIDGET"]
+
+
+# ------------------------------------------------------------------ opened: not modified
+def python_language_info() -> dict:
+    """What ipykernel's Python kernel reports as its ``language_info`` (and JupyterLab writes into
+    a notebook's metadata when the kernel starts), for the Python running this server: the kernel
+    of the "python3" kernelspec in delaylab's environment."""
+    import platform
+
+    return {"codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+            "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+            "pygments_lexer": "ipython3", "version": platform.python_version()}
+
+
+def with_language_info(model: dict) -> dict:
+    """A notebook as loaded, its ``language_info`` filled in as the kernel will report it.
+
+    The notebooks are stored with ``{"name": "python"}`` only (the kernel's version differs from
+    machine to machine); when the kernel starts, JupyterLab writes what the kernel reports into
+    the metadata, which marked every notebook modified on opening ("save changes?" on closing a
+    notebook that was only read). Filled in on loading, the kernel's report changes nothing."""
+    nb = model.get("content") if model.get("type") == "notebook" else None
+    if not isinstance(nb, dict):
+        return model
+    meta = nb.get("metadata", {})
+    info = python_language_info()
+    current = meta.get("language_info", {})
+    if (meta.get("kernelspec", {}).get("name") == "python3" and isinstance(current, dict)
+            and all(info.get(k) == v for k, v in current.items() if k != "version")):
+        meta["language_info"] = {**info}
+    return model
+
+
+def fill_language_info_on_load(contents_manager) -> None:
+    """Have ``contents_manager.get`` fill in each notebook's ``language_info`` (:func:`with_language_info`)."""
+    import functools
+    import inspect
+
+    get = contents_manager.get
+    if getattr(get, "delaylab_language_info", False):
+        return
+    if inspect.iscoroutinefunction(get):
+        @functools.wraps(get)
+        async def filled(*args, **kwargs):
+            return with_language_info(await get(*args, **kwargs))
+    else:
+        @functools.wraps(get)
+        def filled(*args, **kwargs):
+            return with_language_info(get(*args, **kwargs))
+    filled.delaylab_language_info = True
+    contents_manager.get = filled
+
+
+__all__ = ["static_outputs", "pre_save_hook", "WIDGET", "with_language_info", "fill_language_info_on_load"]
