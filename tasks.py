@@ -2,7 +2,7 @@
 """The workbook's commands. Each one creates or refreshes the local virtual environment
 (.venv) first, so on a fresh machine with python3 a single command does all the set-up.
 
-    python3 tasks.py lab        open the workbook in JupyterLab (notebooks/)
+    python3 tasks.py lab        open the workbook in JupyterLab (notebooks/00_index.ipynb)
                                 (and has git ignore the outputs of saved notebooks: README)
     python3 tasks.py test       run every test: unit tests and the notebooks (nbval), each notebook
                                 twice: as shipped (every exercise "not answered yet") and with every
@@ -188,9 +188,11 @@ def cmd_lab(args) -> None:
     ensure_venv(extras=())
     configure_git_filter()
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
-    # notebooks/ unless the caller chose a folder (Jupyter refuses a second --notebook-dir)
+    # the checkout's folder, opening notebooks/00_index.ipynb (as on Binder or a hub): the notebooks'
+    # links to ../docs/readings.md then open in JupyterLab; unless the caller chose a folder (Jupyter
+    # refuses a second --notebook-dir)
     chosen = any(a.split("=", 1)[0] in ("--notebook-dir", "--ServerApp.root_dir") for a in args)
-    folder = [] if chosen else ["--notebook-dir", ROOT / "notebooks"]
+    folder = [] if chosen else ["--notebook-dir", ROOT, "--LabApp.default_url=/lab/tree/notebooks/00_index.ipynb"]
     cmd = [str(c) for c in [PY, "-m", "jupyter", "lab", *folder, *as_root,
                             *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")]]
     if os.name == "posix":
