@@ -78,3 +78,32 @@ def test_plain_text_and_html():
     assert page.startswith("a &lt;b&gt; and <math") and 'alttext="\\hat\\theta^W_t"' in page
     assert [k for k, _ in pieces("$$x^2$$ then $y$ and a $ 5 bill")] == ["display", "text", "inline", "text"]
     assert to_html(r"$\frac{1}{$") == "$\\frac{1}{$"  # a formula the converter cannot read stays as written
+
+
+def test_the_exercises_modules_import_no_circle():
+    """Each module of delaylab/exercises imports only modules below it (issue 37: _core ↔ ui)."""
+    import ast
+
+    folder = Path(ex.__file__).parent
+    graph = {}
+    for path in folder.glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names |= {node.module} if node.module else {a.name for a in node.names}
+        graph[path.stem] = {n.split(".")[0] for n in names} & {p.stem for p in folder.glob("*.py")}
+    seen, order = set(), []
+
+    def visit(name, stack):
+        assert name not in stack, f"an import circle: {' → '.join([*stack, name])}"
+        if name in seen:
+            return
+        for dep in sorted(graph.get(name, ())):
+            visit(dep, [*stack, name])
+        seen.add(name)
+        order.append(name)
+
+    for name in sorted(graph):
+        if name != "__init__":
+            visit(name, [])
+    assert "ui" not in graph["_core"] and "work" not in graph["_core"]

@@ -184,6 +184,13 @@ class Exercise:
 
 _REGISTRY: dict[str, Exercise] = {}
 
+#: The notebooks of the workbook (file, short title), for the lists of exercises and the progress.
+NOTEBOOKS = {"01": ("01_delayed_conversions.ipynb", "Delayed conversions"),
+             "02": ("02_arm_dependent_delays.ipynb", "Arm-dependent, heavy-tailed delays"),
+             "03": ("03_linear_delayed.ipynb", "Linear bandits, delayed and censored"),
+             "04": ("04_aggregated_anonymous.ipynb", "Delayed, aggregated, anonymous feedback"),
+             "05": ("05_adversarial_delays.ipynb", "Adversarial bandits, unrestricted delays")}
+
 
 def register(exercise: Exercise) -> Exercise:
     e = exercise

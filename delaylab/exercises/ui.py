@@ -35,7 +35,7 @@ import ipywidgets as W
 from ..viz.display import Displayable
 from . import instance, work
 from .texts import to_html, to_plain
-from ._core import SOLUTIONS_ENV, SOLUTIONS_OFF, mark_graded, solutions_shown  # noqa: F401  (re-exported)
+from ._core import NOTEBOOKS, SOLUTIONS_ENV, SOLUTIONS_OFF, mark_graded, solutions_shown  # noqa: F401  (re-exported)
 from ._core import (Feedback, check, expectation, get, given, ids, not_answered, params, reference_code,
                     reference_explanation, right, wanted, wrong)
 
@@ -784,12 +784,6 @@ def _verdict(panel, ex, label, checked: Feedback) -> Feedback | None:
 
 
 # ------------------------------------------------------------------ the list of exercises
-#: The notebooks of the workbook (file, short title), for the index's list of exercises.
-NOTEBOOKS = {"01": ("01_delayed_conversions.ipynb", "Delayed conversions"),
-             "02": ("02_arm_dependent_delays.ipynb", "Arm-dependent, heavy-tailed delays"),
-             "03": ("03_linear_delayed.ipynb", "Linear bandits, delayed and censored"),
-             "04": ("04_aggregated_anonymous.ipynb", "Delayed, aggregated, anonymous feedback"),
-             "05": ("05_adversarial_delays.ipynb", "Adversarial bandits, unrestricted delays")}
 
 
 def heading(eid: str) -> str:

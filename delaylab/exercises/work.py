@@ -36,7 +36,7 @@ import threading
 from pathlib import Path
 
 from . import instance
-from ._core import expectation, get, ids
+from ._core import NOTEBOOKS, expectation, get, ids
 
 #: the folder of the records, inside the workbook's folder (the one holding 00_index.ipynb)
 FOLDER = ".delaylab-work"
@@ -322,8 +322,6 @@ def main(argv=None) -> int:
     parser.add_argument("--folder", default=None, help="the records' folder (default: notebooks/" + FOLDER + ")")
     args = parser.parse_args(argv)
     where = Path(args.folder) if args.folder else folder()
-    from .ui import NOTEBOOKS
-
     titles = {nb: title for nb, (_, title) in NOTEBOOKS.items()}
     who = [args.student] if args.student is not None else students(where)
     if not who:
