@@ -143,6 +143,11 @@ class Exercise:
         Expected time for a student who has read the section (for the instructor's guide).
     tolerance : (rtol, atol) or None
         compute, derive: the precision the check wants (set by :func:`numeric`; the student is told).
+    reveals : tuple of str
+        predict only: the words that would give its answer away (the right outcome as the text
+        would state it, e.g. "grows linearly in E[τ]"). None of them, nor the right choice's label,
+        may appear in the notebook above the question or in the cells that run with it
+        (tests/test_predict_reveal.py).
     """
 
     id: str
@@ -167,6 +172,7 @@ class Exercise:
     points: tuple = ()
     minutes: int = 10
     tolerance: tuple | None = None
+    reveals: tuple = ()
 
     @property
     def notebook(self) -> str:

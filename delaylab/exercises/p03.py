@@ -48,8 +48,8 @@ register(Exercise(
                  r"$B_t$: on average a fraction $\tau_m$ of them. The estimate is shrunk by $\tau_m$.",
         "tau-theta": f"Each action is in $V_t$, but it converts within the window only with probability "
                      rf"$\tau_m\langle A_s, \theta\rangle$: $\hat\theta^W$ estimates $\tau_m\theta$ (here "
-                     rf"$\tau_m = P(D \le {_M_E}) = {_TAU_E:.3f}$). It ranks the actions like θ, which is all a "
-                     "learner needs.",
+                     rf"$\tau_m = P(D \le {_M_E}) = {_TAU_E:.3f}$). It ranks the actions as θ does, with gaps between "
+                     r"them $\tau_m$ times smaller.",
         "zero": rf"With geometric delays of mean {_MU_E}, $\tau_m = P(D \le {_M_E}) = {_TAU_E:.2f}$: most conversions "
                 "do arrive within the window. The estimate is shrunk, not lost.",
         "beyond": r"The window discards conversions, it never adds any: $B_t$ has fewer terms than without censoring, "
@@ -61,6 +61,8 @@ register(Exercise(
     explanation=r"$\hat\theta^W_t = V_t^{-1}B_t$ with every action in $V_t$ and only the conversions seen within m "
                 r"steps in $B_t$: it converges to $\tau_m\theta$, $\tau_m = P(D \le m)$.",
     wrong_answers=["theta", "zero", "beyond"],
+    reveals=("estimates $\\tau_m\\theta$", "heads for $\\tau_m\\theta$", "converges to τ_m·θ", "shrunk by τ_m",
+             "shorter than θ"),
 ))
 
 
@@ -160,8 +162,9 @@ def _target_wrong(p):
                      r"shrinks the estimate too: $\mathbb{E}\,\hat\theta^W = \tau_m V^{-1}(V - \lambda I)\theta$."),
         (np.linalg.solve(V, G @ theta), "that is ridge regression without censoring: only a share "
                                         r"$\tau_m = P(D \le m)$ of the conversions is counted in $B_t$."),
-        (_tau(p["mu"], p["m"] - 1) * np.linalg.solve(V, G @ theta), r"$\tau_m = P(D \le m) = 1 - \lambda^{m+1}$ for "
-                                                                   r"the geometric law; this uses $P(D \le m - 1)$."),
+        (_tau(p["mu"], p["m"] - 1) * np.linalg.solve(V, G @ theta), r"$\tau_m = P(D \le m) = 1 - (\mu/(\mu + 1))^{m+1}$ "
+                                                                   r"for the geometric law of mean μ on {0, 1, …}; "
+                                                                   r"this uses $P(D \le m - 1)$."),
         (theta, "θ itself: least squares with censored conversions does not estimate θ."),
     ]
 
@@ -337,16 +340,22 @@ register(Exercise(
     explanation=r"A smaller window trims the delay term but throws away most conversions: the signal $\tau_m\theta$ "
                 r"weakens while $2f_{t,\delta}$ does not, so the regret at T grows.",
     wrong_answers=["lower", "same"],
+    reveals=("regret at $T$ rises", "regret at t is higher", "learning slows", "learning slow", "higher regret",
+             "regret at $t$ grows"),
 ))
 
 
 # ---------------------------------------------------------------- 3.6 explain: why the last m actions
 _WHY_LAST_M = ("Only the conversions of the last m actions can still arrive and be counted: an action more than m "
                "steps old has either shown its conversion within the window or never will be counted (the learner "
-               r"ignores what comes later), so its contribution to $B_t$ is final and its censoring is the same "
-               r"factor $\tau_m$ for every action — which estimating $\tau_m\theta$ instead of θ absorbs. For the last "
-               r"m actions $B_t$ may still miss conversions that will count: that bias points along those actions, and "
-               r"it is bounded by their norms in $V_t^{-1}$, hence the sum of the last m norms in the width.")
+               r"ignores what comes later), so its contribution to $B_t$ is final. Its censoring has mean $\tau_m$ for "
+               r"every action, which estimating $\tau_m\theta$ instead of θ absorbs, and the rest, "
+               r"$\mathbb{1}\{D_s \le m\} - \tau_m$, is noise like the reward's, paid by the second f of "
+               r"$2f_{t,\delta}$. For the last m actions $B_t$ may still miss conversions that will count: that bias is "
+               "a sum of those actions with coefficients in [−1, 0] (a conversion missing for now), so in the "
+               r"$V_t^{-1}$ norm it is at most the sum of their norms — the delay term. Paying nothing would leave that "
+               r"bias uncovered; paying for all past actions would widen the set for conversions that can no longer "
+               r"change $B_t$.")
 
 register(Exercise(
     id="03.why-last-m",
@@ -356,7 +365,8 @@ register(Exercise(
     title="Why the width pays for the last m actions only",
     solution=_WHY_LAST_M,
     points=("an action older than m steps is final: its conversion was counted or never will be",
-            r"the censoring of older actions is a common factor $\tau_m$, absorbed by estimating $\tau_m\theta$",
+            r"the censoring of older actions has mean $\tau_m$, absorbed by estimating $\tau_m\theta$; its "
+            "randomness is noise covered by 2f",
             r"the last m actions may still get conversions that will count: $B_t$ misses them for now",
             r"that missing part biases the estimate along those actions, at most their norms in $V_t^{-1}$"),
     hints=(r"Section 2: which actions' conversions can still change $B_t$, and which are settled for good?",

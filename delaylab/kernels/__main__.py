@@ -1,9 +1,7 @@
-"""``python -m delaylab.kernels``: compile the kernels into numba's on-disk cache (after installing)."""
+"""``python -m delaylab.kernels``: the same as ``python -m delaylab.warmup`` (compile the kernels
+into numba's on-disk cache after installing)."""
 
-from . import enabled, warmup
+import runpy
 
 if __name__ == "__main__":
-    if enabled():
-        warmup(verbose=True)
-    else:
-        print("delaylab kernels are off (numba missing or DELAYLAB_KERNELS=numpy): nothing to compile")
+    runpy.run_module("delaylab.warmup", run_name="__main__", alter_sys=True)

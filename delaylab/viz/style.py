@@ -15,12 +15,15 @@ from __future__ import annotations
 import re
 import zlib
 
+from ..policies.simple import UNIFORM
+
 #: Okabe–Ito's palette (yellow left out: unreadable on white) and Paul Tol's wine: colours that stay
 #: apart under the common colour-vision deficiencies.
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, WINE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
                                                       "#56B4E9", "#882255")
 BLACK = "#000000"
 INDIGO = "#332288"  # Paul Tol: the student's own policy
+GREY = "#636363"  # uniform random play, the reference curve of every regret figure
 #: in this order, the first five are pairwise far apart (blue/sky, orange/vermillion and
 #: purple/wine are the close pairs): a series of up to five curves never needs a second channel
 PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
@@ -29,6 +32,9 @@ PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
 # compares get distinct colours; when two must share a hue family (blue/sky blue), they also
 # differ by dash and marker (SYMBOLS). tests/test_figures_legible.py checks every figure.
 STYLES: dict[str, tuple[str, str]] = {
+    # the reference of every regret figure: uniform random play, dashed grey (GREY: 5.9:1 on white;
+    # on a dark page viz/theme.py lightens it like every colour below 3:1)
+    UNIFORM: (GREY, "dash"),
     # baselines without delay correction
     "UCB1": ("#7F7F7F", "dot"),
     "KL-UCB": ("#000000", "dot"),
@@ -68,6 +74,7 @@ STYLES: dict[str, tuple[str, str]] = {
     "arm 4": (PURPLE, "solid"),
     # Vernade et al. 2020
     "OTFLinUCB": (BLUE, "solid"),
+    "OTFLinUCB without delay term": (GREEN, "dash"),  # Algorithm 1 with α = 2f: what the delay term costs
     "OTFLinTS": (VERMILLION, "solid"),
     "LinUCB": ("#000000", "dot"),
     # Pike-Burke et al. 2018
@@ -141,12 +148,12 @@ def band_color(name: str, alpha: float = 0.18, color: str | None = None) -> str:
 
 #: the papers of the workbook and the algorithms each notebook draws (for the colour legend)
 PAPERS: dict[str, tuple[str, ...]] = {
-    "baselines": ("UCB1", "KL-UCB"),
+    "baselines": (UNIFORM, "UCB1", "KL-UCB"),
     "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB",
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
     "02 Manegueu et al. 2020": ("Patient Bandits", "Adapt-Patient Bandits"),
-    "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinTS", "LinUCB"),
+    "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinUCB without delay term", "OTFLinTS", "LinUCB"),
     "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"),
     "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Doubling"),
 }
