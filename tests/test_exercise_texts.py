@@ -55,8 +55,10 @@ def test_tex_strings_in_the_sources_are_raw():
         for tok in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline):
             if tok.type == tokenize.STRING or tok.type == getattr(tokenize, "FSTRING_START", -1):
                 prefix = re.match(r"[A-Za-z]*", tok.string).group(0).lower()
-                if "$" in tok.string and "\\" in tok.string and "r" not in prefix:
-                    pytest.fail(f"{path.name}:{tok.start[0]}: a string with TeX should be raw (r\"…\"): {tok.string[:80]}")
+                body = tok.string[len(prefix):]
+                if "$" in body and "r" not in prefix and re.search(r"(?<!\\)(\\\\)*\\[abfnrtv]", body):
+                    pytest.fail(f"{path.name}:{tok.start[0]}: a TeX command lost to a Python escape (write the "
+                                f"string raw, r\"…\"): {tok.string[:80]}")
 
 
 @pytest.mark.parametrize("eid", ex.ids())
