@@ -152,7 +152,8 @@ register(Exercise(
            "geometric series, Σ_j x^j = 1/(1 − x) for |x| < 1."),
     explanation=lambda p: (f"N − Ñ = Σ_j P(D > r + jK) = Σ_j λ^(r + jK + 1) = λ^(r+1)/(1 − λ^K) = {_pending(p):.4f} "
                            f"(λ = {_lam(p['mu']):.4f}). It does not grow with t: the recursion O ← λ(O + 1{{A_t = k}}) "
-                           "of Eq. (6) keeps exactly this weight up to date in O(1) per step. For an arm pulled at "
+                           "(the paper's Eq. 6, in our timing: the pull just made is pending with probability λ) "
+                           "keeps exactly this weight up to date in O(1) per step. For an arm pulled at "
                            "every step (K = 1) it is λ/(1 − λ) = μ, the mean delay."),
 ))
 
@@ -194,6 +195,8 @@ register(Exercise(
            f"between m = {WINDOW} and {2 * WINDOW}."),
     explanation="Move the window slider from 1000 to 2000 in the panel below and read the two curves at T.",
     wrong_answers=["both-shrink", "both-grow", "dklucb-grows"],
+    reveals=("grows a lot", "barely changes", "barely moves", "twice as high", "round robin for 2000",
+             "for its first m = 2000 steps", "doubling the window hurts discarding"),
 ))
 
 
@@ -271,7 +274,8 @@ register(Exercise(
     title="The D-KLUCB index, raced in the live panel",
     answer_name="d_klucb_index",
     stub=("def d_klucb_index(theta_hat, N_tilde, beta):\n"
-          "    \"\"\"D-KLUCB's index for every run and arm: the largest q in [θ̂, 1] with Ñ·d_Pois(θ̂, q) ≤ β.\n"
+          "    \"\"\"D-KLUCB's index for every run and arm: the largest q in [θ̂, 1] with Ñ·d_Pois(θ̂, q) ≤ β,\n"
+          "    and θ̂ itself where θ̂ ≥ 1 (possible, since Ñ < N).\n"
           "    theta_hat, N_tilde: arrays of shape (runs, arms), N_tilde > 0; beta: β(t) = log t, a number.\"\"\"\n"
           "    # your code here (all runs and arms at once)\n"
           "    return ...\n"),
@@ -311,9 +315,10 @@ def _lb_wrong(p):
         (bounds.lai_robbins_slope(th), "that is Lai & Robbins' constant (Theorem 4, uncensored): with a window, only "
                                        "a share τ_m of the conversions is ever seen, so the divergence is between "
                                        "τ_mθ_k and τ_mθ*."),
-        (bounds.censored_slope(th, tm, paper_regret=True), "that is the paper's constant for its own regret L(T), "
-                                                           "whose terms carry a factor τ_m; the panel plots the "
-                                                           "pseudo-regret Σ Δ (no factor τ_m)."),
+        (bounds.censored_slope(th, tm, paper_regret=True), "that is Theorem 3's constant as printed, for the paper's "
+                                                           "own regret L(T), whose terms carry a factor τ_m; this "
+                                                           "exercise asks for the slope of the pseudo-regret Σ Δ "
+                                                           "(no factor τ_m), the one the panel draws."),
         (gap / float(kl_bernoulli(tm * p["best"], tm * p["other"])), "the divergence's arguments are swapped: "
                                                                      "d(τ_mθ_k, τ_mθ*), the suboptimal arm first."),
         (1 / float(kl_bernoulli(tm * p["other"], tm * p["best"])), "that is the number of pulls per log T of the "
@@ -333,9 +338,9 @@ register(Exercise(
     kind="compute",
     stars=2,
     minutes=12,
-    title="The constant of Theorem 3's lower bound",
+    title="The slope of the censored lower bound",
     answer_name="slope_c",
-    stub=("# ✎ Exercise 1.5: the constant c of Theorem 3 for YOUR numbers (shown above).\n"
+    stub=("# ✎ Exercise 1.5: the slope c of the censored lower bound for the PSEUDO-REGRET, for YOUR numbers.\n"
           "# dl.Geometric(mean=μ).cdf(m) gives τ_m; dl.indices.kl_bernoulli(p, q) the divergence d(p, q).\n"
           "slope_c = ...\n"),
     solution_code=lambda p: (f"tau_m = dl.Geometric(mean={p['mu']}).cdf({p['m']})      # P(D ≤ m) ≈ "
@@ -348,21 +353,24 @@ register(Exercise(
                      f"window m = {p['m']}."),
     **numeric(_lb, _lb_wrong, rtol=2e-3, name="slope_c"),
     hints=("Section 5 (the lower bounds): in the censored model (Theorem 3) the divergence is taken between the "
-           "scaled rates, and each suboptimal pull costs its gap.",
+           "scaled rates, and each suboptimal pull costs its gap in the pseudo-regret.",
            "c = Σ_k Δ_k / d(τ_mθ_k, τ_mθ*) with τ_m = P(D ≤ m), d the Bernoulli divergence, the suboptimal arm "
-           "first; here one suboptimal arm."),
+           "first; here one suboptimal arm. No factor τ_m in front: that one belongs to the paper's regret L(T)."),
     explanation=lambda p: (f"τ_m = P(D ≤ {p['m']}) = {_tau(p['mu'], p['m']):.3f}, and c = Δ/d(τ_m·{p['other']}, "
                            f"τ_m·{p['best']}) = {_lb(p):.3f}, above the uncensored "
                            f"{bounds.lai_robbins_slope((p['best'], p['other'])):.3f}: censoring makes the problem "
-                           "harder. This is an asymptotic slope (T → ∞): at the panel's horizons the curves may lie "
-                           "below c·log T."),
+                           "harder. Theorem 3 as printed multiplies each term by τ_m (here "
+                           f"{bounds.censored_slope((p['best'], p['other']), _tau(p['mu'], p['m']), paper_regret=True):.3f}"
+                           ") because the paper's regret L(T) counts only the conversions seen. This is an asymptotic "
+                           "slope (T → ∞): at the panel's horizons the curves may lie below c·log T."),
 ))
 
 
 # ---------------------------------------------------------------- 1.6 explain: why a window changes the difficulty
-_WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information, by an "
-               "amount that does not grow with T, so after log T-many pulls the learner knows as much as without "
-               "delays — an additive cost, invisible in the log T slope. With a window, a share 1 − τ_m of the "
+_WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information. With a "
+               "finite mean delay μ, the pulls whose news is still pending weigh at most μ in total "
+               "(Σ_e P(D > e) = E[D]), a number that does not grow with T: the learner knows as much as one without "
+               "delays that made about μ fewer pulls — an additive cost, invisible in the log T slope. With a window, a share 1 − τ_m of the "
                "conversions is lost for good: each pull only tells about the rate τ_m·θ, and the rates τ_mθ_k and "
                "τ_mθ* are closer in divergence than θ_k and θ*, so each suboptimal arm needs more pulls, "
                "log T / d(τ_mθ_k, τ_mθ*).")
