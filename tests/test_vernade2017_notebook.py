@@ -242,3 +242,14 @@ def test_what_the_guide_says_the_panel_shows_when_mu_doubles():
         a, b = before.final(name), after.final(name)
         se = np.hypot(a.std(ddof=1) / np.sqrt(a.size), b.std(ddof=1) / np.sqrt(b.size))
         assert b.mean() - a.mean() > 3 * se, (name, a.mean(), b.mean(), se)
+
+
+def test_readings_say_how_each_reading_of_the_paper_is_taken():
+    text = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
+    part = text[text.index("## 1. Delayed conversions"):text.index("## 2. Arm-dependent")]
+    for passage in ["not a mean\n  of 500 (*corrected*)", "the weight is τ(t − 1 − s): *our reading*",
+                    "O_k ← λ(O_k + 1{A_t = k}) (*corrected*",
+                    "*our\n  reading*, the one that makes θ̂^m unbiased", "We read 0 < p < q < 1",
+                    "c = Σ_k τ_mΔ_k/d(τ_mθ_k, τ_mθ*) (*as printed*)", "Exercise 1.5 asks for that one",
+                    "D-UCB without Ñ is exactly UCB1 with the constant 1/2"]:
+        assert passage in part, passage
