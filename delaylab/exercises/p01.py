@@ -191,8 +191,9 @@ register(Exercise(
     }),
     hints=("Section 3 (The algorithms): which pulls does each policy use at step t, and what does Discarding do "
            "before any pull is m steps old?",
-           f"Round robin on θ_L costs the mean gap, {_RR_COST:.2f} per step; τ_m = P(D ≤ m) changes little "
-           f"between m = {WINDOW} and {2 * WINDOW}."),
+           f"Round robin on θ_L costs the mean gap, {_RR_COST:.2f} per step. τ_m = P(D ≤ m) rises from "
+           f"{_TAU_1000:.2f} to {_TAU_2000:.2f} between m = {WINDOW} and {2 * WINDOW}: how much more does a policy "
+           "that uses every pull from the start then see?"),
     explanation="Move the window slider from 1000 to 2000 in the panel below and read the two curves at T.",
     wrong_answers=["both-shrink", "both-grow", "dklucb-grows"],
     reveals=("grows a lot", "barely changes", "barely moves", "twice as high", "round robin for 2000",
