@@ -162,7 +162,7 @@ def test_exercise_1_4_states_the_index_where_theta_hat_is_at_least_one():
     statement = cell_with("### ✎ Exercise 1.4")
     assert "Where $\\hat\\theta \\ge 1$ (possible, since $\\tilde N < N$)" in statement
     assert "the index is $\\hat\\theta$ itself" in statement
-    assert "and θ̂ itself where θ̂ ≥ 1" in ex.get("01.d-klucb-index").stub
+    assert "and theta_hat itself where theta_hat >= 1" in ex.get("01.d-klucb-index").stub
     assert float(dl.indices.klucb_poisson(1.187, 5.0, 3.0)) == pytest.approx(1.187)  # the "1 instead of 1.187"
 
 

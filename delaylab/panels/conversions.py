@@ -55,7 +55,7 @@ def make_policy(toggle: str, law, window):
     """The policy behind a toggle, told the delay law and the window (None: uncensored).
 
     "… without Ñ" is the same policy told that every conversion arrives at once (``Fixed(0)``):
-    its Ñ is N, so θ̂ = S/N and D-UCB's factor sqrt(N/Ñ) is 1. It differs from the policy in Ñ
+    its Ñ is N, so theta_hat = S/N and D-UCB's factor sqrt(N/Ñ) is 1. It differs from the policy in Ñ
     alone."""
     return {"UCB1": lambda: UCB1(), "KL-UCB": lambda: KLUCB(),
             "D-UCB": lambda: DelayedUCB(law, window), "D-KLUCB": lambda: DelayedKLUCB(law, window),
