@@ -51,12 +51,14 @@ STYLES: dict[str, tuple[str, str]] = {
     "UD-UCB (estimated geometric law)": (SKY, "dash"),
     # Manegueu et al. 2020
     "Patient Bandits": (PURPLE, "solid"),
+    "Patient Bandits (no bias term)": (PURPLE, "dash"),  # the same index without its bias term
     "Adapt-Patient Bandits": (GREEN, "solid"),
-    # the hyperparameter values of the paper's Figures 4–6: one colour per value
-    "Patient Bandits (α̂ = 0.1)": (PURPLE, "solid"),
-    "Patient Bandits (α̂ = 0.3)": (VERMILLION, "solid"),
-    "Patient Bandits (α̂ = 0.5)": (ORANGE, "solid"),
-    "Patient Bandits (α̂ = 0.6)": (SKY, "solid"),
+    # the hyperparameter values of the paper's Figures 4–6: one colour per value ("α-hat": a
+    # combining hat does not sit on its letter in every figure font)
+    "Patient Bandits (α-hat = 0.1)": (PURPLE, "solid"),
+    "Patient Bandits (α-hat = 0.3)": (VERMILLION, "solid"),
+    "Patient Bandits (α-hat = 0.5)": (ORANGE, "solid"),
+    "Patient Bandits (α-hat = 0.6)": (SKY, "solid"),
     "D-UCB (m = 10)": (SKY, "dash"),
     "D-UCB (m = 50)": (BLUE, "dash"),
     "D-UCB (m = 100)": (GREEN, "dash"),
