@@ -73,10 +73,23 @@ def test_a_stated_number_is_what_delaylab_computes(nb, text, value, fmt):
     assert stated in _markdown(nb), f"notebook {nb} does not say {stated!r}"
 
 
-def test_the_better_arm_looks_better_after_a_few_hundred_pulls():
-    """Notebook 02, Section 4: 'the gap 0.2 exceeds the bias of the observed means after a few hundred pulls'."""
+def test_the_observed_means_stop_misleading_early_on_figure_5_and_never_with_alpha_0_1():
+    """Notebook 02, Section 4: with a gap of 0.2 the observed means stop misleading early (under round robin,
+    after the step printed in Section 2); with α₂ = 0.1, Δ = 0.1 the better arm's expected observed mean is the
+    lower one at every step up to T = 3000, and by the estimate of Exercise 2.3 for about 8·10⁸ steps: with
+    every step lag spaced by 2 (round robin), the bias is about μ₂ t^(−α)/(1 − α), the other arm's (α = 1)
+    vanishes, so the crossing is at t = ((1 − α)(1 − μ₁/μ₂))^(−1/α)."""
     assert 100 <= manegueu2020.looks_worse_until() <= 400
-    assert "after a few hundred pulls" in _markdown("02")
+    assert manegueu2020.looks_worse_until((0.6, 0.7), (1.0, 0.1), 3000) == 3000
+    t_cross = ((1 - 0.1) * (1 - 0.6 / 0.7)) ** (-1 / 0.1)
+    assert 7.5e8 < t_cross < 8.5e8
+    # the exact expectation far beyond the horizon: still the lower one at t = 200,000
+    e = manegueu2020.expected_observed_mean((0.6, 0.7), manegueu2020.pareto_arms((1.0, 0.1)), [200_000])[0]
+    assert e[1] < e[0]
+    text = _markdown("02")
+    assert "under round robin, after the step printed in Section 2" in text
+    assert "under round robin, at every step up to $T = 3000$; by the estimate of Exercise 2.3, for about " \
+           "$8\\cdot 10^8$ steps" in text
 
 
 def test_uniform_play_regret_in_example_8():
