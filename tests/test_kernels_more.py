@@ -181,6 +181,7 @@ LINEAR = [
     ("OTFLinUCB/d=8, K=20, m=500 > T", _linear(8, 20, 500, mean=100), dl.OTFLinUCB(window=500)),
     ("OTFLinUCB/uncensored setting, m=15", _linear(2, 3, None, mean=10, window=None),
      dl.OTFLinUCB(window=15, lam=0.3, delta=0.3)),
+    ("OTFLinUCB without delay term", _linear(5, 10, 100), dl.OTFLinUCB(window=100, variant="no-delay-term")),
     ("OTFLinTS/exact", _linear(5, 10, 100), dl.OTFLinTS(window=100)),
     ("OTFLinTS/cheap, d=8, K=20", _linear(8, 20, 50, mean=100), dl.OTFLinTS(window=50, width="cheap")),
     ("LinUCB", _linear(5, 10, 100), dl.LinUCB()),
@@ -195,6 +196,7 @@ def test_linear_kernels_for_the_algorithms_as_printed():
     cal = engine.Calendar(2, 10, with_values=False)
     for policy, has_kernel in [(dl.OTFLinUCB(window=100), True), (dl.OTFLinUCB(window=100, width="cheap"), True),
                                (dl.OTFLinUCB(window=100, variant="authors-code"), False),
+                               (dl.OTFLinUCB(window=100, variant="no-delay-term"), True),
                                (dl.OTFLinTS(window=100), True), (dl.LinUCB(), True)]:
         assert (kernels.kernel_for(policy.start(problem), setting, problem, cal) is not None) == has_kernel, policy
 

@@ -48,7 +48,10 @@ CLAIMS = [
     ("02", "\\ge {}$ for $\\bar T_t \\le 10^4$", math.log(24 * math.sqrt(29) / 0.42) / math.log(1e4), ".1f"),
     # notebook 03
     ("03", "$2f_{{t,\\delta}} \\approx {}$ multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
-    ("03", "the rightmost panel, where $\\tau_m = {}$", _tau(500, 100), ".2f"),
+    ("03", "In $(100, 500)$, where $\\tau_m = {}$, even the algorithm", _tau(500, 100), ".2f"),
+    ("03", "$\\tau_m(1 - 1/\\sqrt d) \\approx {}$ here", _tau(100, 100) * (1 - 1 / math.sqrt(5)), ".2f"),
+    ("03", "$\\alpha_{{t,\\delta}} \\ge 2f_{{t,\\delta}} \\approx {}$ at $t = 1000$",
+     2 * float(confidence_radius(1000, 5, 1.0, 0.1)), ".0f"),
     ("03", "in $(100, 500)$, where $\\tau_m = {}$", _tau(500, 100), ".2f"),
     ("03", "$\\tau_m$ goes from {} to", _tau(100, 100), ".2f"),
     ("03", "goes from 0.63 to {}:", _tau(100, 500), ".2f"),
