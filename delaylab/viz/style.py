@@ -154,7 +154,7 @@ PAPERS: dict[str, tuple[str, ...]] = {
     "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB",
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
-    "02 Manegueu et al. 2020": ("Patient Bandits", "Adapt-Patient Bandits"),
+    "02 Manegueu et al. 2020": ("Patient Bandits", "Patient Bandits (no bias term)", "Adapt-Patient Bandits"),
     "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinUCB without delay term", "OTFLinTS", "LinUCB"),
     "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"),
     "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Doubling"),
