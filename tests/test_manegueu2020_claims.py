@@ -101,6 +101,20 @@ def test_figure_2_claims_hold_on_other_runs():
     assert any("ends above uniform random play" in c.text for c in claims)
 
 
+def test_at_the_papers_400_runs_the_bottom_of_the_u_lies_below_0_3():
+    """docs/readings.md: with 400 runs the bottom of Figure 2's U lies near 0.15 (the bias term 2n^(−a) falls
+    fastest in n at a = 1/ln n, 0.14 at n = 1500), and the regret at α_hat = 0.3 is above the minimum by more
+    than three standard errors of the paired difference."""
+    res = paper.figure2(runs=400, seed=0)
+    mean, k, se = paper.u_shape(res)
+    i03 = int(np.flatnonzero(np.isclose(paper.FIG2_ALPHA_HAT, 0.3))[0])
+    assert 0.08 <= paper.FIG2_ALPHA_HAT[k] <= 0.22 and (mean[i03] - mean[k]) > 3 * se[i03]
+    a = np.linspace(0.01, 0.6, 5901)
+    assert a[np.argmax(2 * a * 1500.0 ** (-a - 1))] == pytest.approx(1 / math.log(1500), abs=1e-3)
+    text = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
+    assert "with the paper's 400 runs our bottom lies\n  near 0.15" in text and "at α̂ = 1/ln T_i (about\n  0.14" in text
+
+
 # ------------------------------------------------------------------ finding 13: one answer, exact
 def test_the_crossing_step_is_printed_once_and_exactly():
     code = _cells("code")

@@ -46,6 +46,8 @@ CLAIMS = [
     ("02", "$\\log(24\\sqrt{{29}}/0.42)/\\log\\bar T_t \\approx {}/\\log \\bar T_t",
      math.log(24 * math.sqrt(29) / 0.42), ".1f"),
     ("02", "\\ge {}$ for $\\bar T_t \\le 10^4$", math.log(24 * math.sqrt(29) / 0.42) / math.log(1e4), ".1f"),
+    # the bias term 2 n^(−a) falls fastest in n (|d/dn| = 2a n^(−a−1), largest in a) at a = 1/ln n
+    ("02", "$\\hat\\alpha = 1/\\ln T_i$ (about ${}$ for $T_i = 1500$)", 1 / math.log(1500), ".2f"),
     # notebook 03
     ("03", "$2f_{{t,\\delta}} \\approx {}$ multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
     ("03", "In $(100, 500)$, where $\\tau_m = {}$, even the algorithm", _tau(500, 100), ".2f"),
@@ -284,6 +286,7 @@ GUIDE_CLAIMS = [
     ("the deviation term is still {} after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
     ("0.6·τ₁(10) = {}", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),
     ("0.8·τ₂(10) = {}", 0.8 * float(dl.Pareto(0.3).cdf(10)), ".2f"),
+    ("2T_i^(−α̂) falls fastest at α̂ = 1/ln T_i, about {} at T_i = 1500", 1 / math.log(1500), ".2f"),
     ("The status line gives τ_m: {}, then", _tau(100, 100), ".2f"),
     ("τ_m: 0.63, then {};", _tau(100, 20), ".2f"),
     ("shrinks by a factor {} while", _tau(100, 100) / _tau(100, 20), ".1f"),
