@@ -315,20 +315,6 @@ def bias_claims(runs=200, seed=0) -> list:
 
 
 # ------------------------------------------------------------------------- the live panel's claims
-def _cell(res, index):
-    """One grid cell of ``res`` as a result the claims helpers take (final(), horizon)."""
-
-    class _One:
-        horizon = res.horizon
-        grid_shape = ()
-
-        @staticmethod
-        def final(name):
-            return res.final(name)[index]
-
-    return _One()
-
-
 def worse_share(res, name, means) -> tuple[float, float]:
     """The share of pulls that go to the worse arm (two arms), mean over runs and its standard error."""
     w = int(np.argmin(means))
@@ -337,7 +323,7 @@ def worse_share(res, name, means) -> tuple[float, float]:
     return float(share.mean()), float(share.std(ddof=1) / np.sqrt(n))
 
 
-def panel_policies(window=50, alpha_hat=0.3, told=None, true_laws=None):
+def panel_policies(window=50, alpha_hat=0.3, told=None):
     """The live panel's default policies, named as its curves: Patient Bandits with and without its
     bias term, D-UCB (threshold ``window``, told ``told``), UCB1, uniform random play."""
     pols = {"Patient Bandits": PatientBandits(alpha_hat), NO_BIAS: PatientBandits(alpha_hat, bias=0.0),
