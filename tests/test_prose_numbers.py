@@ -247,8 +247,10 @@ def test_the_leak_explanation_does_not_cancel_what_differs():
     """04.leak's explanation: arm i's own rewards that leave are θ_i·E[τ], not 'as many' as arm j's θ_j·E[τ]."""
     from delaylab import exercises as ex
 
-    why = ex.explanation("04.leak", student="")
-    assert "As many" not in why and "θ_i·E[τ] of arm i's own rewards leave" in why and "(θ_j − θ_i)·E[τ]" in why
+    from delaylab.exercises.texts import to_plain
+
+    why = to_plain(ex.explanation("04.leak", student=""))
+    assert "As many" not in why and "θᵢ E[τ] of arm i's own rewards leave" in why and "(θⱼ − θᵢ) E[τ]" in why
 
 
 def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
@@ -256,8 +258,10 @@ def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
     from delaylab import exercises as ex
 
     p = ex.params("04.block-bias", "")
-    msg = ex.check("04.block-bias", p["theta_j"] * (p["d"] / 2) / p["n"], student="").message
-    assert "as many" not in msg and "θ_i·E[τ] of arm i's own rewards also leave the block" in msg
+    from delaylab.exercises.texts import to_plain
+
+    msg = to_plain(ex.check("04.block-bias", p["theta_j"] * (p["d"] / 2) / p["n"], student="").message)
+    assert "as many" not in msg and "θᵢ E[τ] of arm i's own rewards also leave the block" in msg
     guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
     assert "as many of arm i's rewards leave" not in guide
 
