@@ -161,7 +161,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 2.4 predict: the choice of α̂ (Section 3)
+# ---------------------------------------------------------------- 2.4 predict: the choice of alpha-hat (Section 3)
 _FIG2_T = 3000
 _BIAS_AT_T = {a: 2 * _FIG2_T ** -min(a, 0.5) for a in (0.1, 0.5)}
 _DEV_AT_T = float(np.sqrt(2 * log_term(2, _FIG2_T) / _FIG2_T))
@@ -209,7 +209,7 @@ register(Exercise(
 #: the pulls beyond which the bias term 2·n^(−0.3) exceeds the deviation term sqrt(2 log(2KT³)/n) (K = 2, T = 3000)
 _CROSS_03 = (np.sqrt(2 * log_term(2, _FIG2_T)) / 2) ** (1 / (0.5 - 0.3))
 def patient_ucb(mu_hat, T_i, alpha, K, T):
-    """Patient Bandits' UCB (Theorem 1): μ̂ + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−min(α, 1/2))."""
+    """Patient Bandits' UCB (Theorem 1): mu_hat + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−min(α, 1/2))."""
     deviation = np.sqrt(2 * np.log(2 * K * T**3) / T_i)
     bias = 2 * T_i ** (-min(alpha, 0.5))
     return mu_hat + deviation + bias
@@ -225,7 +225,7 @@ def _patient_inputs(rng):
 
 
 class StudentPatientBandits(PatientBandits):
-    """Patient Bandits whose index is the student's function of (μ̂, T_i, α, K, T)."""
+    """Patient Bandits whose index is the student's function of (mu_hat, T_i, α, K, T)."""
 
     def __init__(self, index_fn=None, alpha=0.5):
         self.index_fn = index_fn
