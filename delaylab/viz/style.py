@@ -66,12 +66,14 @@ STYLES: dict[str, tuple[str, str]] = {
     "UD-UCB (estimated geometric law)": (SKY, "dash"),
     # Manegueu et al. 2020
     "Patient Bandits": (PURPLE, "solid"),
+    "Patient Bandits (no bias term)": (PURPLE, "dash"),  # the same index without its bias term
     "Adapt-Patient Bandits": (GREEN, "solid"),
-    # the hyperparameter values of the paper's Figures 4–6: one colour per value
-    "Patient Bandits (α̂ = 0.1)": (PURPLE, "solid"),
-    "Patient Bandits (α̂ = 0.3)": (VERMILLION, "solid"),
-    "Patient Bandits (α̂ = 0.5)": (ORANGE, "solid"),
-    "Patient Bandits (α̂ = 0.6)": (SKY, "solid"),
+    # the hyperparameter values of the paper's Figures 4–6: one colour per value ("α-hat": a
+    # combining hat does not sit on its letter in every figure font)
+    "Patient Bandits (α-hat = 0.1)": (PURPLE, "solid"),
+    "Patient Bandits (α-hat = 0.3)": (VERMILLION, "solid"),
+    "Patient Bandits (α-hat = 0.5)": (ORANGE, "solid"),
+    "Patient Bandits (α-hat = 0.6)": (SKY, "solid"),
     "D-UCB (m = 10)": (SKY, "dash"),
     "D-UCB (m = 50)": (BLUE, "dash"),
     "D-UCB (m = 100)": (GREEN, "dash"),
@@ -213,7 +215,7 @@ PAPERS: dict[str, tuple[str, ...]] = {
                                         "D-KLUCB without Ñ", "Discarding UCB",
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
-    "02 Manegueu et al. 2020": ("Patient Bandits", "Adapt-Patient Bandits"),
+    "02 Manegueu et al. 2020": ("Patient Bandits", "Patient Bandits (no bias term)", "Adapt-Patient Bandits"),
     "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinUCB without delay term", "OTFLinTS", "LinUCB"),
     "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"),
     "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Doubling"),
