@@ -36,6 +36,8 @@ CLAIMS = [
     # notebook 01
     ("01", "$(0 + 0.05 + 0.07)/3 = {}$ per step", vernade2017.round_robin_cost(), ".2f"),
     ("01", "the regret grows exactly linearly, ${}$ per step", vernade2017.round_robin_cost(), ".2f"),
+    ("01", "(here $\\tau_m = \\tau(400) = {}$)", _tau(200, 400), ".3f"),
+    ("01", "at uniform random play's expected cost, ${}$ per step on", vernade2017.round_robin_cost(), ".2f"),
     # notebook 02
     ("02", "the deviation term is still ${}$ after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
     ("02", "$0.6\\,\\tau_1(10) = {}$", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),

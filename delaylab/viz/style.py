@@ -52,6 +52,12 @@ STYLES: dict[str, tuple[str, str]] = {
     "UD-UCB": (BLUE, "dash"),
     "D-KLUCB": (VERMILLION, "solid"),
     "UD-KLUCB": (VERMILLION, "dash"),
+    # the same indices "without Ñ" (told that conversions arrive at once, Ñ = N): their colour,
+    # dotted like the delay-blind baselines, with open circles (a second channel)
+    "D-UCB without Ñ": (BLUE, "dot"),
+    "UD-UCB without Ñ": (BLUE, "dot"),
+    "D-KLUCB without Ñ": (VERMILLION, "dot"),
+    "UD-KLUCB without Ñ": (VERMILLION, "dot"),
     "Discarding UCB": (GREEN, "dashdot"),
     "Discarding KL-UCB": (PURPLE, "dashdot"),
     "D-KLUCB (estimated CDF)": (GREEN, "solid"),
@@ -108,6 +114,8 @@ SYMBOLS: dict[str, str] = {
     "D-UCB (m = 10)": "circle", "D-UCB (m = 50)": "square", "D-UCB (m = 100)": "diamond",
     "D-UCB (m = 200)": "triangle-up",
     "UD-UCB (estimated geometric law)": "circle", "UD-KLUCB (estimated geometric law)": "circle",
+    "D-UCB without Ñ": "circle-open", "UD-UCB without Ñ": "circle-open", "D-KLUCB without Ñ": "circle-open",
+    "UD-KLUCB without Ñ": "circle-open",
 }
 
 
@@ -203,7 +211,8 @@ def band_color(name: str, alpha: float = 0.18, color: str | None = None) -> str:
 #: the papers of the workbook and the algorithms each notebook draws (for the colour legend)
 PAPERS: dict[str, tuple[str, ...]] = {
     "baselines": (UNIFORM, "UCB1", "KL-UCB"),
-    "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB",
+    "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-UCB without Ñ", "D-KLUCB", "UD-KLUCB",
+                                        "D-KLUCB without Ñ", "Discarding UCB",
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
     "02 Manegueu et al. 2020": ("Patient Bandits", "Patient Bandits (no bias term)", "Adapt-Patient Bandits"),
