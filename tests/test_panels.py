@@ -106,7 +106,8 @@ def test_one_colour_per_algorithm_and_colour_blind_palette():
     assert style("my own policy") == style("my own policy")  # stable fallback
     okabe_ito_tol = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7",
                      "#7F7F7F", "#44AA99", "#882255", "#332288",  # + Tol indigo: "your policy"
-                     "#636363"}  # uniform random play, the reference curve
+                     "#636363",  # uniform random play, the reference curve
+                     "#C27A00", "#0086A8"}  # Okabe–Ito's orange and sky blue, darkened to 3:1 on white (issue 36)
     assert {c for c, _ in STYLES.values()} <= okabe_ito_tol
 
 
