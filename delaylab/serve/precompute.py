@@ -52,7 +52,7 @@ def precompute(folder: Path, shared: bool = False) -> dict:
 
 def readable_by_all(folder: Path) -> None:
     """Folders 0755 and files 0644 under ``folder`` (whatever the installer's umask)."""
-    for root, dirs, files in os.walk(folder):
+    for root, _dirs, files in os.walk(folder):
         os.chmod(root, 0o755)
         for name in files:
             os.chmod(os.path.join(root, name), 0o644)
