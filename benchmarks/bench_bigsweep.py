@@ -48,7 +48,7 @@ def measure(runs: int, horizon: int) -> dict:
 
 
 def main(runs: int = 10_000, horizon: int = 100_000):
-    from bench import row
+    from table import row
 
     m = measure(runs, horizon)
     gib = 1 << 30
@@ -61,7 +61,7 @@ def main(runs: int = 10_000, horizon: int = 100_000):
 
 
 if __name__ == "__main__":
-    import bench  # noqa: F401 - the table's row()
+    import table  # noqa: F401 - the table's row()
 
     args = [int(a) for a in sys.argv[1:3]]
     main(*args)

@@ -8,7 +8,7 @@ the numpy engine (DELAYLAB_KERNELS=numpy) and of the default engine (the kernels
 dispatch sends that batch size to numpy), and the ratio of each to the fastest. Times are the
 CPU time of this process (less sensitive than wall time to other processes on a shared
 machine), best of a few repeats, including the draws of the environment. Also: the time of
-:func:`delaylab.kernels.warmup` with the on-disk cache (a fresh kernel after installation).
+:func:`delaylab.warmup.warmup` with the on-disk cache (a fresh kernel after installation).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 import delaylab as dl  # noqa: E402
-from bench import row  # noqa: E402
+from table import row  # noqa: E402
 from delaylab import kernels  # noqa: E402
 from delaylab.papers import pikeburke2018 as pikeburke  # noqa: E402
 from delaylab.papers import vernade2017 as paper  # noqa: E402
@@ -158,12 +158,12 @@ def plain_per_run_step(name, setting, T=4000):
 
 
 def warmup_times():
-    """kernels.warmup() in a fresh interpreter (s): cold (NUMBA_CACHE_DIR an empty directory: every
+    """delaylab.warmup.warmup() in a fresh interpreter (s): cold (NUMBA_CACHE_DIR an empty directory: every
     kernel compiled from scratch, then cached there) and then from that on-disk cache."""
     import tempfile
 
-    code = ("import time; t=time.perf_counter(); c=time.process_time(); from delaylab import kernels; "
-            "kernels.warmup(); print(time.perf_counter()-t, time.process_time()-c)")
+    code = ("import time; t=time.perf_counter(); c=time.process_time(); from delaylab.warmup import warmup; "
+            "warmup(); print(time.perf_counter()-t, time.process_time()-c)")
     with tempfile.TemporaryDirectory(prefix="delaylab-numba-") as cache:
         env = dict(os.environ, DELAYLAB_KERNELS="numba", NUMBA_CACHE_DIR=cache)
         out = [tuple(map(float, subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -208,9 +208,9 @@ def main():
         else:
             os.environ["DELAYLAB_KERNELS"] = default
     (cold, cold_cpu), (warm, warm_cpu) = warmup_times()
-    row("kernels.warmup() in a fresh Python, cold (compiles every kernel)", cold, "s")
+    row("warmup() in a fresh Python, cold (compiles every kernel)", cold, "s")
     row("  CPU time", cold_cpu, "s")
-    row("kernels.warmup() in a fresh Python, from the on-disk cache", warm, "s")
+    row("warmup() in a fresh Python, from the on-disk cache", warm, "s")
     row("  CPU time (wall time above includes waiting for a loaded machine)", warm_cpu, "s", "≤ 2 s", warm_cpu <= 2)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 import delaylab as dl  # noqa: E402
-from bench import best_of, row, slider_move  # noqa: E402
+from table import best_of, row, slider_move  # noqa: E402
 from delaylab.panels.arm_delays import ArmDelaysPanel  # noqa: E402
 from delaylab.papers import manegueu2020 as paper  # noqa: E402
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams  # noqa: E402

@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 import delaylab as dl  # noqa: E402
-from bench import best_of, row, slider_move  # noqa: E402
+from table import best_of, row, slider_move  # noqa: E402
 from delaylab import engine  # noqa: E402
 from delaylab.panels.anonymous import AnonymousPanel  # noqa: E402
 from delaylab.papers import pikeburke2018 as paper  # noqa: E402

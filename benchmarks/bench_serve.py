@@ -19,7 +19,7 @@ import time
 import uuid
 from pathlib import Path
 
-import bench
+import table
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
@@ -42,7 +42,7 @@ async def run_kernel(path: Path, ksm) -> dict:
 
     nb = nbformat.read(path, as_version=4)
     nb.cells = [c for c in nb.cells if "hide" not in c.get("metadata", {}).get("tags", [])]
-    from delaylab.serve.app import defaults
+    from delaylab.serve.cli import defaults
 
     # over the transport the server gives its kernels (Unix sockets where they fit), the
     # connection file and sockets in a private temporary folder, as Voila keeps them
@@ -76,18 +76,18 @@ def main():
     for path in NOTEBOOKS:
         r = asyncio.run(run_kernel(path, ksm))
         name = path.stem[:24]
-        bench.row(f"one kernel, {name}: answers after", r["ready_s"], "s")
-        bench.row(f"one kernel, {name}: notebook executed after", r["executed_s"], "s")
-        bench.row(f"one kernel, {name}: CPU used (start + notebook)", r["cpu_s"], "s")
-        bench.row(f"one kernel, {name}: resident memory", r["rss_mb"], "MiB")
+        table.row(f"one kernel, {name}: answers after", r["ready_s"], "s")
+        table.row(f"one kernel, {name}: notebook executed after", r["executed_s"], "s")
+        table.row(f"one kernel, {name}: CPU used (start + notebook)", r["cpu_s"], "s")
+        table.row(f"one kernel, {name}: resident memory", r["rss_mb"], "MiB")
 
     async def burst():
         return await asyncio.gather(*(run_kernel(p, ksm) for p in NOTEBOOKS))
 
     t0 = time.perf_counter()
     results = asyncio.run(burst())
-    bench.row(f"{len(NOTEBOOKS)} kernels started at once: all executed after", time.perf_counter() - t0, "s")
-    bench.row(f"{len(NOTEBOOKS)} kernels started at once: CPU used in all", sum(r["cpu_s"] for r in results), "s")
+    table.row(f"{len(NOTEBOOKS)} kernels started at once: all executed after", time.perf_counter() - t0, "s")
+    table.row(f"{len(NOTEBOOKS)} kernels started at once: CPU used in all", sum(r["cpu_s"] for r in results), "s")
     print(f"load average afterwards {os.getloadavg()[0]:.1f}", flush=True)
 
 

@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import bench
+import table
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -251,7 +251,7 @@ async def run(server: Server, args) -> None:
         await asyncio.sleep(1)
     await asyncio.sleep(2)
     base = await sample()
-    bench.row("soak: pools filled after (server start to every kernel ready)", time.perf_counter() - t0, "s")
+    table.row("soak: pools filled after (server start to every kernel ready)", time.perf_counter() - t0, "s")
     print(f"baseline before the first visit: {base['kernels']} kernels ({base['ready']} ready in the pools), "
           f"RSS {base['rss_mb']:.1f} MB, {base['fds']} descriptors, {base['conn_files']} connection files, "
           f"{base['sockets']} socket files", flush=True)
@@ -333,51 +333,51 @@ async def run(server: Server, args) -> None:
         print("  error:", e)
     if st:
         med, p90 = statistics.median(st), percentile(st, 0.9)
-        bench.row("soak: time to a visitor's widget state, median", med, "s", f"≤ {BUDGET_MEDIAN:g} s",
+        table.row("soak: time to a visitor's widget state, median", med, "s", f"≤ {BUDGET_MEDIAN:g} s",
                   med <= BUDGET_MEDIAN)
-        bench.row("soak: time to a visitor's widget state, p90", p90, "s", f"≤ {BUDGET_P90:g} s", p90 <= BUDGET_P90)
-        bench.row("soak: time to a visitor's widget state, max", max(st), "s")
-        bench.row("soak: visits with the state within 1 s (a ready pool kernel)", sum(x <= 1 for x in st),
+        table.row("soak: time to a visitor's widget state, p90", p90, "s", f"≤ {BUDGET_P90:g} s", p90 <= BUDGET_P90)
+        table.row("soak: time to a visitor's widget state, max", max(st), "s")
+        table.row("soak: visits with the state within 1 s (a ready pool kernel)", sum(x <= 1 for x in st),
                   f"of {len(st)}")
         for nb, xs in sorted(results["by_notebook"].items()):
             print(f"  {nb[:30]:30s} {len(xs):4d} visits, state median {statistics.median(xs):5.2f} s, "
                   f"max {max(xs):5.2f} s")
     if results["slider_s"]:
-        bench.row("soak: slider move to kernel idle, median", statistics.median(results["slider_s"]), "s")
+        table.row("soak: slider move to kernel idle, median", statistics.median(results["slider_s"]), "s")
     if results["slider_unchanged"]:
-        bench.row("soak: slider moves that changed no figure (the visitor's step, not the server)",
+        table.row("soak: slider moves that changed no figure (the visitor's step, not the server)",
                   results["slider_unchanged"], "")
     if pool_seen:
-        bench.row("soak: pool kernels ready, mean over the traffic", statistics.fmean(pool_seen),
+        table.row("soak: pool kernels ready, mean over the traffic", statistics.fmean(pool_seen),
                   f"of {base['ready']}")
-        bench.row("soak: pool kernels ready, fewest", min(pool_seen), f"of {base['ready']}")
+        table.row("soak: pool kernels ready, fewest", min(pool_seen), f"of {base['ready']}")
         busy = statistics.fmean(r > 0 for r, _ in refilling_seen)
-        bench.row("soak: share of the traffic with a refill executing", 100 * busy, "%")
+        table.row("soak: share of the traffic with a refill executing", 100 * busy, "%")
         # large: refills held back by the pages at work (DashboardKernelManager.refill_pages_at_work)
-        bench.row("soak: share of the traffic with refills waiting and none executing",
+        table.row("soak: share of the traffic with refills waiting and none executing",
                   100 * statistics.fmean(r == 0 and w > 0 for r, w in refilling_seen), "%")
         # near 100 %: the refills could not keep up (each one too slow for the rate, one at a
         # time), rather than waiting for the pages
-        bench.row("soak: kernels started during the traffic", started_during, f"in {traffic:.0f} s")
+        table.row("soak: kernels started during the traffic", started_during, f"in {traffic:.0f} s")
         if started_during:
-            bench.row("soak: refilling time per kernel started (≈ one refill's length)",
+            table.row("soak: refilling time per kernel started (≈ one refill's length)",
                       busy * traffic / started_during, "s", f"< {1 / args.rate:.1f} s")
     if results["refused"]:
-        bench.row("soak: visits refused (busy page)", len(results["refused"]), "")
+        table.row("soak: visits refused (busy page)", len(results["refused"]), "")
     if results["errors"]:
-        bench.row("soak: visitors' errors", len(results["errors"]), "", "= 0", False)
+        table.row("soak: visitors' errors", len(results["errors"]), "", "= 0", False)
 
     for key, label in (("kernels", "kernels"), ("fds", "server descriptors"), ("conn_files", "connection files"),
                        ("sockets", "kernels' socket files")):
         ok = end[key] <= base[key] if key == "fds" else end[key] == base[key]
-        bench.row(f"soak: {label} after the soak (baseline {base[key]})", end[key], "", f"= {base[key]}", ok)
-    bench.row("soak: back to the baseline after the traffic", back_after, "s")
+        table.row(f"soak: {label} after the soak (baseline {base[key]})", end[key], "", f"= {base[key]}", ok)
+    table.row("soak: back to the baseline after the traffic", back_after, "s")
     reference_t = RSS_REFERENCE_S if traffic >= 2 * RSS_REFERENCE_S else traffic / 2
     reference = min(samples, key=lambda ts: abs(ts[0] - reference_t))
     drift = end["rss_mb"] - reference[1]["rss_mb"]
-    bench.row(f"soak: server RSS after the soak, against its value at {reference[0]:.0f} s", drift, "MB",
+    table.row(f"soak: server RSS after the soak, against its value at {reference[0]:.0f} s", drift, "MB",
               f"≤ {RSS_SLACK_MB} MB", abs(drift) <= RSS_SLACK_MB)
-    bench.row("soak: server RSS after the soak, against its start", end["rss_mb"] - base["rss_mb"], "MB")
+    table.row("soak: server RSS after the soak, against its start", end["rss_mb"] - base["rss_mb"], "MB")
 
 
 def main(argv=()):
@@ -403,5 +403,4 @@ def main(argv=()):
 
 
 if __name__ == "__main__":
-    sys.modules.setdefault("bench", bench)
     main(sys.argv[1:])

@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import delaylab as dl  # noqa: E402
-from bench import best_of, row  # noqa: E402
+from table import best_of, row  # noqa: E402
 from delaylab.papers import vernade2017 as paper  # noqa: E402
 
 RUNS = 200

@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
-from bench import best_of, row  # noqa: E402
+from table import best_of, row  # noqa: E402
 from oracles.thune2019 import plain_run, uniforms  # noqa: E402
 
 import delaylab as dl  # noqa: E402

@@ -12,7 +12,7 @@ the papers the workbook follows. Quick start::
     res.regret["D-KLUCB"]   # (100, 10_000) cumulative pseudo-regret of each run
 """
 
-from . import bounds, indices
+from . import bounds, claims, indices
 from .cache import cache_clear, cache_info
 from .engine import estimate, simulate
 from .feedback import AnonymousSums, Arrivals
@@ -20,7 +20,7 @@ from .grid import Grid, grid
 from .laws import (NEVER, DelayLaw, Empirical, Fixed, Geometric, HalfNormal, Pareto, Poisson,
                    ScaledPareto, SurvivalLaw, Uniform, criteo)
 from .policies.base import Policy, Problem
-from .policies.simple import FixedSequence, RoundRobin, UniformRandom
+from .policies.simple import UNIFORM, FixedSequence, RoundRobin, UniformRandom, with_uniform
 from .policies.ucb import KLUCB, UCB1
 from .result import Result
 from .settings import sequences
@@ -46,15 +46,15 @@ from .policies.qpmd import QPMD  # isort: skip
 from .policies.exp_weights import DEW, Exp3  # isort: skip
 from .policies.skipper import Doubling, Skipper  # isort: skip
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401  (re-exported)
 
 __all__ = [
-    "bounds", "indices", "estimate", "simulate", "sweep", "Result", "grid", "Grid", "cache_info", "cache_clear",
+    "bounds", "claims", "indices", "estimate", "simulate", "sweep", "Result", "grid", "Grid", "cache_info", "cache_clear",
     "DelayLaw", "Geometric", "Pareto", "ScaledPareto", "Uniform", "Poisson", "HalfNormal", "Fixed",
     "SurvivalLaw", "Empirical", "criteo", "NEVER",
     "Setting", "Conversions", "LabelledRewards", "AggregatedAnonymous", "LinearConversions",
     "AdversarialLosses", "sequences", "Arrivals", "AnonymousSums",
-    "Policy", "Problem", "UCB1", "KLUCB", "FixedSequence", "RoundRobin", "UniformRandom",
+    "Policy", "Problem", "UCB1", "KLUCB", "FixedSequence", "RoundRobin", "UniformRandom", "UNIFORM", "with_uniform",
     "DelayedUCB", "DelayedKLUCB", "DiscardingUCB", "DiscardingKLUCB", "OnlineGeometric", "OnlineCDF",
     "PatientBandits", "AdaptPatientBandits",
     "OTFLinUCB", "OTFLinTS", "LinUCB",

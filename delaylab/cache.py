@@ -82,7 +82,7 @@ def code_version() -> str:
     Hashed once, when delaylab is imported: it describes the code this process runs, even if
     the files are edited afterwards (a running kernel keeps the code it imported).
     """
-    from . import __version__
+    from ._version import __version__
 
     return f"{__version__}+{_FILES_HASH};numpy {np.__version__}"
 

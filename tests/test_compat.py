@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from delaylab.serve import app, compat
+from delaylab.serve import app, cli, compat
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +39,7 @@ def test_the_server_refuses_to_start_on_another_release(monkeypatch):
 
     monkeypatch.setattr(app.DashboardServer, "launch_instance", launched)
     with pytest.raises(SystemExit, match=r"voila 0\.6\.0 is installed"):
-        app.main([str(ROOT / "notebooks")])
+        cli.main([str(ROOT / "notebooks")])
 
 
 def _foreign_private_reads(path: Path, own: set) -> set:

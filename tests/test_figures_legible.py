@@ -21,7 +21,7 @@ import pytest
 import importlib
 from delaylab.panels import adversarial, anonymous, arm_delays, budget, conversions, linear, race
 from delaylab.papers import manegueu2020, pikeburke2018, thune2019, vernade2017, vernade2020
-from delaylab.viz.style import INDIGO, PALETTE, STYLES, assign_styles, style
+from delaylab.viz.style import GREY, INDIGO, PALETTE, STYLES, assign_styles, style
 
 #: CIELAB distance under which two colours count as "the same hue" for a reader
 CLOSE = 35.0
@@ -261,7 +261,7 @@ def test_the_checks_catch_what_the_issue_found():
 
 
 def test_every_style_and_assigned_colour_is_from_a_safe_palette():
-    safe = {c.upper() for c in PALETTE} | {"#7F7F7F", INDIGO}
+    safe = {c.upper() for c in PALETTE} | {"#7F7F7F", INDIGO, GREY}
     for name, (colour, _) in STYLES.items():
         assert colour.upper() in safe, (name, colour)
     names = ["D-UCB", "something new", "another new one", "α_t (used in the UCB)"]

@@ -105,7 +105,8 @@ def test_one_colour_per_algorithm_and_colour_blind_palette():
     assert style("UD-KLUCB")["color"] == style("D-KLUCB")["color"]
     assert style("my own policy") == style("my own policy")  # stable fallback
     okabe_ito_tol = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7",
-                     "#7F7F7F", "#44AA99", "#882255", "#332288"}  # + Tol indigo: "your policy"
+                     "#7F7F7F", "#44AA99", "#882255", "#332288",  # + Tol indigo: "your policy"
+                     "#636363"}  # uniform random play, the reference curve
     assert {c for c, _ in STYLES.values()} <= okabe_ito_tol
 
 

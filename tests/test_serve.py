@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from delaylab.serve import app, pools
+from delaylab.serve import app, cli, pools, transport
 from delaylab.serve.kernel import set_memory_cap  # noqa: F401  (imported by the launcher)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,20 +54,20 @@ def test_memory_cap_stops_an_oversized_allocation_inside_the_capped_process_only
 
 
 def test_public_expands_into_the_public_settings_and_options_given_replace_theirs():
-    argv = app.command_line(["notebooks", "--public", "--DashboardServer.max_kernels=3"])
+    argv = cli.command_line(["notebooks", "--public", "--DashboardServer.max_kernels=3"])
     assert "notebooks" in argv and "--Voila.ip=0.0.0.0" in argv
     assert "--MappingKernelManager.cull_connected=True" in argv
     assert "--VoilaConfiguration.show_tracebacks=False" in argv
     assert [a for a in argv if "max_kernels" in a] == ["--DashboardServer.max_kernels=3"]  # traitlets takes one
-    assert "--Voila.ip=0.0.0.0" not in app.command_line(["notebooks", "--public", "--Voila.ip=127.0.0.1"])
-    assert app.command_line(["notebooks"]) == [*(f"--{k}={v}" for k, v in app.defaults().items()), "notebooks"]
+    assert "--Voila.ip=0.0.0.0" not in cli.command_line(["notebooks", "--public", "--Voila.ip=127.0.0.1"])
+    assert cli.command_line(["notebooks"]) == [*(f"--{k}={v}" for k, v in cli.defaults().items()), "notebooks"]
 
 
 @pytest.mark.skipif(os.name != "posix", reason="Unix sockets: POSIX only (TCP on Windows)")
 def test_kernels_talk_over_unix_sockets_unless_the_command_line_says_otherwise():
-    assert "--KernelManager.transport=ipc" in app.command_line(["notebooks"])
-    assert "--KernelManager.transport=ipc" in app.command_line(["notebooks", "--public"])
-    argv = app.command_line(["notebooks", "--KernelManager.transport=tcp"])
+    assert "--KernelManager.transport=ipc" in cli.command_line(["notebooks"])
+    assert "--KernelManager.transport=ipc" in cli.command_line(["notebooks", "--public"])
+    argv = cli.command_line(["notebooks", "--KernelManager.transport=tcp"])
     assert [a for a in argv if "transport" in a] == ["--KernelManager.transport=tcp"]
 
 
@@ -76,9 +76,9 @@ def test_kernels_use_tcp_where_their_unix_socket_paths_would_be_too_long(monkeyp
     # the bound itself: a socket at the longest path the check admits binds
     with tempfile.TemporaryDirectory(prefix="dl", dir="/tmp") as tmp:
         root = os.path.join(tmp, "r")
-        while app.unix_sockets_fit(root + "r"):
+        while transport.unix_sockets_fit(root + "r"):
             root += "r"
-        assert app.unix_sockets_fit(root) and not app.unix_sockets_fit(root + "r")
+        assert transport.unix_sockets_fit(root) and not transport.unix_sockets_fit(root + "r")
         longest = Path(root, "voila_" + "x" * 8, f"kernel-{uuid.UUID(int=0)}-ipc-99")
         assert len(os.fsencode(longest)) == app.SOCKET_PATH_MAX
         longest.parent.mkdir(parents=True)
@@ -87,9 +87,9 @@ def test_kernels_use_tcp_where_their_unix_socket_paths_would_be_too_long(monkeyp
     # macOS's temporary folder (/var/folders/xx/<28 characters>/T/) leaves no room for Voila's
     # voila_XXXXXXXX/kernel-<uuid>-ipc-N within the 104 bytes of its sun_path
     monkeypatch.setattr(tempfile, "tempdir", "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T")
-    assert not app.unix_sockets_fit()
-    assert not any("transport" in a for a in app.command_line(["notebooks", "--public"]))
-    assert "--KernelManager.transport=ipc" in app.command_line(["notebooks", "--Voila.connection_dir_root=/tmp"])
+    assert not transport.unix_sockets_fit()
+    assert not any("transport" in a for a in cli.command_line(["notebooks", "--public"]))
+    assert "--KernelManager.transport=ipc" in cli.command_line(["notebooks", "--Voila.connection_dir_root=/tmp"])
 
 
 def _free_port():

@@ -30,7 +30,7 @@ def test_the_longest_path_admitted_binds_and_one_byte_more_is_refused():
         with socket.socket(socket.AF_UNIX) as s:
             s.bind(str(longest))
     # the dashboards' server checks with the same function, for Voila's voila_XXXXXXXX folders
-    assert app.unix_sockets_fit("/tmp") == transport.socket_paths_fit("/tmp/voila_xxxxxxxx")
+    assert transport.unix_sockets_fit("/tmp") == transport.socket_paths_fit("/tmp/voila_xxxxxxxx")
     assert app.SOCKET_PATH_MAX == transport.SOCKET_PATH_MAX
 
 

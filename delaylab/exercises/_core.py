@@ -141,6 +141,11 @@ class Exercise:
         explain only: what a good answer mentions (the student ticks them off).
     minutes : int
         Expected time for a student who has read the section (for the instructor's guide).
+    reveals : tuple of str
+        predict only: the words that would give its answer away (the right outcome as the text
+        would state it, e.g. "grows linearly in E[τ]"). None of them, nor the right choice's label,
+        may appear in the notebook above the question or in the cells that run with it
+        (tests/test_predict_reveal.py).
     """
 
     id: str
@@ -164,6 +169,7 @@ class Exercise:
     given: Callable | None = None
     points: tuple = ()
     minutes: int = 10
+    reveals: tuple = ()
 
     @property
     def notebook(self) -> str:

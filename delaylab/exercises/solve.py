@@ -4,6 +4,11 @@ An answer cell is a code cell whose metadata holds ``{"delaylab": {"exercise": i
 its source is the exercise's stub as shipped. :func:`solved` replaces it with the solution's code and
 makes every check cell require a correct answer.
 
+The solved copy also plays a student who moves every slider: each live panel's controls are moved
+away from their defaults right after the cell that made it (:mod:`delaylab.panels.moves`), so
+that every later check cell must hold whatever the panels show, and its last cell fails if any
+cell moved a control back (check cells never change a control).
+
     python -m delaylab.exercises.solve notebooks/ out/     # writes out/<name>.ipynb
 """
 
@@ -26,16 +31,33 @@ def answer_cells(nb: dict):
             yield i, meta["exercise"]
 
 
-def solved(nb: dict) -> dict:
+#: the notebooks whose solved copy moves the live panels (all of them once every check cell holds on
+#: its own parameters: issue 33)
+FOLLOWS_THE_STUDENT = frozenset()
+
+
+def solved(nb: dict, move_panels: bool = True) -> dict:
     """A copy of the notebook with every answer cell filled in (the default instance's solution, the
-    instance ``ex.start("")`` gives) and checks that must pass."""
+    instance ``ex.start("")`` gives) and checks that must pass; with ``move_panels``, every live
+    panel's controls moved after the cell that made it, and no later cell may move them back."""
     out = copy.deepcopy(nb)
     for i, eid in answer_cells(out):
         out["cells"][i]["source"] = reference_code(eid, student="")
     first = {"cell_type": "code", "execution_count": None, "id": "delaylab-solved-mode", "metadata": {},
-             "outputs": [], "source": f"import os\nos.environ[{EXPECT_ENV!r}] = 'correct'"}
+             "outputs": [], "source": f"import os\nos.environ[{EXPECT_ENV!r}] = 'correct'" + (_WATCH * move_panels)}
     out["cells"].insert(0, first)
+    if move_panels:
+        out["cells"].append({"cell_type": "code", "execution_count": None, "id": "delaylab-controls-untouched",
+                             "metadata": {}, "outputs": [], "source": "_delaylab_watch.untouched()"})
     return out
+
+
+#: the solved copy's first cell also starts moving the panels (delaylab.panels.moves.Watch)
+_WATCH = """
+from delaylab.panels.moves import Watch as _Watch
+_delaylab_watch = _Watch()
+get_ipython().events.register("post_run_cell",
+                              lambda r: _delaylab_watch.after_cell(get_ipython().user_ns, r.info.raw_cell or ""))"""
 
 
 def write_solved(src: Path, dest: Path) -> list[Path]:
@@ -49,7 +71,8 @@ def write_solved(src: Path, dest: Path) -> list[Path]:
             continue
         target = dest / path.name
         tmp = target.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(solved(nb), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        moving = path.name[:2] in FOLLOWS_THE_STUDENT or os.environ.get("DELAYLAB_MOVE_PANELS") == "all"
+        tmp.write_text(json.dumps(solved(nb, move_panels=moving), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         os.replace(tmp, target)
         written.append(target)
     for stale in set(dest.glob("*.ipynb")) - set(written):  # a notebook renamed, or without exercises now

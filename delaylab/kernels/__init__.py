@@ -37,8 +37,8 @@ index's equation is ill-conditioned: KL-UCB's d(p, q) = β/n with β/n below ~1e
 moves q by up to ~1e-12; only a tie to that precision could choose another arm, which the
 tests would report.)
 
-Kernels are compiled once and cached on disk (``cache=True``); :func:`warmup` compiles or loads
-all of them on tiny inputs. Where (:func:`cache_folder`): in ``__pycache__`` next to these
+Kernels are compiled once and cached on disk (``cache=True``); :func:`delaylab.warmup.warmup` compiles
+or loads all of them on tiny inputs. Where (:func:`cache_folder`): in ``__pycache__`` next to these
 modules, where whoever installs delaylab compiles them (``python -m delaylab.kernels``: an image's
 build, Binder's postBuild, a hub admin), or in ``NUMBA_CACHE_DIR`` if set. numba only uses a
 folder it can write to, so a user who cannot write to the package (the students of a JupyterHub
@@ -55,10 +55,9 @@ import importlib.util
 import os
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
-__all__ = ["enabled", "available", "kernel_for", "warmup", "cache_folder", "cache_report", "MODES"]
+__all__ = ["enabled", "available", "kernel_for", "cache_folder", "cache_report", "MODES"]
 
 #: values of the environment variable DELAYLAB_KERNELS
 MODES = ("numba", "numpy")
@@ -213,7 +212,7 @@ def _numba_cache():
 
 
 def cache_report() -> dict:
-    """After :func:`warmup`: ``{"folder", "loaded", "compiled"}``: the kernels numba loaded from
+    """After :func:`delaylab.warmup.warmup`: ``{"folder", "loaded", "compiled"}``: the kernels numba loaded from
     its cache and those it compiled in this process (``python -m delaylab.kernels`` prints it;
     a student whose kernels compiled did not get the installed ones)."""
     from numba.core.dispatcher import Dispatcher
@@ -226,46 +225,3 @@ def cache_report() -> dict:
                 loaded += sum(obj.stats.cache_hits.values())
                 compiled += sum(obj.stats.cache_misses.values())
     return {"folder": str(cache_folder()), "loaded": loaded, "compiled": compiled}
-
-
-def warmup(verbose: bool = False) -> float:
-    """Compile (or load from the on-disk cache) every kernel on tiny inputs; returns seconds.
-
-    The dashboards' preheated kernels call this before a visitor arrives. Does nothing (0 s)
-    when the kernels are not enabled.
-    """
-    if not enabled():
-        return 0.0
-    import numpy as np
-
-    import delaylab as dl
-
-    t0 = time.perf_counter()
-    law = dl.Geometric(mean=3)
-    conv = dl.Conversions([0.5, 0.3], law, window=5)
-    lab = dl.LabelledRewards([0.5, 0.3], law, window=5)
-    uncensored = dl.Conversions([0.5, 0.3], law)
-    runs = [(conv, [dl.UCB1(), dl.KLUCB(), dl.DelayedUCB(law, 5), dl.DelayedKLUCB(law, 5),
-                    dl.DelayedKLUCB(dl.Uniform(0, 6), 5), dl.DelayedUCB(dl.Uniform(0, 6), 5),
-                    dl.DiscardingUCB(law, 5), dl.DiscardingKLUCB(law, 5)]),
-            (uncensored, [dl.DelayedUCB(law), dl.DelayedKLUCB(law)]),
-            (lab, [dl.UCB1(), dl.KLUCB(), dl.QPMD(), dl.QPMD(dl.KLUCB())])]
-    for env, pols in runs:
-        for p in pols:
-            dl.simulate(env, p, 20, 2, checkpoints=2)
-    dl.simulate(conv, dl.UCB1(c=np.array([1.0, 2.0])), 20, 2, checkpoints=2)
-    arm_laws = dl.Conversions([0.5, 0.3], [law, dl.Pareto(1.0)])
-    for p in (dl.PatientBandits(alpha=0.3), dl.AdaptPatientBandits()):
-        dl.simulate(arm_laws, p, 20, 2, checkpoints=2)
-    adv = dl.AdversarialLosses(np.tile([0.2, 0.6], (20, 1)), dl.Geometric(mean=3))
-    for p in (dl.Exp3(), dl.DEW(eta=0.1, dmax=5), dl.Skipper(beta=4)):
-        dl.simulate(adv, p, 20, 2, checkpoints=2)
-    dl.simulate(dl.AdversarialLosses(adv.losses, adv.delays, reveal="at_action"), dl.Doubling(), 20, 2, checkpoints=2)
-    # the phased family shares one kernel (ODAAF-B/-V's bridges and Improved UCB's labels are arguments)
-    dl.simulate(dl.AggregatedAnonymous([0.5, 0.3], law), dl.ODAAF(mean_delay=3), 20, 2, checkpoints=2)
-    lin = dl.LinearConversions([0.6, 0.3], law, n_actions=3, window=5)
-    dl.simulate(lin, dl.OTFLinTS(window=5), 20, 2, checkpoints=2)  # one specialisation for the three learners
-    elapsed = time.perf_counter() - t0
-    if verbose:
-        print(f"delaylab kernels ready in {elapsed:.2f} s")
-    return elapsed

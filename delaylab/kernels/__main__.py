@@ -1,13 +1,14 @@
-"""``python -m delaylab.kernels``: compile the kernels into numba's on-disk cache (after
-installing), or load them from it, and say which: ``N loaded, M compiled`` and the folder."""
+"""``python -m delaylab.kernels``: the same as ``python -m delaylab.warmup`` (compile the kernels
+into numba's on-disk cache after installing, or load them from it), then say which: ``N loaded,
+M compiled`` and the folder (a hub's student whose kernels compiled did not get the installed ones)."""
 
-from . import cache_report, enabled, warmup
+import runpy
+
+from . import cache_report, enabled
 
 if __name__ == "__main__":
+    runpy.run_module("delaylab.warmup", run_name="__main__", alter_sys=True)
     if enabled():
-        warmup(verbose=True)
         report = cache_report()
         print(f"delaylab kernels: {report['loaded']} loaded from numba's cache, {report['compiled']} compiled, "
               f"in {report['folder']}")
-    else:
-        print("delaylab kernels are off (numba missing or DELAYLAB_KERNELS=numpy): nothing to compile")

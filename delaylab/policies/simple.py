@@ -59,8 +59,17 @@ class RoundRobin(Policy):
         pass
 
 
+#: The name under which every regret figure of the workbook draws :class:`UniformRandom`: the
+#: reference a learner must beat (a policy above it does worse than not learning at all).
+UNIFORM = "uniform random play"
+
+
 class UniformRandom(Policy):
-    """Play an arm drawn uniformly at random (from the run's own stream)."""
+    """Play an arm drawn uniformly at random (from the run's own stream).
+
+    Every regret figure of the workbook draws it as :data:`UNIFORM` (:func:`with_uniform`), on
+    the same draws as the algorithms it compares.
+    """
 
     feedback = FEEDBACK_KINDS
 
@@ -76,3 +85,11 @@ class UniformRandom(Policy):
 
     def update(self, t, arms, feedback):
         pass
+
+
+def with_uniform(policies: dict) -> dict:
+    """``policies`` (name → Policy) with uniform random play added as :data:`UNIFORM`, last: the
+    reference curve of a regret figure. A dict that already holds it is returned as it is."""
+    if UNIFORM in policies:
+        return dict(policies)
+    return {**policies, UNIFORM: UniformRandom()}

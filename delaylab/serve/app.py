@@ -52,9 +52,10 @@ The concerns live in their own modules; this one wires them together into Voila'
 * :mod:`delaylab.serve.voila_patches`: every patch of Voila's, jupyter_server's and
   jupyter_client's code and every read of their private state, for the Voila releases
   :mod:`delaylab.serve.compat` allows;
-* :mod:`delaylab.serve.cli`: the command line (:func:`main`, :data:`PUBLIC`, :func:`defaults`).
 
-Their public names are importable from here too.
+Their public names are importable from here too. The command line, :mod:`delaylab.serve.cli`
+(:func:`~delaylab.serve.cli.main`, :data:`~delaylab.serve.cli.PUBLIC`,
+:func:`~delaylab.serve.cli.defaults`), sits above this module and starts its server.
 """
 
 from __future__ import annotations
@@ -71,19 +72,18 @@ from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
 from . import guards, pools, voila_patches
-from .cli import PUBLIC, SHARE, command_line, defaults, main, unix_sockets_fit
 from .handlers import (BUSY_PAGE, FORBIDDEN_PAGE, KERNEL_LOST_HTML, PRESENTER_COOKIE, DashboardPageHandler,
                        PlotlyModuleHandler, PresenterHandler, StaticModule, StatusHandler)
 from .pools import DashboardKernelManager, DashboardKernelSpecManager, PreheatedPools
-from .transport import SOCKET_PATH_MAX
+from .transport import SOCKET_PATH_MAX, unix_sockets_fit
 from .voila_patches import keep_signal_handlers
 
 #: what this module gives, its own and re-exported from the modules above (``from
 #: delaylab.serve.app import ...`` in the tests, the benchmarks and the extension)
-__all__ = ["BUSY_PAGE", "FORBIDDEN_PAGE", "KERNEL_LOST_HTML", "PRESENTER_COOKIE", "PUBLIC", "SHARE",
+__all__ = ["BUSY_PAGE", "FORBIDDEN_PAGE", "KERNEL_LOST_HTML", "PRESENTER_COOKIE",
            "SOCKET_PATH_MAX", "DashboardKernelManager", "DashboardKernelSpecManager", "DashboardPageHandler",
            "DashboardServer", "PlotlyModuleHandler", "PreheatedPools", "PresenterHandler", "StaticModule",
-           "StatusHandler", "command_line", "defaults", "keep_signal_handlers", "main", "unix_sockets_fit"]
+           "StatusHandler", "keep_signal_handlers", "unix_sockets_fit"]
 
 
 class DashboardServer(Voila):

@@ -2,7 +2,7 @@
 [Voila options]`` (:func:`main`).
 
 :func:`command_line` turns it into Voila's: :func:`defaults` first (kernels on Unix sockets
-where their paths fit, :func:`unix_sockets_fit`), then ``--public`` expanded into
+where their paths fit, :func:`~delaylab.serve.transport.unix_sockets_fit`), then ``--public`` expanded into
 :data:`PUBLIC`, the settings of a server open to anyone; an option given on the command line
 replaces either's entry. :func:`main` checks the installed Voila first
 (:func:`delaylab.serve.compat.check_voila`), then starts :class:`delaylab.serve.app.DashboardServer`
@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .compat import check_voila
-from .transport import socket_paths_fit
+from .transport import unix_sockets_fit
 
 #: ``--public``: what a server open to anyone adds to voila.json's settings (an option given on
 #: the command line too, e.g. ``--DashboardServer.max_kernels=20``, replaces its entry here)
@@ -40,15 +39,6 @@ PUBLIC = {
     "VoilaConfiguration.strip_sources": True,
     "DashboardServer.compress": True,  # visitors over a network: far fewer bytes (benchmarks/RESULTS.md)
 }
-
-
-def unix_sockets_fit(root=None) -> bool:
-    """Whether the kernels' Unix sockets fit in ``sun_path`` on this system: POSIX, and the longest
-    socket path Voila and jupyter_client make, ``<root>/voila_XXXXXXXX/kernel-<uuid>-ipc-NN``,
-    within :data:`~delaylab.serve.transport.SOCKET_PATH_MAX` bytes (:func:`delaylab.serve.transport.socket_paths_fit`).
-    ``root`` is Voila's ``connection_dir_root``, the temporary folder by default (on macOS a long
-    one under ``/var/folders``, where it does not fit)."""
-    return socket_paths_fit(os.path.join(root or tempfile.gettempdir(), "voila_" + "x" * 8))
 
 
 def defaults(given=None) -> dict:
@@ -84,7 +74,7 @@ SHARE = Path(__file__).resolve().parent / "share"
 def main(argv=None) -> None:
     """``python -m delaylab.serve NOTEBOOK_FOLDER [--public] [Voila options]``"""
     check_voila()
-    from .app import DashboardServer  # after the check: app imports Voila, and app imports this module
+    from .app import DashboardServer  # after the check: app imports Voila
 
     os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in [str(SHARE), os.environ.get("JUPYTER_PATH", "")] if p)
     argv = ["--VoilaConfiguration.template=delaylab", *command_line(sys.argv[1:] if argv is None else argv)]

@@ -9,7 +9,7 @@
 2. **the on-disk cache of sweeps**: ``DELAYLAB_DEFAULT_CACHE`` (read by :mod:`delaylab.sweep`)
    makes the notebooks' figures at their default values come from the cache, so that a kernel
    executing a notebook for the pool of preheated kernels is ready in seconds, not half a minute.
-3. **compiled kernels**: when :mod:`delaylab.kernels` exists, its ``warmup()`` compiles (or loads
+3. **compiled kernels**: when :mod:`delaylab.warmup` exists, its ``warmup()`` compiles (or loads
    from numba's on-disk cache) every compiled kernel, in a thread beside the starting kernel,
    before a visitor arrives, not on the visitor's first slider move (``DELAYLAB_WARMUP=0``: not).
 
@@ -40,14 +40,13 @@ def set_memory_cap(megabytes: int) -> None:
 def warm_up() -> None:
     """Compile delaylab's numba kernels if this version has them (and they are enabled)."""
     try:
-        from delaylab import kernels
+        from delaylab.warmup import warmup
     except ImportError:
         return
-    if hasattr(kernels, "warmup"):
-        try:
-            kernels.warmup()
-        except Exception as exc:  # a failed warm-up costs speed, never the page
-            print(f"delaylab: kernel warm-up skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
+    try:
+        warmup()
+    except Exception as exc:  # a failed warm-up costs speed, never the page
+        print(f"delaylab: kernel warm-up skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
 
 
 #: modules a dashboard kernel never needs whose import is costly: jsonschema (imported by plotly

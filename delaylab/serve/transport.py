@@ -5,7 +5,7 @@ them, and on a busy machine another process can take one in between (the kernel 
 its restarts may keep the port it cached); ipykernel 7 also warns at every start that TCP sends
 everything in plain text. Unix sockets have neither problem, and only the folder's owner can
 open them. Their paths must fit in ``sun_path``: :func:`socket_paths_fit` is the one check, used
-by the dashboards' server (:func:`delaylab.serve.cli.unix_sockets_fit`), by delaylab's Jupyter
+by the dashboards' server (:func:`unix_sockets_fit`), by delaylab's Jupyter
 server extension for JupyterLab's kernels (:mod:`delaylab.serve.extension`) and by the notebooks'
 tests (:class:`IPCKernelManager`, for nbval).
 """
@@ -35,6 +35,15 @@ def socket_paths_fit(folder) -> bool:
     """Whether kernels whose connection files are in ``folder`` can use Unix sockets: POSIX, and
     :func:`longest_socket_path` within :data:`SOCKET_PATH_MAX` bytes."""
     return os.name == "posix" and len(os.fsencode(longest_socket_path(folder))) <= SOCKET_PATH_MAX
+
+
+def unix_sockets_fit(root=None) -> bool:
+    """Whether the dashboards' kernels' Unix sockets fit in ``sun_path`` on this system: POSIX,
+    and the longest socket path Voila and jupyter_client make,
+    ``<root>/voila_XXXXXXXX/kernel-<uuid>-ipc-NN``, within :data:`SOCKET_PATH_MAX` bytes
+    (:func:`socket_paths_fit`). ``root`` is Voila's ``connection_dir_root``, the temporary folder
+    by default (on macOS a long one under ``/var/folders``, where it does not fit)."""
+    return socket_paths_fit(os.path.join(root or tempfile.gettempdir(), "voila_" + "x" * 8))
 
 
 def private_folder() -> str | None:

@@ -23,6 +23,8 @@ import re
 
 import numpy as np
 
+from ..policies.simple import UNIFORM
+
 #: at most this many series are named one by one in a subplot (the others are counted)
 MAX_SERIES = 8
 
@@ -205,6 +207,18 @@ def _verdict(lines, xname) -> str:
     return f"{at}, lowest: {lo[0]} ({number(lo[1][1])}); highest: {hi[0]} ({number(hi[1][1])}{ratio})."
 
 
+def _against_uniform(lines) -> str:
+    """Which curves end above uniform random play (worse than not learning), when it is drawn."""
+    ref = [f for n, f in lines if n.startswith(UNIFORM)]
+    rest = [(n, f) for n, f in lines if not n.startswith(UNIFORM)]
+    if not ref or not rest or len({round(f[0], 9) for _, f in lines}) != 1:
+        return ""
+    above = [n for n, f in rest if f[1] > ref[0][1]]
+    if not above:
+        return f"Every other curve ends below {UNIFORM}."
+    return f"Ending above {UNIFORM}, worse than not learning at all: {', '.join(above)}."
+
+
 def describe(fig) -> str:
     """The text alternative of a plotly figure (a Figure, FigureWidget or its dict): what it
     shows (title, subplots, axes, series) and what it says (where each curve ends, which ends
@@ -280,4 +294,5 @@ def _describe(fig: dict) -> str:
         verdict = _verdict(lines, xname.split(" (")[0] if xname else "")
         if verdict:
             parts.append(verdict)
+        parts.append(_against_uniform(lines))
     return " ".join(p for p in parts if p)

@@ -14,8 +14,13 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..policies.simple import UNIFORM
 from .style import assign_styles, band_color, style, symbol
 from .widget import FigureWidget
+
+#: uniform random play runs off the top of a regret axis when it ends above this many times the
+#: highest of the other curves: it would squash them (its end value is then in its legend entry)
+REFERENCE_ROOM = 1.6
 
 FONT = dict(family="Arial, Helvetica, sans-serif", size=13)
 
@@ -50,6 +55,11 @@ class CurvePlot:
 
     Curves named in ``pinned`` are left as they are by :meth:`show_result` and :meth:`show_curves`
     (they are drawn and hidden by someone else, e.g. a raced student policy).
+
+    The curve named :data:`~delaylab.policies.simple.UNIFORM` (uniform random play, the reference
+    of every regret figure) is drawn like the others, thinner; where it would squash them (it ends
+    above :data:`REFERENCE_ROOM` times the highest of the others), it runs off the top of the
+    axis, and its legend entry says where it ends.
     """
 
     pinned: frozenset = frozenset()
@@ -65,6 +75,9 @@ class CurvePlot:
         self.panels, self.names = panels, list(names)
         self._slot = {}
         self._in_legend: set[str] = set()
+        self._clipped: set[int] = set()  # panels whose y range cuts uniform random play
+        self._drawn: dict = {}  # (panel, name) -> (lowest, highest) value drawn, line and band
+        self._drawn_end: dict = {}  # panel -> where uniform random play's mean ends
         styles = assign_styles(self.names)
         for i in range(len(panels)):
             r, c = divmod(i, cols)
@@ -76,7 +89,8 @@ class CurvePlot:
                 marker = dict(symbol=sym, size=8, color=st["color"], maxdisplayed=14) if sym else None
                 fig.add_trace(go.Scatter(x=[], y=[], mode="lines+markers" if sym else "lines", name=name,
                                          legendgroup=name, marker=marker,
-                                         line=dict(color=st["color"], dash=st["dash"], width=2.2),
+                                         line=dict(color=st["color"], dash=st["dash"],
+                                                   width=1.8 if name == UNIFORM else 2.2),
                                          showlegend=False, visible=False), row=r + 1, col=c + 1)
                 self._slot[(i, name)] = (len(fig.data) - 2, len(fig.data) - 1)
             for name in extra:
@@ -100,6 +114,14 @@ class CurvePlot:
         d = self.fig.data
         x = np.asarray(x, dtype=float)
         d[line].x, d[line].y, d[line].visible = x, np.asarray(mean, dtype=float), True
+        ys = [np.asarray(v, dtype=float) for v in (mean, lo, hi) if v is not None and len(v)]
+        finite = np.concatenate(ys)[np.isfinite(np.concatenate(ys))] if ys else np.zeros(0)
+        if finite.size:
+            self._drawn[(panel, name)] = (float(finite.min()), float(finite.max()))
+        else:
+            self._drawn.pop((panel, name), None)
+        if name == UNIFORM:
+            self._drawn_end[panel] = float(np.asarray(mean, dtype=float)[-1]) if len(mean) else None
         if name not in self._in_legend:  # one legend entry per name, wherever it first appears
             d[line].showlegend = True
             self._in_legend.add(name)
@@ -110,11 +132,43 @@ class CurvePlot:
                 d[band].x = np.concatenate([x, x[::-1]])
                 d[band].y = np.concatenate([np.asarray(hi, float), np.asarray(lo, float)[::-1]])
                 d[band].visible = True
+        self._fit_reference(panel)
 
     def hide(self, name, panel: int = 0) -> None:
         for i in self._slot[(panel, name)]:
             if i is not None:
                 self.fig.data[i].visible = False
+        self._drawn.pop((panel, name), None)
+        if name == UNIFORM:
+            self._drawn_end[panel] = None
+        self._fit_reference(panel)
+
+    def _fit_reference(self, panel: int) -> None:
+        """Let uniform random play run off the top of ``panel``'s y axis when it would squash the
+        other curves, with its end value in its legend entry; otherwise the axis fits every curve.
+        (What is drawn is read from :attr:`_drawn`: inside a batch update, plotly's traces still
+        answer with their values from before it.)"""
+        slot = self._slot.get((panel, UNIFORM))
+        if slot is None:
+            return
+        ref = self.fig.data[slot[1]]
+        axis = self.fig.layout["yaxis" + (ref.yaxis or "y")[1:]]
+        drawn = [(lo, hi) for (p, name), (lo, hi) in self._drawn.items() if p == panel and name != UNIFORM]
+        top = max((hi for _, hi in drawn), default=np.nan)
+        bottom = min((lo for lo, _ in drawn), default=np.nan)
+        ref_y = self._drawn_end.get(panel)
+        clip = (ref_y is not None and (panel, UNIFORM) in self._drawn and np.isfinite(top) and top > 0
+                and axis.type != "log" and self._drawn[(panel, UNIFORM)][1] > REFERENCE_ROOM * top)
+        if clip:
+            low = min(0.0, bottom)
+            axis.range = [low, top + 0.08 * (top - low)]
+            ref.name = f"{UNIFORM} (ends at {ref_y:,.3g}, above the axis)"
+            self._clipped.add(panel)
+        else:
+            if panel in self._clipped:  # the range set above, not one a figure chose
+                axis.range, axis.autorange = None, True
+                self._clipped.discard(panel)
+            ref.name = UNIFORM
 
     def show_result(self, result, names=None, panel: int = 0, keys=None) -> None:
         """Mean regret of ``result`` with bands, for ``names`` (all by default); others hidden."""

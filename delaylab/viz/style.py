@@ -15,12 +15,15 @@ from __future__ import annotations
 import re
 import zlib
 
+from ..policies.simple import UNIFORM
+
 #: Okabe–Ito's palette (yellow left out: unreadable on white) and Paul Tol's wine: colours that stay
 #: apart under the common colour-vision deficiencies.
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, WINE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
                                                       "#56B4E9", "#882255")
 BLACK = "#000000"
 INDIGO = "#332288"  # Paul Tol: the student's own policy
+GREY = "#636363"  # uniform random play, the reference curve of every regret figure
 #: in this order, the first five are pairwise far apart (blue/sky, orange/vermillion and
 #: purple/wine are the close pairs): a series of up to five curves never needs a second channel
 PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
@@ -29,6 +32,9 @@ PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
 # compares get distinct colours; when two must share a hue family (blue/sky blue), they also
 # differ by dash and marker (SYMBOLS). tests/test_figures_legible.py checks every figure.
 STYLES: dict[str, tuple[str, str]] = {
+    # the reference of every regret figure: uniform random play, dashed grey (GREY: 5.9:1 on white;
+    # on a dark page viz/theme.py lightens it like every colour below 3:1)
+    UNIFORM: (GREY, "dash"),
     # baselines without delay correction
     "UCB1": ("#7F7F7F", "dot"),
     "KL-UCB": ("#000000", "dot"),
@@ -141,7 +147,7 @@ def band_color(name: str, alpha: float = 0.18, color: str | None = None) -> str:
 
 #: the papers of the workbook and the algorithms each notebook draws (for the colour legend)
 PAPERS: dict[str, tuple[str, ...]] = {
-    "baselines": ("UCB1", "KL-UCB"),
+    "baselines": (UNIFORM, "UCB1", "KL-UCB"),
     "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB",
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
