@@ -279,6 +279,11 @@ def run_in_lab(context, hub, user) -> list:
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
     wait_kernels(context, hub, user, lambda ks: any(k["execution_state"] == "busy" for k in ks), 60)
     wait_kernels(context, hub, user, lambda ks: ks and all(k["execution_state"] == "idle" for k in ks), 600, stable=3)
+    try:  # the exercises' boxes, rendered once their outputs have arrived
+        page.wait_for_function("() => document.querySelector('.jp-NotebookPanel-notebook').innerText"
+                               ".includes('Your numbers')", timeout=60_000, polling=500)
+    except Exception:
+        (ARTIFACTS / f"hub-lab-{user}.html").write_text(page.content())
     text = page.inner_text(".jp-NotebookPanel-notebook")
     assert "Traceback" not in text
     assert page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0
@@ -549,6 +554,7 @@ def test_the_sweep_cache_reads_the_install_time_cache_and_never_writes_it(tmp_pa
 
 def test_the_extension_stops_a_dashboard_kernel_whose_page_is_gone_and_no_other():
     import asyncio
+    import concurrent.futures
     from datetime import datetime, timedelta, timezone
 
     from delaylab.serve.extension import DashboardCuller
@@ -570,20 +576,36 @@ def test_the_extension_stops_a_dashboard_kernel_whose_page_is_gone_and_no_other(
             self.stopped.append(kernel_id)
             del self._kernels[kernel_id]
 
+    def run(coroutine):  # in a thread of its own: a browser test before may hold this thread's loop
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, coroutine).result()
+
     manager = Manager()
     culler = DashboardCuller(manager, clock=lambda: clock[0], cull_interval=0)
     assert (culler.cull_unconnected_timeout, culler.page_load_grace) == (45, 180)  # delaylab.serve's
     for kernel_id in ("page", "never", "busy"):  # "lab": a JupyterLab kernel, never recorded
         culler.add(kernel_id)
     manager._kernels["busy"].execution_state = "busy"
-    assert asyncio.run(culler.cull()) == []
+    assert run(culler.cull()) == []
     manager._kernel_connections["page"] = 0  # the tab crashed
     for kernel in manager._kernels.values():
         kernel.last_activity = datetime.now(timezone.utc) - timedelta(seconds=600)
     clock[0] += 44
-    assert asyncio.run(culler.cull()) == []  # within the grace
+    assert run(culler.cull()) == []  # within the grace
     clock[0] += 2
-    assert asyncio.run(culler.cull()) == ["page"]
+    assert run(culler.cull()) == ["page"]
     clock[0] += 140  # "never" connected: 186 s after its start
-    assert asyncio.run(culler.cull()) == ["never"]
+    assert run(culler.cull()) == ["never"]
     assert manager.stopped == ["page", "never"] and set(manager._kernels) == {"lab", "busy"}
+    # a page that connects and is killed between two looks: heard through jupyter_server's notifications
+    heard = []
+    manager.notify_connect = manager.notify_disconnect = heard.append
+    quick = DashboardCuller(manager, clock=lambda: clock[0], cull_interval=0)
+    manager._kernels["quick"], manager._kernel_connections["quick"] = Kernel(), 0
+    manager._kernels["quick"].last_activity -= timedelta(seconds=600)
+    quick.add("quick")
+    manager.notify_connect("quick")
+    manager.notify_disconnect("quick")
+    assert heard == ["quick", "quick"]  # jupyter_server's own methods still called
+    clock[0] += 46
+    assert run(quick.cull()) == ["quick"]  # 46 s after its page left, not page_load_grace

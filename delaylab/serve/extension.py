@@ -229,8 +229,9 @@ class DashboardCuller(LoggingConfigurable):
     """Stops the kernels of Voila's pages whose page is gone (see the module's docstring): each
     kernel :class:`DashboardProvisioner` starts for a page is recorded (:meth:`add`), and every
     ``cull_interval`` s a kernel with no page connected, not busy, is stopped once it has been
-    idle for ``cull_unconnected_timeout`` s since a page was last connected to it, or, if no
-    page ever connected, ``page_load_grace`` s after its start. Configurable in the Jupyter
+    idle for ``cull_unconnected_timeout`` s since a page was last connected to it (a page's
+    connecting and leaving are heard as they happen: :meth:`watch`), or, if no page ever
+    connected, ``page_load_grace`` s after its start. Configurable in the Jupyter
     server's configuration (``--DashboardCuller.cull_unconnected_timeout=N``)."""
 
     cull_unconnected_timeout = Int(config=True, help="Seconds of idleness after which a dashboard's kernel with no "
@@ -254,6 +255,23 @@ class DashboardCuller(LoggingConfigurable):
         self.started: dict = {}  # kernel id -> when it was started for a page
         self.connected: dict = {}  # kernel id -> when a page was last seen connected to it
         self._callback = None
+        self.watch()
+
+    def watch(self) -> None:
+        """Hear of every page connecting to or leaving a kernel (jupyter_server's
+        ``notify_connect`` and ``notify_disconnect``, wrapped on this server's manager): a page
+        killed seconds after it connected, between two looks, still counts as connected."""
+        for name in ("notify_connect", "notify_disconnect"):
+            original = getattr(self.manager, name, None)
+            if original is None:
+                continue
+
+            def heard(kernel_id, *args, _original=original, **kwargs):
+                if kernel_id in self.started:
+                    self.connected[kernel_id] = self.clock()
+                return _original(kernel_id, *args, **kwargs)
+
+            setattr(self.manager, name, heard)
 
     def add(self, kernel_id: str) -> None:
         """A kernel started for a Voila page (from then on it is looked after); starts the
