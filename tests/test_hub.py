@@ -274,11 +274,16 @@ def run_in_lab(context, hub, user) -> list:
     page.goto(links(cfg, LAB_NOTEBOOK)["hub_lab"], timeout=120_000)
     page.wait_for_url(re.compile(rf".*/lab/tree/delaylab/notebooks/{re.escape(LAB_NOTEBOOK)}.*"), timeout=180_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-    wait_kernels(context, hub, user, lambda ks: ks and all(k["execution_state"] == "idle" for k in ks), 120)
+    deadline = time.time() + 120
+    while (kernel := notebook_kernel(context, hub, user)) is None:  # the notebook's session, as JupyterLab opened it
+        assert time.time() < deadline, api(context, hub, user, "sessions")
+        time.sleep(0.5)
+    state = lambda *states: lambda ks: any(k["id"] == kernel and k["execution_state"] in states for k in ks)  # noqa: E731
+    wait_kernels(context, hub, user, state("idle"), 120)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    wait_kernels(context, hub, user, lambda ks: any(k["execution_state"] == "busy" for k in ks), 60)
-    wait_kernels(context, hub, user, lambda ks: ks and all(k["execution_state"] == "idle" for k in ks), 600, stable=3)
+    wait_kernels(context, hub, user, state("busy"), 60)
+    wait_kernels(context, hub, user, state("idle"), 600, stable=3)
     try:  # the exercises' boxes, rendered once their outputs have arrived
         page.wait_for_function("() => document.querySelector('.jp-NotebookPanel-notebook').innerText"
                                ".includes('Your numbers')", timeout=60_000, polling=500)
@@ -292,6 +297,15 @@ def run_in_lab(context, hub, user) -> list:
     numbers = [line.split("): ", 1)[-1] for line in text.splitlines() if line.startswith("Your numbers")]
     page.close()
     return numbers
+
+
+def notebook_kernel(context, hub, user):
+    """The kernel id of JupyterLab's session of :data:`LAB_NOTEBOOK`, or None."""
+    status, sessions = api(context, hub, user, "sessions")
+    if status != 200:
+        return None
+    return next((s["kernel"]["id"] for s in sessions if s.get("path", "").endswith(LAB_NOTEBOOK) and s.get("kernel")),
+                None)
 
 
 def wait_kernels(context, hub, user, predicate, timeout, stable=0.0):
