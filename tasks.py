@@ -13,9 +13,16 @@
     python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
                                 (--public: on every interface, with caps for a public host)
     python3 tasks.py slides     set the notebooks' slide boundaries (lecture mode, RISE)
-    python3 tasks.py assignment NN|all [--out DIR]
+    python3 tasks.py assignment NN|all|weekN [--out DIR] [--exercises 1.2,1.4] [--points 1.4=4]
                                 graded assignments of the paper notebooks as an nbgrader course
-                                folder (default assignments/; docs/instructor.md)
+                                folder (default assignments/; weekN: the guide's module table)
+    python3 tasks.py nbgrader CMD ... --course DIR
+                                nbgrader itself (e.g. generate_assignment week1), run in DIR from
+                                the grading environment .venv-grade (nbgrader from PyPI)
+    python3 tasks.py grade ASSIGNMENT --course DIR
+                                grade the submissions in DIR/submitted/, each in a sandbox
+                                (bubblewrap), into DIR's gradebook and DIR/grades-ASSIGNMENT.csv
+                                (docs/instructor.md, "Graded homework")
     python3 tasks.py clean      remove the virtual environment and caches
     python3 tasks.py clean --cache   empty the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
 
@@ -170,16 +177,21 @@ def cmd_lab(args) -> None:
         env=jupyter_env())
 
 
+def apt_install(package: str, what: str) -> None:
+    """Install a Debian package, as root with apt-get (elsewhere nothing: the caller says what is missing)."""
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        say(f"installing {what}")
+        subprocess.run(["apt-get", "update", "-qq"], check=False)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", package], check=False,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+
+
 def ensure_browser() -> None:
     """The browser tests drive Debian's chromium; as root with apt-get, install it if missing
     (never `playwright install`, which downloads a browser from the internet)."""
     if any(shutil.which(b) for b in ("chromium", "chromium-browser")) or os.environ.get("DELAYLAB_CHROMIUM"):
         return
-    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
-        say("installing Debian's chromium for the browser tests (about 480 MB, once)")
-        subprocess.run(["apt-get", "update", "-qq"], check=False)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=False,
-                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    apt_install("chromium", "Debian's chromium for the browser tests (about 480 MB, once)")
     if not shutil.which("chromium"):
         say("no chromium: the browser tests will fail (install chromium, or set DELAYLAB_CHROMIUM, "
             "or deselect them with `-m 'not browser'`)")
@@ -188,6 +200,7 @@ def ensure_browser() -> None:
 def cmd_test(args) -> None:
     ensure_venv(extras=("test", "site"))  # the tests build the course site too
     ensure_browser()
+    ensure_sandbox_tool()  # tests/test_grading.py grades in the sandbox
     workers = ["-n", str(min(4, os.cpu_count() or 1)), "--dist", "loadscope"]
     nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
     if "-m" in args:  # the caller chose which tests
@@ -257,6 +270,77 @@ def cmd_assignment(args) -> None:
     run([PY, "-m", "delaylab.exercises.assignment", *_caller_paths(args, "--out", "--from")])
 
 
+#: the grading environment: nbgrader and delaylab from this checkout, apart from .venv (whose
+#: JupyterLab must not carry nbgrader's extensions; nbgrader is no dependency of the workbook)
+GRADE_VENV = ROOT / ".venv-grade"
+GRADE_PY = GRADE_VENV / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python")
+NBGRADER = "nbgrader>=0.9.6,<0.10"
+
+
+def ensure_grade_venv() -> None:
+    """Create or refresh .venv-grade (nbgrader from PyPI, delaylab editable from this checkout) when
+    pyproject.toml or this file changed; callers running at once (parallel tests) wait for one another."""
+    import fcntl
+
+    with open(ROOT / ".venv-grade.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = GRADE_VENV / ".delaylab-installed"
+        if stamp.exists() and stamp.read_text() == f"{_fingerprint()}+{NBGRADER}" and GRADE_PY.exists():
+            return
+        say(f"creating the grading environment {GRADE_VENV} (nbgrader and delaylab)")
+        if not GRADE_PY.exists() and subprocess.run([sys.executable, "-m", "venv", str(GRADE_VENV)], cwd=ROOT).returncode:
+            sys.exit("[delaylab] could not create the grading environment with `python3 -m venv`")
+        run([GRADE_PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+        run([GRADE_PY, "-m", "pip", "install", "--quiet", NBGRADER, "-e", "."], env=pip_env())
+        stamp.write_text(f"{_fingerprint()}+{NBGRADER}")
+
+
+def ensure_sandbox_tool() -> None:
+    """Student code is graded inside bubblewrap; as root with apt-get, install it if missing (without
+    it, the grader refuses and says what to install)."""
+    if shutil.which("bwrap") or not sys.platform.startswith("linux"):
+        return
+    apt_install("bubblewrap", "Debian's bubblewrap, the sandbox student code is graded in")
+
+
+def _course(args) -> tuple[list, Path | None]:
+    """``args`` without ``--course DIR`` (or ``--course=DIR``), and DIR made absolute."""
+    rest, course, it = [], None, iter(args)
+    for a in it:
+        if a == "--course":
+            course = next(it, None)
+        elif a.startswith("--course="):
+            course = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+    return rest, (Path(course).expanduser().resolve() if course else None)
+
+
+def cmd_grade(args) -> None:
+    """Grade an assignment's submissions in sandboxes (delaylab/grading); ``grade --setup`` only
+    makes the grading environment and prints its Python."""
+    ensure_grade_venv()
+    if args == ["--setup"]:
+        print(GRADE_PY)
+        return
+    ensure_sandbox_tool()
+    run([GRADE_PY, "-m", "delaylab.grading.grade", *_caller_paths(args, "--course")])
+
+
+def cmd_nbgrader(args) -> None:
+    """``nbgrader ARGS --course DIR``: nbgrader from the grading environment, in the course folder DIR."""
+    rest, course = _course(args)
+    if course is None:
+        sys.exit("[delaylab] tasks.py nbgrader needs --course DIR, the course folder (python3 tasks.py assignment "
+                 "writes one)")
+    ensure_grade_venv()
+    env = {**os.environ, "PATH": f"{GRADE_PY.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    say(f"(in {course}) nbgrader {' '.join(rest)}")
+    code = subprocess.run([str(GRADE_PY.parent / "nbgrader"), *rest], cwd=course, env=env).returncode
+    if code:
+        sys.exit(code)
+
+
 def cmd_clean(args) -> None:
     if "--cache" in args:  # only the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
         ensure_venv(extras=())
@@ -264,13 +348,14 @@ def cmd_clean(args) -> None:
              "print(f'[delaylab] removed {i[\"entries\"]} cache entries ({fmt_bytes(dl.cache_clear())}) "
              "from {i[\"folder\"]}')"])
         return
-    for p in [VENV, ROOT / ".pytest_cache"]:
+    for p in [VENV, GRADE_VENV, ROOT / ".pytest_cache"]:
         shutil.rmtree(p, ignore_errors=True)
-    say("removed .venv and caches")
+    say("removed .venv, .venv-grade and caches")
 
 
 COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "book": cmd_book, "dashboard": cmd_dashboard,
-            "slides": cmd_slides, "assignment": cmd_assignment, "clean": cmd_clean}
+            "slides": cmd_slides, "assignment": cmd_assignment, "grade": cmd_grade, "nbgrader": cmd_nbgrader,
+            "clean": cmd_clean}
 
 
 def main(argv) -> None:

@@ -198,6 +198,7 @@ PAPER_FIGURES = {
     "04 timeline": lambda: pikeburke2018.timeline_figure(pikeburke2018.timeline()),
     "04 Figure 2": lambda: pikeburke2018.figure2_panel(runs=2, horizon=300),
     "04 Appendix F": lambda: pikeburke2018.appendix_f_panel(runs=2, horizon=300),
+    "04 bridges": lambda: pikeburke2018.bridges_figure(pikeburke2018.bridges(runs=2, horizon=300)),
     "05 trade-off": lambda: thune2019.tradeoff_figure(thune2019.tradeoff(runs=2, horizon=300)),
     "05 Doubling": lambda: thune2019.doubling_figure(thune2019.doubling_run(horizon=512)),
     "05 Example 8": lambda: thune2019.example8_panel(runs=2, horizons=(512, 1024, 2048)),

@@ -93,6 +93,8 @@ PHASED = [
     ("Improved UCB/labelled", dl.LabelledRewards([0.7, 0.6, 0.2], dl.Geometric(mean=30)), dl.ImprovedUCB()),
     ("ODAAF-B/censored, geometric", dl.AggregatedAnonymous([0.8, 0.5], dl.Geometric(mean=20), window=15),
      dl.ODAAFB(mean_delay=20, bound=30)),
+    ("ODAAF with bridges", ANON, dl.ODAAF(mean_delay=10, bridge=True)),
+    ("ODAAF-B without bridges", ANON, dl.ODAAFB(mean_delay=10, bound=20, bridge=False)),
 ]
 PIDS = [c[0] for c in PHASED]
 
@@ -117,7 +119,7 @@ def test_phased_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
     if runs == 30 and setting.means.max() == 0.9:  # the runs went through the phases' events, which the traces compare
         assert (tr["eliminated_at"][:, -1] >= 0).any()
         assert (tr["phase"][:, -1] >= 1).any()
-        assert (tr["bridge_start"][:, -1] >= 0).any() == policy._bridge
+        assert (tr["bridge_start"][:, -1] >= 0).any() == policy.bridges
 
 
 @pytest.mark.parametrize("name, setting, policy", PHASED[:4:3], ids=PIDS[:4:3])
@@ -178,6 +180,7 @@ LINEAR = [
     ("OTFLinUCB/d=8, K=20, m=500 > T", _linear(8, 20, 500, mean=100), dl.OTFLinUCB(window=500)),
     ("OTFLinUCB/uncensored setting, m=15", _linear(2, 3, None, mean=10, window=None),
      dl.OTFLinUCB(window=15, lam=0.3, delta=0.3)),
+    ("OTFLinUCB without delay term", _linear(5, 10, 100), dl.OTFLinUCB(window=100, variant="no-delay-term")),
     ("OTFLinTS/exact", _linear(5, 10, 100), dl.OTFLinTS(window=100)),
     ("OTFLinTS/cheap, d=8, K=20", _linear(8, 20, 50, mean=100), dl.OTFLinTS(window=50, width="cheap")),
     ("LinUCB", _linear(5, 10, 100), dl.LinUCB()),
@@ -192,6 +195,7 @@ def test_linear_kernels_for_the_algorithms_as_printed():
     cal = engine.Calendar(2, 10, with_values=False)
     for policy, has_kernel in [(dl.OTFLinUCB(window=100), True), (dl.OTFLinUCB(window=100, width="cheap"), True),
                                (dl.OTFLinUCB(window=100, variant="authors-code"), False),
+                               (dl.OTFLinUCB(window=100, variant="no-delay-term"), True),
                                (dl.OTFLinTS(window=100), True), (dl.LinUCB(), True)]:
         assert (kernels.kernel_for(policy.start(problem), setting, problem, cal) is not None) == has_kernel, policy
 

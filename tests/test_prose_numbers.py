@@ -48,7 +48,10 @@ CLAIMS = [
     ("02", "\\ge {}$ for $\\bar T_t \\le 10^4$", math.log(24 * math.sqrt(29) / 0.42) / math.log(1e4), ".1f"),
     # notebook 03
     ("03", "$2f_{{t,\\delta}} \\approx {}$ multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
-    ("03", "the rightmost panel, where $\\tau_m = {}$", _tau(500, 100), ".2f"),
+    ("03", "In $(100, 500)$, where $\\tau_m = {}$, even the algorithm", _tau(500, 100), ".2f"),
+    ("03", "$\\tau_m(1 - 1/\\sqrt d) \\approx {}$ here", _tau(100, 100) * (1 - 1 / math.sqrt(5)), ".2f"),
+    ("03", "$\\alpha_{{t,\\delta}} \\ge 2f_{{t,\\delta}} \\approx {}$ at $t = 1000$",
+     2 * float(confidence_radius(1000, 5, 1.0, 0.1)), ".0f"),
     ("03", "in $(100, 500)$, where $\\tau_m = {}$", _tau(500, 100), ".2f"),
     ("03", "$\\tau_m$ goes from {} to", _tau(100, 100), ".2f"),
     ("03", "goes from 0.63 to {}:", _tau(100, 500), ".2f"),
@@ -59,6 +62,7 @@ CLAIMS = [
     # notebook 04
     ("04", "$V(\\tau) = {}$", float(dl.Uniform(0, 20).var), ".1f"),
     ("04", "$\\tilde\\Delta_3 = {}$", 0.5 ** 3, ".3f"),
+    ("04", "about $0.6\\,\\mathbb E[\\tau] = {}$ of its own rewards leave", 0.6 * float(dl.Uniform(0, 200).mean), ".0f"),
     # notebook 05
     ("05", "the first $\\sqrt{{KT/\\ln K}} \\approx {}$ rounds", math.sqrt(2 * 8192 / math.log(2)), ".0f"),
     ("05", "gives ${}$ instead of", float(thune2019.theorem3_bound(
@@ -284,3 +288,15 @@ def test_a_number_the_instructors_guide_states_is_what_delaylab_computes(text, v
     guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
     stated = text.format(format(value, fmt))
     assert stated in guide, f"docs/instructor.md does not say {stated!r}"
+
+
+def test_the_panels_phase_numbers_in_notebook_04():
+    """Section 4's things to try: ODAAF-V's n_1 with geometric delays of mean 10 (V = 110) at T = 5000, and the
+    bound d above which ODAAF-B's phases depend on d ("several hundred")."""
+    from delaylab.policies.odaaf import odaaf_b_binding_bound, odaaf_v_sizes
+
+    n1 = int(odaaf_v_sizes(1, 5000, 10.0, float(dl.Geometric(10.0).var)))
+    assert dl.Geometric(10.0).var == 110 and 2 * n1 > 5000
+    text = _markdown("04")
+    assert f"two blocks of $n_1 = {n1:,}$ steps".replace(",", "{,}") in text
+    assert 200 <= odaaf_b_binding_bound(5000, 10.0) < 1000 and "only for $d$ of several hundred" in text

@@ -19,8 +19,8 @@ from delaylab.policies.ucb import UCB1
 from delaylab.viz.style import STYLES
 
 
-def _linucb(window, delta, lam, width):
-    return make_policy("LinUCB", window, delta, lam, width)
+def _no_term(window, delta, lam, width):
+    return make_policy("OTFLinUCB without delay term", window, delta, lam, width)
 
 
 # panel, a policy built from the panel's context, the panel's own curve of that same policy, a slider to move
@@ -28,7 +28,8 @@ PANELS = {
     "conversions": (lambda: ConversionsPanel(horizon=500, runs=10, mean_delay=100, window=300),
                     lambda: UCB1(), "UCB1", "window"),
     "arm_delays": (lambda: ArmDelaysPanel(horizon=500, runs=10), lambda: UCB1(), "UCB1", "horizon"),
-    "linear": (lambda: LinearPanel(horizon=300, runs=4, dim=3, n_actions=5), _linucb, "LinUCB", "lam"),
+    "linear": (lambda: LinearPanel(horizon=300, runs=4, dim=3, n_actions=5), _no_term, "OTFLinUCB without delay term",
+               "lam"),
     "anonymous": (lambda: AnonymousPanel(horizon=1000, runs=4), lambda mean_delay: ODAAF(mean_delay=mean_delay),
                   "ODAAF", "mean_delay"),
     "adversarial": (lambda: AdversarialPanel(horizon=300, runs=6), lambda: Exp3(), "Exp3", "gap"),

@@ -5,7 +5,10 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from delaylab.panels.linear import AUTHORS, EllipsePanel, LinearPanel, delay_law, ellipse  # noqa: E402
+import delaylab as dl  # noqa: E402
+from delaylab.panels.linear import (AUTHORS, NO_DELAY_TERM, EllipsePanel, LinearPanel, delay_law, ellipse,  # noqa: E402
+                                    make_policy)
+from delaylab.streams import Batch  # noqa: E402
 from delaylab.papers import vernade2020 as paper  # noqa: E402
 
 
@@ -93,8 +96,39 @@ def test_figure_panels_at_small_scale():
     assert set(fig.results) == set(paper.FIG1_PANELS)
     for i in range(3):
         assert fig.plot.fig.data[fig.plot._slot[(i, "OTFLinTS")][1]].visible
+    for key in paper.FIG1_PANELS:  # the delay term isolated, and uniform random play, in every panel
+        assert set(fig.results[key].names) == set(paper.NAMES)
     res = paper.figure3(runs=1, horizon=300, authors=False)
-    assert set(res.names) == {"OTFLinUCB", "OTFLinTS"}
+    assert set(res.names) == {"OTFLinUCB", "OTFLinTS", dl.UNIFORM}
+    assert paper.figure3(runs=1, horizon=300, authors=False) is res  # the same parameters: remembered
+
+
+def test_the_default_comparison_differs_in_the_delay_term_alone():
+    """The live panel starts with Algorithm 1 with and without its delay term: the same estimate, the
+    same 2f, the same runs; only α differs (2f + Σ‖A_s‖ against 2f)."""
+    p = LinearPanel(horizon=300, runs=2)
+    shown = [n for n, box in p.toggles.items() if box.value]
+    assert shown[:2] == ["OTFLinUCB", NO_DELAY_TERM] and visible(p.regret, dl.UNIFORM)
+    with_term = make_policy("OTFLinUCB", 100, 0.1, 1.0, "exact")
+    without = make_policy(NO_DELAY_TERM, 100, 0.1, 1.0, "exact")
+    assert with_term.get_params() == {**without.get_params(), "variant": "paper"}
+    env = dl.LinearConversions(paper.theta(), dl.Geometric(100), n_actions=10, window=100)
+    a = with_term.start(dl.Problem(10, 300, "linear", 100, 5, Batch(np.arange(2)), 0))
+    b = without.start(dl.Problem(10, 300, "linear", 100, 5, Batch(np.arange(2)), 0))
+    assert np.array_equal(a.alpha(50), b.alpha(50))  # no action yet in the window: the term is 0
+    del env
+
+
+def test_otf_choices_are_the_runs_simulate_gives():
+    """The watched copy of OTFLinUCB plays the runs simulate plays: T·(best − played) is its regret,
+    run by run, and T·(best − offered), uniform play's expected regret, is within noise of uniform's."""
+    c = paper.otf_choices(horizon=400, runs=3, seed=2)
+    env = dl.LinearConversions(paper.theta(), dl.Geometric(100), n_actions=10, window=100)
+    res = dl.simulate(env, dl.with_uniform({"OTFLinUCB": dl.OTFLinUCB(window=100)}), 400, 3, 2)
+    assert np.allclose(400 * (c.best - c.played), res.final("OTFLinUCB"), rtol=0, atol=1e-9)
+    u = res.final(dl.UNIFORM)
+    assert abs(u.mean() - 400 * (c.best - c.offered).mean()) < 5 * u.std(ddof=1) / np.sqrt(3) + 1
+    assert np.all((0 <= c.wider) & (c.wider <= 1) & (0 <= c.top_estimate) & (c.top_estimate <= 1))
 
 
 def test_figure2_histogram_is_a_density_of_draws_from_the_fitted_law():
@@ -111,3 +145,11 @@ def test_figure2_histogram_is_a_density_of_draws_from_the_fitted_law():
     p = np.interp(x + 0.05, edges, cdf) - np.interp(x - 0.05, edges, cdf)
     sd = np.sqrt(p * (1 - p) / 20_000)
     assert np.all(np.abs(y * 0.1 - p) <= 5 * sd + 1e-12), np.max(np.abs(y * 0.1 - p) / (sd + 1e-12))
+
+
+def test_the_numbers_under_a_figure_name_the_curves_above_uniform_play():
+    res = paper.figure3(runs=2, horizon=400)
+    worse = [n for n in res.names if n != dl.UNIFORM and res.final(n).mean() > res.final(dl.UNIFORM).mean()]
+    text = paper.summary_figure3(res)
+    assert f"uniform random play {res.final(dl.UNIFORM).mean():.0f}" in text
+    assert (f"(above uniform random play: {', '.join(worse)})" in text) if worse else "above uniform" not in text

@@ -151,7 +151,8 @@ def test_grid_of_delta_and_lambda_matches_separate_runs():
 
 @pytest.mark.parametrize("algo, width, m, setting_window", [
     ("OTFLinUCB", "exact", 15, None), ("OTFLinUCB", "cheap", 15, 30), ("OTFLinTS", "exact", 20, 20),
-    ("OTFLinTS", "cheap", 5, None), ("LinUCB", "exact", None, 25), ("OTFLinUCB (authors' code)", "cheap", 15, None)])
+    ("OTFLinTS", "cheap", 5, None), ("LinUCB", "exact", None, 25), ("OTFLinUCB (authors' code)", "cheap", 15, None),
+    ("OTFLinUCB without delay term", "exact", 15, 30)])
 def test_engine_equals_plain_per_run_loop(algo, width, m, setting_window):
     theta, K, T, R = np.array([0.3, 0.6, 0.2, 0.5]), 5, 300, 3
     law = dl.Geometric(8)
@@ -160,6 +161,7 @@ def test_engine_equals_plain_per_run_loop(algo, width, m, setting_window):
            "OTFLinTS": lambda: dl.OTFLinTS(window=m, width=width, delta=0.2, lam=0.7),
            "LinUCB": lambda: dl.LinUCB(delta=0.2, lam=0.7),
            "OTFLinUCB (authors' code)": lambda: dl.OTFLinUCB(window=m, delta=0.2, lam=0.7, variant="authors-code"),
+           "OTFLinUCB without delay term": lambda: dl.OTFLinUCB(window=m, delta=0.2, lam=0.7, variant="no-delay-term"),
            }[algo]()
     res = dl.simulate(env, {algo: pol}, T, R, seed=11)
     for r in range(R):

@@ -30,14 +30,14 @@ from ._core import (KINDS, Exercise, Feedback, check, explanation, get, ids, kin
                     solution_code, wrong_answers)
 from ._core import given as given_text
 from ._core import choice_grader, function_grader, number_grader, numeric, unregister  # for a paper's exercises
-from .ui import autograde, explain, feedback, heading, install_capture, predict, race, record, start, table
+from .ui import explain, feedback, heading, install_capture, predict, race, record, start, table
 from .ui import show_given as given
 
 from . import p01, p02, p03, p04, p05  # noqa: E402,F401  (registration, in notebook order)
 
 install_capture()  # answers are taken when their cell runs (see .ui)
 
-__all__ = ["KINDS", "Exercise", "Feedback", "autograde", "check", "explain", "explanation", "feedback", "get", "given",
+__all__ = ["KINDS", "Exercise", "Feedback", "check", "explain", "explanation", "feedback", "get", "given",
            "given_text", "heading", "ids", "kind", "params", "predict", "race", "record", "register", "solution",
            "solution_code", "start", "table", "wrong_answers",
            "choice_grader", "function_grader", "number_grader", "numeric", "unregister"]

@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 
+from ..grading.function_worker import short  # (one helper for the checks and the grader)
+
 #: Seconds one call of a student's function may take before it is stopped.
 CALL_SECONDS = 3.0
 #: Seconds a whole check (every call of a student's function in it) may take.
@@ -203,11 +205,3 @@ def as_array(out, name: str, shape: tuple | None = None, dtype=float) -> np.ndar
 def _what(out, arr) -> str:
     kinds = {"U": "text", "S": "bytes", "O": "objects", "c": "complex numbers", "b": "True/False values"}
     return f"{kinds.get(arr.dtype.kind, type(out).__name__)} ({short(out)})"
-
-
-def short(x, n: int = 60) -> str:
-    try:
-        s = repr(x)
-    except Exception:  # noqa: BLE001 - a student's object with a broken __repr__
-        s = f"<{type(x).__name__}>"
-    return s if len(s) <= n else s[: n - 1] + "…"

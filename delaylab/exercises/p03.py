@@ -48,7 +48,7 @@ register(Exercise(
                  "on average a fraction τ_m of them. The estimate is shrunk by τ_m.",
         "tau-theta": f"Each action is in V_t, but it converts within the window only with probability "
                      f"τ_m⟨A_s, θ⟩: θ̂ᵂ estimates τ_m·θ (here τ_m = P(D ≤ {_M_E}) = {_TAU_E:.3f}). It ranks the "
-                     "actions like θ, which is all a learner needs.",
+                     "actions as θ does, with gaps between them τ_m times smaller.",
         "zero": f"With geometric delays of mean {_MU_E}, τ_m = P(D ≤ {_M_E}) = {_TAU_E:.2f}: most conversions do arrive "
                 "within the window. The estimate is shrunk, not lost.",
         "beyond": "The window discards conversions, it never adds any: B_t has fewer terms than without censoring, so "
@@ -59,6 +59,8 @@ register(Exercise(
     explanation="θ̂ᵂ_t = V_t⁻¹B_t with every action in V_t and only the conversions seen within m steps in B_t: "
                 "it converges to τ_m·θ, τ_m = P(D ≤ m).",
     wrong_answers=["theta", "zero", "beyond"],
+    reveals=("estimates $\\tau_m\\theta$", "heads for $\\tau_m\\theta$", "converges to τ_m·θ", "shrunk by τ_m",
+             "shorter than θ"),
 ))
 
 
@@ -154,8 +156,9 @@ def _target_wrong(p):
                      "too: E θ̂ᵂ = τ_m·V⁻¹(V − λI)θ."),
         (np.linalg.solve(V, G @ theta), "that is ridge regression without censoring: only a share τ_m = P(D ≤ m) of "
                                         "the conversions is counted in B_t."),
-        (_tau(p["mu"], p["m"] - 1) * np.linalg.solve(V, G @ theta), "τ_m = P(D ≤ m) = 1 − λ^(m+1) for the "
-                                                                   "geometric law; this uses P(D ≤ m − 1)."),
+        (_tau(p["mu"], p["m"] - 1) * np.linalg.solve(V, G @ theta), "τ_m = P(D ≤ m) = 1 − (μ/(μ + 1))^(m+1) for "
+                                                                   "the geometric law of mean μ on {0, 1, …}; this "
+                                                                   "uses P(D ≤ m − 1)."),
         (theta, "θ itself: least squares with censored conversions does not estimate θ."),
     ]
 
@@ -325,16 +328,21 @@ register(Exercise(
     explanation="A smaller window trims the delay term but throws away most conversions: the signal τ_m·θ weakens "
                 "while 2f_{t,δ} does not, so the regret at T grows.",
     wrong_answers=["lower", "same"],
+    reveals=("regret at $T$ rises", "regret at t is higher", "learning slows", "learning slow", "higher regret",
+             "regret at $t$ grows"),
 ))
 
 
 # ---------------------------------------------------------------- 3.6 explain: why the last m actions
 _WHY_LAST_M = ("Only the conversions of the last m actions can still arrive and be counted: an action more than m "
                "steps old has either shown its conversion within the window or never will be counted (the learner "
-               "ignores what comes later), so its contribution to B_t is final and its censoring is the same factor "
-               "τ_m for every action — which estimating τ_m·θ instead of θ absorbs. For the last m actions B_t may "
-               "still miss conversions that will count: that bias points along those actions, and it is bounded by "
-               "their norms in V_t⁻¹, hence the sum of the last m norms in the width.")
+               "ignores what comes later), so its contribution to B_t is final. Its censoring has mean τ_m for every "
+               "action, which estimating τ_m·θ instead of θ absorbs, and the rest, 1{D_s ≤ m} − τ_m, is noise like "
+               "the reward's, paid by the second f of 2f_{t,δ}. For the last m actions B_t may still miss "
+               "conversions that will count: that bias is a sum of those actions with coefficients in [−1, 0] "
+               "(a conversion missing for now), so in the V_t⁻¹ norm it is at most the sum of their norms — the "
+               "delay term. Paying nothing would leave that bias uncovered; paying for all past actions would "
+               "widen the set for conversions that can no longer change B_t.")
 
 register(Exercise(
     id="03.why-last-m",
@@ -344,7 +352,8 @@ register(Exercise(
     title="Why the width pays for the last m actions only",
     solution=_WHY_LAST_M,
     points=("an action older than m steps is final: its conversion was counted or never will be",
-            "the censoring of older actions is a common factor τ_m, absorbed by estimating τ_m·θ",
+            "the censoring of older actions has mean τ_m, absorbed by estimating τ_m·θ; its randomness is noise "
+            "covered by 2f",
             "the last m actions may still get conversions that will count: B_t misses them for now",
             "that missing part biases the estimate along those actions, at most their norms in V_t⁻¹"),
     hints=("Section 2: which actions' conversions can still change B_t, and which are settled for good?",

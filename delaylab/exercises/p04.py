@@ -131,7 +131,7 @@ register(Exercise(
     minutes=25,
     title="The bias of a block's mean estimate",
     answer_name="block_bias",
-    stub=("# ✎ Exercise 4.2: E[X̄] − θ_i for YOUR numbers (shown above): derive it on paper first.\n"
+    stub=("# ✎ Exercise 4.2: E[X_bar] - theta_i for YOUR numbers (shown above): derive it on paper first.\n"
           "block_bias = ...\n"),
     solution_code=lambda p: (
         f"E_tau = {p['d']} / 2                             # uniform on {{0, …, {p['d']}}}\n"
@@ -148,10 +148,12 @@ register(Exercise(
            "of arm i's own rewards go out, arriving after the block ends.",
            "Count both with Σ_{k≥0} P(τ > k) = E[τ]: n·E[X̄] = n·θ_i − θ_i·E[τ] + θ_j·E[τ] when n exceeds the "
            "largest delay; divide by n."),
-    explanation=lambda p: (f"n·E[X̄] = n·θ_i − θ_i·E[τ] + θ_j·E[τ], so E[X̄] − θ_i = (θ_j − θ_i)·E[τ]/n = "
-                           f"({p['theta_j']} − {p['theta_i']}) × {p['d'] / 2:g} / {p['n']} = {_bb(p):.5f}. The bias "
-                           "shrinks like 1/n, which is why ODAAF's phases lengthen with E[τ], and it depends on the "
-                           "arm played before — which is what the bridge periods make harmless."),
+    explanation=lambda p: (r"$n\,\mathbb{E}[\bar X] = n\theta_i - \theta_i\,\mathbb{E}[\tau] + \theta_j\,\mathbb{E}[\tau]$, "
+                           r"so $\mathbb{E}[\bar X] - \theta_i = (\theta_j - \theta_i)\,\mathbb{E}[\tau]/n = "
+                           rf"({p['theta_j']} - {p['theta_i']}) \times {p['d'] / 2:g} / {p['n']} = {_bb(p):.5f}$. The "
+                           r"bias shrinks like 1/n, which is why ODAAF's phases lengthen with $\mathbb{E}[\tau]$, and it "
+                           "depends on the arm played before — which the bridge periods keep close to the block's own "
+                           "(Exercise 4.5)."),
 ))
 
 
@@ -201,8 +203,8 @@ register(Exercise(
     answer_name="survivors",
     stub=("def survivors(means, active, tolerance):\n"
           "    \"\"\"The arms still active after Step 2, a bool array of shape (runs, K).\n"
-          "    means (runs, K): the estimates X̄_{m,i}; active (runs, K) bool: the active arms;\n"
-          "    tolerance (runs,): Δ̃_m.\"\"\"\n"
+          "    means (runs, K): the estimates of phase m; active (runs, K) bool: the active arms;\n"
+          "    tolerance (runs,): the phase's tolerance (Delta_m with a tilde in the paper).\"\"\"\n"
           "    # your code here (all runs at once)\n"
           "    return ...\n"),
     solution_code=("def survivors(means, active, tolerance):\n"
@@ -247,8 +249,9 @@ register(Exercise(
     grade=choice_grader("grows", {
         "grows": "E[τ] enters n_m through the term 6Δ̃_m·m·E[τ]: every phase is longer, the worse arm is played longer "
                  "before it is eliminated. Appendix F below measures it: about linear in E[τ].",
-        "same": "The cost of delays is additive in T, but not small: E[τ] sits inside n_m, so every phase — and the "
-                "regret paid while both arms are active — grows with it. QPM-D, with labelled rewards, barely moves.",
+        "same": r"The cost of delays is additive — a term added to the regret, not a factor — but not small: "
+                r"$\mathbb{E}[\tau]$ sits inside $n_m$, so every phase — and the regret paid while both arms are "
+                "active — grows with it. QPM-D, with labelled rewards, barely moves.",
         "shrinks": "Blocks are longer because they must be: the bias of a block's mean, (θ_j − θ_i)·E[τ]/n, grows with "
                    "E[τ]. Longer phases mean more pulls of the worse arm before the elimination.",
     }),
@@ -257,17 +260,26 @@ register(Exercise(
     explanation="n_m grows with E[τ] (linearly in the last term under the root), so the worse arm is played longer: "
                 "ODAAF's regret grows about linearly in E[τ] (Appendix F).",
     wrong_answers=["same", "shrinks"],
+    reveals=("regret grows", "grows markedly", "grows linearly", "grows about linearly", "additive cost of order",
+             "flatten later", "longer phases", "phases lengthen", "qpm-d barely moves", "played longer"),
 ))
 
 
 # ---------------------------------------------------------------- 4.5 explain: why bridge periods
-_WHY_BRIDGE = ("The rewards that leak into a block come from the arm played just before it. Without a bridge, that "
-               "arm — and so the corruption of the next phase's first block — is decided by the previous phase's "
-               "estimates and eliminations: the errors of one phase feed into the next and accumulate, which is why "
-               "plain ODAAF's n_m carries a term growing with the phase number m. A bridge period plays one active "
-               "arm for a while and throws its observations away, so the next phase starts from a situation that "
-               "does not depend on the data that decided the eliminations; its bias is the bounded (θ_j − θ_i)·E[τ]/n "
-               "of one block, not an accumulation, and ODAAF-B and ODAAF-V can use shorter phases.")
+_WHY_BRIDGE = (r"A block's mean is off by $(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$ (Exercise 4.2), where j is the arm "
+               r"played just before the block: the rewards of j that leak in partly cancel those of i that leak out, "
+               r"and cancel well only if $\theta_j$ is close to $\theta_i$. Plain ODAAF's analysis (the paper's Section "
+               r"4.1) uses no such cancellation: it bounds each block's discrepancy by $\mathbb{E}[\tau]$ (its Eq. 3) and "
+               r"adds that over the m blocks its estimate pools (its Eq. 4), hence the term in $m\,\mathbb{E}[\tau]$ of "
+               r"its $n_m$. Without a bridge, the arm before the first block of a phase is the last arm of the previous "
+               r"phase, which may just have been eliminated — far worse. A bridge plays an arm that is still active, and "
+               r"on the event that every estimate so far was within its tolerance, any two active arms of phase m "
+               r"differ by about the tolerance $\tilde\Delta_m$ at most (Proposition 1, Section 4.2): every block's "
+               r"discrepancy is then about $\tilde\Delta_m\,\mathbb{E}[\tau]$, and over the phases these no longer add "
+               r"up to a term growing with m: ODAAF-B's and ODAAF-V's phase sizes need none. (The bridge's own "
+               r"observations are thrown away, and what leaks into the next phase then comes from pulls made after "
+               r"the elimination, except for delays longer than the bridge: none when the delays are bounded by its "
+               r"length, few when their variance is known — the paper's Section 4.3.)")
 
 register(Exercise(
     id="04.why-bridge",
@@ -276,13 +288,16 @@ register(Exercise(
     minutes=10,
     title="What the bridge periods buy",
     solution=_WHY_BRIDGE,
-    points=("the leak into a block comes from the arm played just before it",
-            "without a bridge, that arm depends on the previous phase's estimates and eliminations",
-            "the bridge's observations are thrown away: the next phase no longer depends on that data",
-            "the errors no longer accumulate over phases: shorter phases (no term growing with m)"),
-    hints=("Section 3, Step 4, with Exercise 4.2's result: which arm's rewards corrupt a block, and what decided "
-           "which arm that was?",
-           "Compare the first block of phase m + 1 with and without a bridge: on what does its bias depend in each "
-           "case?"),
+    points=(r"a block's bias, $(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$, is small only if the arm j played just "
+            r"before it has a mean close to $\theta_i$: the leaks in and out then cancel",
+            r"plain ODAAF's analysis uses no cancellation: one $\mathbb{E}[\tau]$ per pooled block, summed over the m "
+            r"blocks — the term growing with m",
+            "with a bridge, the arm played before every block is active in the current phase (not one just "
+            "eliminated), so on the good event its mean is within about the tolerance of the block's arm",
+            "the blocks' errors then shrink with the tolerance and no longer add up over the phases: phase sizes "
+            "with no term growing with m"),
+    hints=("Exercise 4.2's result: on which two arms does a block's bias depend, and when is it small?",
+           "Without a bridge, which arm is played just before the first block of phase m + 1 — could it have just "
+           "been eliminated? With a bridge, what do you know about that arm's mean?"),
     wrong_answers=[],
 ))

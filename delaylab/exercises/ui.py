@@ -66,12 +66,18 @@ def _box(text: str, colour: str = "#374151", background: str = "#F8F9FB") -> str
 
 # ------------------------------------------------------------------ the student
 class Started:
-    """What :func:`start` shows: whose numbers the exercises use."""
+    """What :func:`start` shows: whose numbers the exercises use (``typed``: the id the cell typed,
+    when a graded release uses the hub's user name instead)."""
 
-    def __init__(self, student: str, graded: bool = False):
-        self.student, self.graded = student, graded
+    def __init__(self, student: str, graded: bool = False, typed: str = ""):
+        self.student, self.graded, self.typed = student, graded, typed
 
     def html(self) -> str:
+        if self.graded and self.typed:
+            return _box(f"✎ Graded assignment: you typed <b>{html.escape(self.typed)}</b>, but you are logged in as "
+                        f"<b>{html.escape(self.student)}</b>, the id your course's grader knows. The exercises use "
+                        f"the numbers of {html.escape(self.student)}, and you are graded against them, whatever is "
+                        "typed: leave the quotes empty to make this note go away.", "#8A3B00", "#FFF3E0")
         if self.graded:
             if not self.student:
                 return _box("✎ <b>Graded assignment: put your student id</b> — exactly as your course's grader knows "
@@ -101,13 +107,16 @@ def start(student: str | None = None, graded: bool = False) -> Started:
     instance (the numbers of the notebook's solved copy).
 
     ``graded=True`` (the first cell of a graded release, ``python3 tasks.py assignment``): no
-    solution is shown anywhere, predictions are recorded without a verdict, and without an id the
-    JupyterHub user name is the student id. While nbgrader autogrades, the owner of the submission
-    is the student, whatever id the cell names."""
+    solution is shown anywhere, predictions are recorded without a verdict, on a JupyterHub the
+    hub's user name is the student id whatever is typed (and the cell says so when the typed id
+    differs), and implement answers are checked from their own cell, as the grader will
+    (:mod:`delaylab.grading`, which uses the submission's owner's numbers)."""
     install_capture()
     if graded:
         _GRADED[:] = [True]
-    return Started(instance.set_current(student, graded=graded), graded=graded)
+    who = instance.set_current(student, graded=graded)
+    typed = instance.normalise(student)
+    return Started(who, graded=graded, typed=typed if graded and typed and typed != who else "")
 
 
 class Given:
@@ -138,6 +147,7 @@ def show_given(eid: str) -> Given:
 # ------------------------------------------------------------------ taking answers when their cell runs
 _MISSING = object()
 _CAPTURED: dict[str, object] = {}
+_SOURCES: dict[str, str] = {}
 _HOOKED: list = []
 
 
@@ -174,10 +184,11 @@ def _snapshot(value):
 
 
 def capture(source: str, namespace: dict) -> None:
-    """Keep the answers a cell of ``source`` just set in ``namespace``."""
+    """Keep the answers a cell of ``source`` just set in ``namespace`` (and the cell's source)."""
     for name in assigned_names(source) & _answer_names():
         if name in namespace:
             _CAPTURED[name] = _snapshot(namespace[name])
+            _SOURCES[name] = source
 
 
 def _after_cell(result) -> None:
@@ -295,15 +306,41 @@ def feedback(eid: str, answer=_MISSING, *, namespace: dict | None = None):
         raise ValueError(f"{eid} is a {ex.kind} exercise: its widget checks itself (ex.{ex.kind}(\"{eid}\"))")
     if answer is _MISSING:
         answer = answer_of(eid, namespace)
+        if ex.kind == "implement" and _GRADED and callable(answer) and ex.answer_name in _SOURCES:
+            answer = as_graded(eid, _SOURCES[ex.answer_name])
     if answer is _MISSING:
         fb = not_answered(_ON_DASHBOARD if on_dashboard() else
                           f"set {ex.answer_name} in the answer cell above and run it, then run this cell again.")
+    elif isinstance(answer, Feedback):
+        fb = answer
     else:
         fb = check(eid, answer)
         if not fb.answered and on_dashboard():
             fb = not_answered(_ON_DASHBOARD)
     _enforce(eid, fb)
     return Checked(eid, fb)
+
+
+def as_graded(eid: str, source: str):
+    """An implement answer as the grader sees it: the function rebuilt from its cell's ``source``
+    alone, with numpy and math and without delaylab (:func:`delaylab.grading.function_worker.build`);
+    a Feedback if the cell cannot give one."""
+    from ..grading.function_worker import BuildError, build
+    from .guard import StudentError, call
+
+    def rebuilt():
+        try:
+            return build(source, get(eid).answer_name)
+        except BuildError as exc:
+            return exc
+
+    try:
+        fn = call(rebuilt, name="answer cell", seconds=10.0)
+    except StudentError as exc:
+        fn = exc
+    if isinstance(fn, Exception):
+        return wrong(f"{str(fn)[0].upper()}{str(fn)[1:]}.")
+    return fn
 
 
 class Checked(Displayable):
@@ -407,20 +444,6 @@ def record(eid: str, prediction) -> Recorded:
         fb = Feedback(False, f"Your prediction is recorded: “{ex.choices[prediction]}”. It is graded after the "
                              "deadline; then move the slider and see.", answered=False)
     return Recorded(eid, fb)
-
-
-def autograde(eid: str, answer=_MISSING) -> str:
-    """A hidden test of a graded release: the answer (the one its cell set, unless given) checked for
-    the student who submitted it (:func:`instance.grading_student`); an AssertionError if it is not
-    right, which nbgrader counts as zero points."""
-    if answer is _MISSING:
-        answer = answer_of(eid)
-    if answer is _MISSING:
-        raise AssertionError(f"{eid}: not answered")
-    fb = check(eid, answer, student=instance.grading_student())
-    if not fb.correct:
-        raise AssertionError(f"{eid}: {fb.message}")
-    return f"{eid}: right"
 
 
 # ------------------------------------------------------------------ explain
@@ -596,4 +619,4 @@ def table(notebooks=None) -> W.HTML:
 
 
 __all__ = ["Started", "start", "show_given", "feedback", "predict", "explain", "race", "table", "heading",
-           "capture", "install_capture", "answer_of", "params", "right", "record", "autograde"]
+           "capture", "install_capture", "answer_of", "params", "right", "record", "as_graded"]

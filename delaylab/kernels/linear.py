@@ -1,5 +1,5 @@
 r"""Kernel of the linear learners of Vernade et al. (ICML 2020): OTFLinUCB (Algorithm 1,
-``variant="paper"``), OTFLinTS (Algorithm 2) and delay-blind LinUCB, both widths of the delay
+``variant="paper"``, and ``"no-delay-term"``: α_{t,δ} = 2 f_{t,δ}), OTFLinTS (Algorithm 2) and delay-blind LinUCB, both widths of the delay
 term: :mod:`delaylab.policies.linear`.
 
 Per run, each step: θ̂^W_t = V_t^{-1} B_t, the delay term Σ_{s=t−m}^{t−1} ‖A_s‖ (in V_t^{-1}
@@ -38,7 +38,7 @@ from ..policies.linear import TIE_TOL, LinearState, LinUCB, OTFLinTS, OTFLinUCB
 from ..settings.linear import LinearConversions
 from ._env import calendar_arrays, first_arrival, next_arrival, owned, schedule
 
-OTFLINUCB, LINUCB, OTFLINTS = 0, 1, 2
+OTFLINUCB, LINUCB, OTFLINTS, OTFLINUCB_2F = 0, 1, 2, 3
 
 
 class LinearDraws(NamedTuple):
@@ -63,7 +63,7 @@ class LinearDraws(NamedTuple):
 @njit(cache=True)
 def linear_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kind, z):
     """The linear learners on a :class:`~delaylab.policies.linear.LinearState`. kind: OTFLINUCB,
-    LINUCB (index with f_{t,δ}, no delay term) or OTFLINTS (z: its Gaussian draws (n, B, d) for
+    OTFLINUCB_2F (index with 2 f_{t,δ}, no delay term), LINUCB (index with f_{t,δ}, no delay term) or OTFLINTS (z: its Gaussian draws (n, B, d) for
     rows i0 … i1 − 1)."""
     u, delays, actions, means, best, window, T = draws
     head, nxt, cal_arm, cal_value, with_values = cal
@@ -89,7 +89,7 @@ def linear_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kind, z):
                 th[r] = acc
             # α_{t,δ} = 2 f_{t,δ} + Σ_{s=t−m}^{t−1} ‖A_s‖ (the slot of round t − m − 1 excluded)
             term = 0.0
-            if kind != LINUCB and M - 1 >= 1:
+            if (kind == OTFLINUCB or kind == OTFLINTS) and M - 1 >= 1:
                 stale = (t - M) % M
                 if exact:  # Y = V^{-1} X over the ring, then ‖A_s‖² = Σ_r Y[r, s] X[r, s]; s innermost (SIMD)
                     for s in range(M):
@@ -140,7 +140,7 @@ def linear_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kind, z):
                     if lin > top:
                         top = lin
             else:
-                alpha = 2.0 * f_table[b, t] + term if kind == OTFLINUCB else f_table[b, t]
+                alpha = f_table[b, t] if kind == LINUCB else 2.0 * f_table[b, t] + term  # term = 0 for OTFLINUCB_2F
                 for k in range(K):
                     lin = 0.0
                     q = 0.0
@@ -229,8 +229,9 @@ class LinearKernel:
 def make(policy, setting, problem, calendar):
     if not isinstance(setting, LinearConversions):
         return None
-    if type(policy) is OTFLinUCB and policy.variant == "paper":
-        return LinearKernel(policy, setting, problem, calendar, OTFLINUCB)
+    if type(policy) is OTFLinUCB and policy.variant in ("paper", "no-delay-term"):
+        return LinearKernel(policy, setting, problem, calendar,
+                            OTFLINUCB if policy.variant == "paper" else OTFLINUCB_2F)
     if type(policy) is OTFLinTS:
         return LinearKernel(policy, setting, problem, calendar, OTFLINTS)
     if type(policy) is LinUCB:

@@ -19,8 +19,10 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
+from ..engine import simulate
 from ..laws import Geometric, Uniform, criteo
-from ..policies.linear import LinUCB, OTFLinTS, OTFLinUCB
+from ..policies.linear import NO_DELAY_TERM, LinUCB, OTFLinTS, OTFLinUCB
+from ..policies.simple import UNIFORM, UniformRandom
 from ..settings.linear import LinearConversions
 from ..viz.plots import CurvePlot, DelayCdfPlot, figure_layout
 from ..viz.save import SaveButton
@@ -32,7 +34,10 @@ from .race import YOUR_POLICY, RaceSetting
 from .results import ResultCache
 
 AUTHORS = "OTFLinUCB (authors' code)"
-TOGGLES = ("OTFLinUCB", "OTFLinTS", "LinUCB", AUTHORS)
+TOGGLES = ("OTFLinUCB", NO_DELAY_TERM, "OTFLinTS", "LinUCB", AUTHORS)
+#: shown at the start: Algorithm 1 with and without its delay term (they differ in that alone),
+#: Algorithm 2; uniform random play is always drawn
+SHOWN = ("OTFLinUCB", NO_DELAY_TERM, "OTFLinTS")
 LAWS = (("geometric, mean μ", "geometric"), ("uniform on {0 … 2μ}", "uniform"),
         ("Criteo delays / 100 (μ not used)", "criteo"))
 _STYLE = {"description_width": "105px"}
@@ -53,8 +58,10 @@ def delay_law(kind: str, mu: float):
 def make_policy(toggle: str, m, delta, lam, width):
     return {"OTFLinUCB": lambda: OTFLinUCB(window=m, delta=delta, lam=lam, width=width),
             "OTFLinTS": lambda: OTFLinTS(window=m, delta=delta, lam=lam, width=width),
+            NO_DELAY_TERM: lambda: OTFLinUCB(window=m, delta=delta, lam=lam, variant="no-delay-term"),
             "LinUCB": lambda: LinUCB(delta=delta, lam=lam),
-            AUTHORS: lambda: OTFLinUCB(window=m, delta=delta, lam=lam, variant="authors-code")}[toggle]()
+            AUTHORS: lambda: OTFLinUCB(window=m, delta=delta, lam=lam, variant="authors-code"),
+            UNIFORM: UniformRandom}[toggle]()
 
 
 class Computed(NamedTuple):
@@ -68,11 +75,12 @@ class Computed(NamedTuple):
 
 
 class LinearPanel(Panel):
-    """Interactive comparison of OTFLinUCB, OTFLinTS and delay-blind LinUCB (binary action sets,
-    θ = (1/√d, …, 1/√d) as in Section 8)."""
+    """Interactive comparison of OTFLinUCB with and without its delay term, OTFLinTS, and (check
+    boxes) delay-blind LinUCB and the authors' index, with uniform random play always drawn
+    (binary action sets, θ = (1/√d, …, 1/√d) as in Section 8)."""
 
     def __init__(self, window=100, mean_delay=100, law="geometric", dim=5, n_actions=10, lam=1.0, delta=0.1,
-                 horizon=1000, runs=10, width="exact", shown=("OTFLinUCB", "OTFLinTS", "LinUCB"), seed=0):
+                 horizon=1000, runs=10, width="exact", shown=SHOWN, seed=0):
         super().__init__(seed)
         self.law = W.Dropdown(options=LAWS, value=law, description="delay law", style={"description_width": "70px"}, layout=_WIDE)
         self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=0, max=3, step=0.05,
@@ -96,7 +104,7 @@ class LinearPanel(Panel):
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
                         for n in TOGGLES}
-        self.regret = CurvePlot([*TOGGLES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
+        self.regret = CurvePlot([*TOGGLES, UNIFORM, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.cdf = DelayCdfPlot(height=300)
         self.save = SaveButton(self.regret.fig, "linear-delayed-regret")
         self._cache = ResultCache(60)
@@ -117,8 +125,15 @@ class LinearPanel(Panel):
         kind, mu, m, d, K, lam, delta, width, T, R, seed = cfg = self.config()
         self.mean_delay.disabled = kind == "criteo"
         law = delay_law(kind, mu)
-        names = [n for n, box in self.toggles.items() if box.value]
-        key = lambda n: (n, cfg if n != "LinUCB" else cfg[:7] + cfg[8:])  # noqa: E731 (LinUCB has no width)
+        names = [n for n, box in self.toggles.items() if box.value] + [UNIFORM]
+
+        def key(n):  # the settings a policy's runs depend on
+            if n == UNIFORM:  # no window, λ, δ or width
+                return n, cfg[:2] + cfg[3:5] + cfg[8:]
+            if n in ("LinUCB", NO_DELAY_TERM):  # no width of the delay term
+                return n, cfg[:7] + cfg[8:]
+            return n, cfg
+
         todo = [n for n in names if key(n) not in self._cache]
         if todo:
             env = LinearConversions(np.full(d, 1 / np.sqrt(d)), law, n_actions=K, window=m)
@@ -166,6 +181,20 @@ def quarter_circle(u):
     """d = 2 action sets: K unit vectors at uniform angles in [0, π/2] (all means ⟨a, θ⟩ ≥ 0)."""
     phi = 0.5 * np.pi * u[..., :1]
     return np.concatenate([np.cos(phi), np.sin(phi)], axis=-1)
+
+
+def ellipse_setting(theta, mean_delay, window, n_actions=8) -> LinearConversions:
+    """The setting of :class:`EllipsePanel`: d = 2, quarter-circle action sets, geometric delays."""
+    return LinearConversions(theta, Geometric(mean_delay), n_actions=n_actions, window=window,
+                             action_sets=quarter_circle)
+
+
+def ellipse_estimates(theta=(0.8, 0.45), mean_delay=50, window=50, horizon=3000, n_actions=8, runs=20, seed=0):
+    """θ̂ᵂ at the horizon of ``runs`` runs of OTFLinUCB in :class:`EllipsePanel`'s setting, (runs, 2):
+    where the estimate the panel draws goes, measured on its own runs."""
+    res = simulate(ellipse_setting(theta, mean_delay, window, n_actions), {"OTFLinUCB": OTFLinUCB(window=window)},
+                   horizon, runs, seed, checkpoints=[horizon], trace=True)
+    return res.traces["OTFLinUCB"]["theta_hat"][:, -1]
 
 
 def ellipse(center, v_inv, radius, n=120):
@@ -228,8 +257,7 @@ class EllipsePanel(Panel):
         """One run with the traced state at every 10th step (``trace``), and ``tau_m``."""
         mu, m = self.mean_delay.value, self.window.value
         if (mu, m) not in self._cache:
-            env = LinearConversions(self.theta, Geometric(mu), n_actions=self.n_actions, window=m,
-                                    action_sets=quarter_circle)
+            env = ellipse_setting(self.theta, mu, m, self.n_actions)
             pol = OTFLinUCB(window=m)
             res = self.simulate(env, {"OTFLinUCB": pol}, self.horizon, [self.seed], 0,
                                 checkpoints=np.arange(10, self.horizon + 1, 10), trace=True)

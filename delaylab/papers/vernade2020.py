@@ -10,18 +10,28 @@ Figure 1 says 100, the text 50).
 
 Besides OTFLinUCB and OTFLinTS as printed (Algorithms 1 and 2), each figure shows the index of
 the authors' public code (``OTFLinUCB(variant="authors-code")``: squared norms, no factor 2),
-which is what reproduces the paper's curves; see :class:`~delaylab.policies.linear.OTFLinUCB`.
+which is what reproduces the paper's curves (see :class:`~delaylab.policies.linear.OTFLinUCB`),
+and uniform random play, the reference of every regret figure. Figure 1 also shows Algorithm 1
+without its delay term (``variant="no-delay-term"``: α_{t,δ} = 2f_{t,δ}, all else the same), the
+comparison that isolates what the delay term costs.
+
+:func:`otf_choices` watches which actions Algorithm 1 as printed plays on the paper's instance,
+the evidence for why it ends above uniform random play.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..sweep import sweep
+from typing import NamedTuple
+
+from ..engine import simulate
 from ..laws import Geometric, criteo
 from ..panels.reproduce import FigureReproduction
-from ..policies.linear import OTFLinTS, OTFLinUCB
+from ..policies.linear import NO_DELAY_TERM, OTFLinTS, OTFLinUCB, weighted_norms
+from ..policies.simple import UNIFORM, with_uniform
 from ..settings.linear import LinearConversions
+from ..sweep import sweep
 from ..viz.plots import CurvePlot
 
 DIM = 5
@@ -36,7 +46,7 @@ FIG3_HORIZON = 10_000
 FIG3_SCALE = 100.0  # seconds per step
 CHECKPOINTS = 300
 AUTHORS = "OTFLinUCB (authors' code)"
-NAMES = ["OTFLinUCB", "OTFLinTS", AUTHORS]
+NAMES = ["OTFLinUCB", NO_DELAY_TERM, "OTFLinTS", AUTHORS, UNIFORM]
 
 
 def theta(d: int = DIM) -> np.ndarray:
@@ -44,13 +54,22 @@ def theta(d: int = DIM) -> np.ndarray:
     return np.full(d, 1.0 / np.sqrt(d))
 
 
-def policies(m, delta=DELTA, lam=LAM, authors=True) -> dict:
-    """OTFLinUCB and OTFLinTS as printed, and (``authors``) the authors' code's index."""
-    out = {"OTFLinUCB": OTFLinUCB(window=m, delta=delta, lam=lam),
-           "OTFLinTS": OTFLinTS(window=m, delta=delta, lam=lam)}
+def setting(m, mu, d=DIM) -> LinearConversions:
+    """Section 8's instance: θ = (1/√d, …), K = 10 binary actions per round, geometric delays of mean
+    ``mu``, window ``m``."""
+    return LinearConversions(theta(d), Geometric(mu), n_actions=N_ACTIONS, window=m)
+
+
+def policies(m, delta=DELTA, lam=LAM, authors=True, no_term=False) -> dict:
+    """OTFLinUCB and OTFLinTS as printed, (``no_term``) Algorithm 1 without its delay term,
+    (``authors``) the authors' code's index, and uniform random play."""
+    out = {"OTFLinUCB": OTFLinUCB(window=m, delta=delta, lam=lam)}
+    if no_term:
+        out[NO_DELAY_TERM] = OTFLinUCB(window=m, delta=delta, lam=lam, variant="no-delay-term")
+    out["OTFLinTS"] = OTFLinTS(window=m, delta=delta, lam=lam)
     if authors:
         out[AUTHORS] = OTFLinUCB(window=m, delta=delta, lam=lam, variant="authors-code")
-    return out
+    return with_uniform(out)
 
 
 def _staged(progress, n):
@@ -59,19 +78,58 @@ def _staged(progress, n):
     return [lambda f, i=i: progress((i + f) / n) for i in range(n)]
 
 
+#: the last few figures computed, by their parameters: a check cell that asks for the figure the
+#: notebook has just drawn (same runs, seed and horizon) reads it instead of computing it again
+_DONE: dict = {}
+
+
+def forget() -> None:
+    """Forget the remembered figures (benchmarks time the computation itself)."""
+    _DONE.clear()
+
+
+def _remembered(key, compute, progress):
+    if key in _DONE:
+        if progress is not None:
+            progress(1.0)
+        return _DONE[key]
+    out = compute()
+    while len(_DONE) >= 4:
+        _DONE.pop(next(iter(_DONE)))
+    _DONE[key] = out
+    return out
+
+
 # ------------------------------------------------------------------------------- Figure 1
 def figure1(runs=RUNS, seed=0, progress=None, horizon=HORIZON, authors=True):
-    """{(m, μ): Result} for the three panels of Figure 1 (geometric delays)."""
-    out = {}
-    for (m, mu), prog in zip(FIG1_PANELS, _staged(progress, len(FIG1_PANELS))):
-        env = LinearConversions(theta(), Geometric(mu), n_actions=N_ACTIONS, window=m)
-        out[(m, mu)] = sweep(env, policies(m, authors=authors), horizon, runs, seed,
-                                checkpoints=CHECKPOINTS, progress=prog)
-    return out
+    """{(m, μ): Result} for the three panels of Figure 1 (geometric delays): Algorithms 1 and 2 as
+    printed, Algorithm 1 without its delay term, (``authors``) the authors' index, uniform play.
+
+    The same arguments give the same (remembered) results: a run depends only on its parameters."""
+    def compute():
+        out = {}
+        for (m, mu), prog in zip(FIG1_PANELS, _staged(progress, len(FIG1_PANELS))):
+            out[(m, mu)] = sweep(setting(m, mu), policies(m, authors=authors, no_term=True), horizon, runs, seed,
+                                 checkpoints=CHECKPOINTS, progress=prog)
+        return out
+    return _remembered(("figure1", runs, seed, horizon, authors), compute, progress)
 
 
 def tau_m(m, mu) -> float:
     return float(Geometric(mu).cdf(m))
+
+
+def late_slope(res, name, t0=2500) -> np.ndarray:
+    """Per run, the regret's slope over the last steps, (R(T) − R(t0)) / (T − t0): how fast a curve
+    still rises at the horizon."""
+    T = int(res.times[-1])
+    return (np.asarray(res.final(name), float) - np.asarray(res.at(name, t0), float)) / (T - t0)
+
+
+def difference(a, b) -> tuple[float, float]:
+    """mean(a) − mean(b) with its standard error, for runs of two different settings (unpaired)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(a.mean() - b.mean()), float(np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
 
 
 def draw_figure1(results, plot: CurvePlot) -> None:
@@ -84,38 +142,50 @@ def _finals(res) -> str:
     return ", ".join(f"{n} {res.final(n).mean():.0f}" for n in names)
 
 
+def _above_uniform(res) -> str:
+    worse = [n for n in NAMES if n in res.names and n != UNIFORM
+             and res.final(n).mean() > res.final(UNIFORM).mean()]
+    return f" (above uniform random play: {', '.join(worse)})" if worse else ""
+
+
 def summary_figure1(results) -> str:
-    """The numbers of Figure 1: each panel's final regrets, and Algorithm 1 against OTFLinTS."""
+    """The numbers of Figure 1: each panel's final regrets, Algorithm 1 against OTFLinTS, and the
+    curves that end above uniform random play."""
     parts = []
     for (m, mu) in FIG1_PANELS:
         res = results[(m, mu)]
         ratio = res.final("OTFLinUCB").mean() / res.final("OTFLinTS").mean()
-        parts.append(f"(m, μ) = ({m}, {mu}), τ_m = {tau_m(m, mu):.2f}: {_finals(res)} (OTFLinUCB {ratio:.1f} times "
-                     f"OTFLinTS)")
+        parts.append(f"(m, μ) = ({m}, {mu}), τ_m = {tau_m(m, mu):.2f}: {_finals(res)}{_above_uniform(res)}; "
+                     f"OTFLinUCB {ratio:.1f} times OTFLinTS")
     T = int(results[FIG1_PANELS[0]].times[-1])
-    return f"regret at T = {T:,} — " + "; ".join(parts) + "."
+    return f"regret at T = {T:,} — " + " · ".join(parts) + "."
 
 
 def figure1_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
     titles = [f"m = {m}, μ = {mu} (τ_m = {tau_m(m, mu):.2f})" for m, mu in FIG1_PANELS]
     plot = CurvePlot(NAMES, panels=titles, cols=3, height=420)
-    caption = ("Figure 1 of the paper: d = 5, K = 10, T = 3000, θ = (1/√5, …), δ = 0.1, λ = 1, geometric "
-               "delays with mean μ, window m. Bands: 95% confidence band of the mean over runs. Solid "
-               "blue/vermillion: Algorithms 1 and 2 as printed; dash-dot blue: the index of the authors' "
-               "public code (squared norms), whose curves are the ones in the paper.")
+    caption = ("Figure 1 of the paper: d = 5, K = 10, T = 3000, θ = (1/√5, …), geometric delays with mean μ, "
+               "window m; δ = 0.1 and λ = 1 (not in the paper's text: the authors' scripts). Bands: 95% "
+               "confidence band of the mean over runs. Solid blue/vermillion: Algorithms 1 and 2 as printed; "
+               "dashed green: Algorithm 1 without its delay term (α = 2f, all else the same); dash-dot blue: "
+               "the index of the authors' public code (squared norms), whose curves are the ones in the paper; "
+               "dashed grey: uniform random play.")
     return FigureReproduction(lambda r, p: figure1(r, seed, p, horizon), draw_figure1, plot, runs, RUNS, caption,
                               name="vernade2020-figure1", summary=summary_figure1)
 
 
 # ------------------------------------------------------------------------------- Figure 3
 def figure3(runs=RUNS, seed=0, progress=None, horizon=FIG3_HORIZON, width="exact", authors=True):
-    """Figure 3: Criteo delays / 100, m = 2000, T = 10,000."""
-    law = criteo(FIG3_SCALE)
-    env = LinearConversions(theta(), law, n_actions=N_ACTIONS, window=FIG3_WINDOW)
-    pols = policies(FIG3_WINDOW, authors=authors)
-    pols["OTFLinUCB"].width = width
-    pols["OTFLinTS"].width = width
-    return sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
+    """Figure 3: Criteo delays / 100, m = 2000, T = 10,000, with uniform random play (remembered
+    like :func:`figure1`)."""
+    def compute():
+        law = criteo(FIG3_SCALE)
+        env = LinearConversions(theta(), law, n_actions=N_ACTIONS, window=FIG3_WINDOW)
+        pols = policies(FIG3_WINDOW, authors=authors)
+        pols["OTFLinUCB"].width = width
+        pols["OTFLinTS"].width = width
+        return sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
+    return _remembered(("figure3", runs, seed, horizon, width, authors), compute, progress)
 
 
 def draw_figure3(res, plot: CurvePlot) -> None:
@@ -123,8 +193,8 @@ def draw_figure3(res, plot: CurvePlot) -> None:
 
 
 def summary_figure3(res) -> str:
-    """The numbers of Figure 3: final regrets."""
-    return f"regret at T = {int(res.times[-1]):,}: {_finals(res)}."
+    """The numbers of Figure 3: final regrets, and the curves that end above uniform random play."""
+    return f"regret at T = {int(res.times[-1]):,}: {_finals(res)}{_above_uniform(res)}."
 
 
 def figure3_panel(runs=3, seed=0, horizon=FIG3_HORIZON, width="cheap") -> FigureReproduction:
@@ -134,7 +204,7 @@ def figure3_panel(runs=3, seed=0, horizon=FIG3_HORIZON, width="cheap") -> Figure
     caption = (f"Figure 3 of the paper: heavy-tailed delays (Criteo, Diemert et al. 2017) divided by 100, so one "
                f"step is 100 s; m = 2000, T = 10,000, other parameters as in Figure 1. Here the delay term uses "
                f"the cheap width ‖A_s‖ in V_s⁻¹ (width='{width}'), as the exact one costs O(m d²) per round "
-               f"with m = 2000. Bands: 95% confidence band of the mean.")
+               f"with m = 2000. Bands: 95% confidence band of the mean; dashed grey: uniform random play.")
     return FigureReproduction(lambda r, p: figure3(r, seed, p, horizon, width), draw_figure3, plot, runs, RUNS,
                               caption, name="vernade2020-figure3", summary=summary_figure3)
 
@@ -199,3 +269,69 @@ def figure2(samples=20_000, seed=0):
                   xaxis=dict(title="log₁₀ delay (seconds)"), yaxis=dict(title="density"),
                   margin=dict(t=80))
     return FigureWidget(fig)
+
+
+# ------------------------------------------------------------------ why Algorithm 1 as printed explores
+class _Watched(OTFLinUCB):
+    """OTFLinUCB as printed (numpy path) that writes down, each round, what it played against what
+    it was offered: :func:`otf_choices`. ``log`` is shared by its clones (the engine runs a clone)."""
+
+    def __init__(self, window=None, delta=DELTA, lam=LAM, width="exact", variant="paper", log=None):
+        super().__init__(window=window, delta=delta, lam=lam, width=width, variant=variant)
+        self.log = log
+
+    def choose(self, t, context=None):
+        index = self.index(t, context)
+        arms = super().choose(t, context)
+        rows = np.arange(context.shape[0])
+        truth = context @ self._theta
+        width = weighted_norms(context, self.v_inv_)
+        estimate = (context @ self.theta_hat()[:, :, None])[:, :, 0]
+        self.log.append(np.stack([
+            truth[rows, arms], truth.mean(axis=1), truth.max(axis=1),  # ⟨A_t, θ⟩; the offered actions' mean and best
+            width[rows, arms] > np.median(width, axis=1),  # played a wider-than-median action
+            arms == np.argmax(estimate, axis=1),  # played the action the estimate ranks first
+            (index[rows, arms] - estimate[rows, arms]) / np.ptp(estimate, axis=1).clip(1e-12),  # its bonus / estimate spread
+        ]))
+        return arms
+
+
+class Choices(NamedTuple):
+    """What OTFLinUCB played, per run (arrays of shape (runs,), averaged over the rounds watched)."""
+
+    played: np.ndarray  #: mean ⟨A_t, θ⟩ of the actions played
+    offered: np.ndarray  #: mean ⟨a, θ⟩ of the actions offered (what uniform random play gets on average)
+    best: np.ndarray  #: mean of the round's best ⟨a, θ⟩ (regret = T·(best − played))
+    wider: np.ndarray  #: share of rounds in which the action played is wider than the median, ‖a‖ in V_t⁻¹
+    top_estimate: np.ndarray  #: share of rounds in which it is the action whose estimate ⟨a, θ̂⟩ is largest
+    bonus_over_spread: np.ndarray  #: its bonus α‖a‖ over the spread of the estimates in the round (median)
+
+
+def otf_choices(m=100, mu=100, horizon=1000, runs=10, seed=0, d=DIM, variant="paper") -> Choices:
+    """Run OTFLinUCB (``variant``) on the paper's instance (θ = (1/√d, …), binary action sets, K = 10,
+    geometric delays of mean ``mu``, window ``m``) and say what it played, round by round: the
+    same runs as ``simulate`` with the same arguments (a watched copy of the policy)."""
+    log: list = []
+    env = setting(m, mu, d)
+
+    class Watched(_Watched):
+        def reset(self, problem):
+            super().reset(problem)
+            self._theta = np.asarray(env.theta, dtype=float)
+
+    simulate(env, {"watched": Watched(window=m, variant=variant, log=log)}, horizon, runs, seed)
+    rec = np.stack(log)  # (T, 6, B)
+    return Choices(*rec[:, :5].mean(axis=0), np.median(rec[:, 5], axis=0))
+
+
+def coverage(m=500, mu=100, horizon=HORIZON, runs=10, seed=0, every=10) -> np.ndarray:
+    """Does the ellipse without the delay term hold τ_m·θ? Per run, the largest ratio
+    ‖θ̂ᵂ_t − τ_m·θ‖_{V_t} / (2 f_{t,δ}) over the checkpoints t = every, 2·every, … of Algorithm 1
+    without its delay term on Section 8's instance: below 1, the radius 2f_{t,δ} alone was enough
+    (Theorem 1 adds the delay term for the worst case). Shape (runs,)."""
+    res = simulate(setting(m, mu), {"x": OTFLinUCB(window=m, variant="no-delay-term")}, horizon, runs, seed,
+                   checkpoints=np.arange(every, horizon + 1, every), trace=True)
+    tr = res.traces["x"]
+    err = tr["theta_hat"] - tau_m(m, mu) * theta()
+    dist = np.sqrt(np.einsum("rti,rtij,rtj->rt", err, np.linalg.inv(tr["v_inv"]), err))
+    return (dist / (2 * tr["f"])).max(axis=1)

@@ -51,7 +51,9 @@ from .base import Policy
 from .delayed import check_policy_window, effective_window
 
 WIDTHS = ("exact", "cheap")
-VARIANTS = ("paper", "authors-code")
+VARIANTS = ("paper", "no-delay-term", "authors-code")
+#: the label of ``OTFLinUCB(variant="no-delay-term")``: Algorithm 1 with α_{t,δ} = 2f_{t,δ}
+NO_DELAY_TERM = "OTFLinUCB without delay term"
 
 
 def confidence_radius(t, d, lam, delta):
@@ -210,8 +212,11 @@ class OTFLinUCB(_LinearLearner):
     width : {"exact", "cheap"}
         The delay term with V_t^{-1} (exact, O(m d²) per round) or with the stored
         ‖A_s‖_{V_s^{-1}} (cheap, "Improved computation complexity", Section 5).
-    variant : {"paper", "authors-code"}
-        ``"paper"`` (default): Algorithm 1 as printed. ``"authors-code"``: the index of the
+    variant : {"paper", "no-delay-term", "authors-code"}
+        ``"paper"`` (default): Algorithm 1 as printed. ``"no-delay-term"``: Algorithm 1 with the
+        delay term removed, α_{t,δ} = 2f_{t,δ}, everything else as printed (the same windowed
+        estimate, the same 2f_{t,δ}): the comparison that isolates what the delay term does.
+        ``"authors-code"``: the index of the
         authors' public simulation code, which deviates from the paper, kept only to show where
         the paper's Figure 1 comes from: ⟨a, θ̂^W_t⟩ + (sqrt(β_t + λ) + Σ_{s=t−m}^{t−1}
         ‖A_s‖²_{V_s^{-1}}) ‖a‖²_{V_t^{-1}} with β_t = 2 log(1/δ) + d log(1 + t/(λd)), t the number
@@ -229,7 +234,7 @@ class OTFLinUCB(_LinearLearner):
 
     @property
     def label(self):
-        return "OTFLinUCB" if self.variant == "paper" else "OTFLinUCB (authors' code)"
+        return {"paper": "OTFLinUCB", "no-delay-term": NO_DELAY_TERM}.get(self.variant, "OTFLinUCB (authors' code)")
 
     def reset(self, problem):
         super().reset(problem)
@@ -238,7 +243,8 @@ class OTFLinUCB(_LinearLearner):
     def alpha(self, t: int) -> np.ndarray:
         r"""α_{t,δ} = 2 f_{t,δ} + Σ_{s=t−m}^{t−1} ‖A_s‖ (Algorithm 1), shape (B,).
 
-        (``variant="authors-code"``: sqrt(β_t + λ) + Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}.)
+        (``variant="no-delay-term"``: 2 f_{t,δ}; ``variant="authors-code"``: sqrt(β_t + λ) +
+        Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}.)
         """
         B = self.problem_.size
         if self.variant == "authors-code":
@@ -248,6 +254,8 @@ class OTFLinUCB(_LinearLearner):
             sq = self.norms_**2
             stale = (t - self._M) % self._M
             return np.sqrt(beta + lam) + (sq.sum(axis=1) - sq[:, stale] if self._M > 1 else 0.0)
+        if self.variant == "no-delay-term":
+            return 2.0 * self.f(t)
         return 2.0 * self.f(t) + self.delay_term(t)
 
     def index(self, t: int, context) -> np.ndarray:

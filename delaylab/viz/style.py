@@ -74,6 +74,7 @@ STYLES: dict[str, tuple[str, str]] = {
     "arm 4": (PURPLE, "solid"),
     # Vernade et al. 2020
     "OTFLinUCB": (BLUE, "solid"),
+    "OTFLinUCB without delay term": (GREEN, "dash"),  # Algorithm 1 with α = 2f: what the delay term costs
     "OTFLinTS": (VERMILLION, "solid"),
     "LinUCB": ("#000000", "dot"),
     # Pike-Burke et al. 2018
@@ -152,7 +153,7 @@ PAPERS: dict[str, tuple[str, ...]] = {
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
     "02 Manegueu et al. 2020": ("Patient Bandits", "Adapt-Patient Bandits"),
-    "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinTS", "LinUCB"),
+    "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinUCB without delay term", "OTFLinTS", "LinUCB"),
     "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"),
     "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Doubling"),
 }

@@ -29,7 +29,7 @@ def environment(seed, run, horizon, K, d, law, action_map):
 def plain_run(algorithm, theta, law, K, horizon, window, setting_window=None, seed=0, run=0,
               delta=0.1, lam=1.0, width="exact", action_map=None):
     """Cumulative pseudo-regret (T,) of one run of ``algorithm`` ∈ {OTFLinUCB, OTFLinTS, LinUCB,
-    OTFLinUCB (authors' code)}."""
+    OTFLinUCB (authors' code), OTFLinUCB without delay term}."""
     from delaylab.settings.linear import binary_actions
 
     theta = np.asarray(theta, dtype=float)
@@ -56,6 +56,8 @@ def plain_run(algorithm, theta, law, K, horizon, window, setting_window=None, se
         if algorithm == "OTFLinUCB":
             alpha = 2 * f + S
             idx = [acts[k] @ theta_hat + alpha * math.sqrt(acts[k] @ Vinv @ acts[k]) for k in range(K)]
+        elif algorithm == "OTFLinUCB without delay term":  # Algorithm 1 with α = 2f
+            idx = [acts[k] @ theta_hat + 2 * f * math.sqrt(acts[k] @ Vinv @ acts[k]) for k in range(K)]
         elif algorithm == "OTFLinUCB (authors' code)":  # squared norms, as in the authors' code
             beta = 2 * math.log(1 / delta) + d * math.log(1 + t / (lam * d))
             S2 = sum(past_norms[s] ** 2 for s in recent)
@@ -103,13 +105,16 @@ def main():
     cases = [("OTFLinUCB", "exact", 30, None, dl.Geometric(15)), ("OTFLinUCB", "cheap", 20, 40, dl.Uniform(0, 40)),
              ("OTFLinTS", "exact", 30, 30, dl.Poisson(12)), ("OTFLinTS", "cheap", 25, None, dl.Geometric(15)),
              ("LinUCB", "exact", None, 50, dl.Uniform(0, 40)),
-             ("OTFLinUCB (authors' code)", "cheap", 30, None, dl.Geometric(15))]
+             ("OTFLinUCB (authors' code)", "cheap", 30, None, dl.Geometric(15)),
+             ("OTFLinUCB without delay term", "exact", 30, 30, dl.Geometric(15))]
     for algo, width, m, sw, law in cases:
         env = dl.LinearConversions(theta, law, n_actions=K, window=sw)
         pol = {"OTFLinUCB": lambda: dl.OTFLinUCB(window=m, width=width),  # noqa: B023
                "OTFLinTS": lambda: dl.OTFLinTS(window=m, width=width),  # noqa: B023
                "LinUCB": lambda: dl.LinUCB(),
-               "OTFLinUCB (authors' code)": lambda: dl.OTFLinUCB(window=m, variant="authors-code")}[algo]()  # noqa: B023
+               "OTFLinUCB (authors' code)": lambda: dl.OTFLinUCB(window=m, variant="authors-code"),  # noqa: B023
+               "OTFLinUCB without delay term": lambda: dl.OTFLinUCB(window=m, variant="no-delay-term"),  # noqa: B023
+               }[algo]()
         res = dl.simulate(env, {algo: pol}, T, R, seed=4)
         plain = np.stack([plain_run(algo, theta, law, K, T, m, sw, seed=4, run=r, width=width) for r in range(R)])
         same = np.isclose(res.regret[algo], plain, atol=1e-9).all(axis=1)
