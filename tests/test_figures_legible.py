@@ -21,7 +21,8 @@ import pytest
 import importlib
 from delaylab.panels import adversarial, anonymous, arm_delays, budget, conversions, linear, race
 from delaylab.papers import manegueu2020, pikeburke2018, thune2019, vernade2017, vernade2020
-from delaylab.viz.style import GREY, INDIGO, PALETTE, STYLES, assign_styles, style
+from delaylab.viz.style import (BLUE, GREY, INDIGO, MID_GREY, ORANGE, PALETTE, PURPLE, SKY, STYLES, VERMILLION, WINE,
+                                 assign_styles, style)
 
 #: CIELAB distance under which two colours count as "the same hue" for a reader
 CLOSE = 35.0
@@ -60,7 +61,7 @@ def test_distance_separates_the_complaints():
     assert distance("#56B4E9", "#0072B2") < CLOSE
     assert distance("#009E73", "#44AA99") < CLOSE
     for a, b in itertools.combinations(PALETTE, 2):
-        close = {frozenset(p) for p in [("#0072B2", "#56B4E9"), ("#E69F00", "#D55E00"), ("#CC79A7", "#882255")]}
+        close = {frozenset(p) for p in [(BLUE, SKY), (ORANGE, VERMILLION), (PURPLE, WINE)]}
         assert (distance(a, b) < CLOSE) == (frozenset((a, b)) in close), (a, b)
 
 
@@ -262,7 +263,7 @@ def test_the_checks_catch_what_the_issue_found():
 
 
 def test_every_style_and_assigned_colour_is_from_a_safe_palette():
-    safe = {c.upper() for c in PALETTE} | {"#7F7F7F", INDIGO, GREY}
+    safe = {c.upper() for c in PALETTE} | {MID_GREY, INDIGO, GREY}  # each ≥ 3:1 on white (tests/test_a11y.py)
     for name, (colour, _) in STYLES.items():
         assert colour.upper() in safe, (name, colour)
     names = ["D-UCB", "something new", "another new one", "α_t (used in the UCB)"]

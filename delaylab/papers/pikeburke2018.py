@@ -56,7 +56,7 @@ from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..streams import ENVIRONMENT, Batch, RunStreams
 from ..viz.plots import REFERENCE_ROOM, CurvePlot, figure_layout
-from ..viz.style import BLUE, GREEN, ORANGE, style
+from ..viz.style import BLUE, GREEN, ORANGE, PURPLE, style
 from ..viz.widget import FigureWidget
 
 THETA = (0.6, 0.45)
@@ -662,7 +662,7 @@ def timeline(theta=(0.6, 0.45, 0.2), law=None, bound=20, horizon=20_000, run=0, 
             "eliminated_at": p.eliminated_at_[0], "n": p.n_[0], "regret": res.regret["ODAAF-B"][0, -1]}
 
 
-ARM_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
+ARM_COLORS = (BLUE, ORANGE, GREEN, PURPLE)
 
 
 def _segments(arms, bridge):
