@@ -51,8 +51,9 @@ CLAIMS = [
     # the bias term 2 n^(−a) falls fastest in n (|d/dn| = 2a n^(−a−1), largest in a) at a = 1/ln n
     ("02", "$\\hat\\alpha = 1/\\ln T_i$ (about ${}$ for $T_i = 1500$)", 1 / math.log(1500), ".2f"),
     # notebook 03
-    ("03", "The radius alone, $2f_{{t,\\delta}} \\approx {}$ at $T = 3000$", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)),
+    ("03", "The radius alone, $2f_{{t,\\delta}}$ ($\\approx {}$ at $t = 1000$", 2 * float(confidence_radius(1000, 5, 1.0, 0.1)),
      ".0f"),
+    ("03", "at $t = 1000$, $\\approx {}$ at $T = 3000$), is enough", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
     ("03", "that probability averages ${}", _tau(100, 100), ".2f"),
     ("03", "that probability averages $0.63 - {}", float(np.mean([_tau(100, k) for k in range(100)])), ".2f"),
     ("03", "that probability averages $0.63 - 0.37 = {}$", _tau(100, 100) - float(np.mean([_tau(100, k) for k in
