@@ -2,7 +2,7 @@
 """The workbook's commands. Each one creates or refreshes the local virtual environment
 (.venv) first, so on a fresh machine with python3 a single command does all the set-up.
 
-    python3 tasks.py lab        open the workbook in JupyterLab (notebooks/)
+    python3 tasks.py lab        open the workbook in JupyterLab (notebooks/00_index.ipynb)
                                 (and has git ignore the outputs of saved notebooks: README)
     python3 tasks.py test       run every test: unit tests and the notebooks (nbval), each notebook
                                 twice: as shipped (every exercise "not answered yet") and with every
@@ -13,9 +13,19 @@
     python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
                                 (--public: on every interface, with caps for a public host)
     python3 tasks.py slides     set the notebooks' slide boundaries (lecture mode, RISE)
-    python3 tasks.py assignment NN|all [--out DIR]
+    python3 tasks.py assignment NN|all|weekN [--out DIR] [--exercises 1.2,1.4] [--points 1.4=4]
                                 graded assignments of the paper notebooks as an nbgrader course
-                                folder (default assignments/; docs/instructor.md)
+                                folder (default assignments/; weekN: the guide's module table)
+    python3 tasks.py nbgrader CMD ... --course DIR
+                                nbgrader itself (e.g. generate_assignment week1), run in DIR from
+                                the grading environment .venv-grade (nbgrader from PyPI)
+    python3 tasks.py grade ASSIGNMENT --course DIR
+                                grade the submissions in DIR/submitted/, each in a sandbox
+                                (bubblewrap), into DIR's gradebook and DIR/grades-ASSIGNMENT.csv
+                                (docs/instructor.md, "Graded homework")
+    python3 tasks.py progress [STUDENT]
+                                each student's progress through the exercises (the records that
+                                JupyterLab keeps beside the notebooks, notebooks/.delaylab-work/)
     python3 tasks.py clean      remove the virtual environment and caches
     python3 tasks.py clean --cache   empty the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
 
@@ -49,6 +59,27 @@ def say(msg: str) -> None:
 def run(cmd, check=True, **kw) -> None:
     say(" ".join(str(c) for c in cmd))
     subprocess.run([str(c) for c in cmd], check=check, cwd=ROOT, **kw)
+
+
+def run_with_progress(cmd, what: str, every: float = 10.0) -> None:
+    """``run(cmd)``, saying ``what`` and then, every ``every`` seconds, that it is still at it: a
+    long silent step looks like a hung one."""
+    import threading
+    import time
+
+    say(what + "…")
+    done = threading.Event()
+    started = time.monotonic()
+
+    def tick():
+        while not done.wait(every):
+            say(f"  … still {what.split(',')[0]} ({time.monotonic() - started:.0f} s)")
+
+    threading.Thread(target=tick, daemon=True).start()
+    try:
+        run(cmd)
+    finally:
+        done.set()
 
 
 def _fingerprint() -> str:
@@ -89,7 +120,8 @@ def ensure_venv(extras=("test",)) -> None:
         wanted = sorted(have | set(extras))
         run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
         run([PY, "-m", "pip", "install", "--quiet", "-e", f".[{','.join(wanted)}]" if wanted else "."], env=pip_env())
-        run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
+        # compile the numba kernels now, not at the first slider move (about a minute on 2 cores)
+        run_with_progress([PY, "-m", "delaylab.kernels"], "compiling the numba kernels, once (about a minute)")
         STAMP.write_text("+".join([_fingerprint(), *wanted]))
         fetch_plotly_basic()
     elif not any((VENV / "share" / "delaylab").glob("plotly-basic-*.min.js")):
@@ -163,11 +195,29 @@ def cmd_lab(args) -> None:
     ensure_venv(extras=())
     configure_git_filter()
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
-    # notebooks/ unless the caller chose a folder (Jupyter refuses a second --notebook-dir)
+    # the checkout's folder, opening notebooks/00_index.ipynb (as on Binder or a hub): the notebooks'
+    # links to ../docs/readings.md then open in JupyterLab; unless the caller chose a folder (Jupyter
+    # refuses a second --notebook-dir)
     chosen = any(a.split("=", 1)[0] in ("--notebook-dir", "--ServerApp.root_dir") for a in args)
-    folder = [] if chosen else ["--notebook-dir", ROOT / "notebooks"]
-    run([PY, "-m", "jupyter", "lab", *folder, *as_root, *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")],
-        env=jupyter_env())
+    folder = [] if chosen else ["--notebook-dir", ROOT, "--LabApp.default_url=/lab/tree/notebooks/00_index.ipynb"]
+    cmd = [str(c) for c in [PY, "-m", "jupyter", "lab", *folder, *as_root,
+                            *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")]]
+    if os.name == "posix":
+        # this process becomes JupyterLab: a SIGTERM (a service manager, `kill`, `docker stop`) reaches
+        # the server itself, which shuts its kernels down, instead of ending only this script
+        say(" ".join(cmd))
+        os.chdir(ROOT)
+        os.execve(cmd[0], cmd, jupyter_env())
+    run(cmd, env=jupyter_env())
+
+
+def apt_install(package: str, what: str) -> None:
+    """Install a Debian package, as root with apt-get (elsewhere nothing: the caller says what is missing)."""
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        say(f"installing {what}")
+        subprocess.run(["apt-get", "update", "-qq"], check=False)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", package], check=False,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
 
 def ensure_browser() -> None:
@@ -175,11 +225,7 @@ def ensure_browser() -> None:
     (never `playwright install`, which downloads a browser from the internet)."""
     if any(shutil.which(b) for b in ("chromium", "chromium-browser")) or os.environ.get("DELAYLAB_CHROMIUM"):
         return
-    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
-        say("installing Debian's chromium for the browser tests (about 480 MB, once)")
-        subprocess.run(["apt-get", "update", "-qq"], check=False)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=False,
-                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    apt_install("chromium", "Debian's chromium for the browser tests (about 480 MB, once)")
     if not shutil.which("chromium"):
         say("no chromium: the browser tests will fail (install chromium, or set DELAYLAB_CHROMIUM, "
             "or deselect them with `-m 'not browser'`)")
@@ -188,6 +234,8 @@ def ensure_browser() -> None:
 def cmd_test(args) -> None:
     ensure_venv(extras=("test", "site"))  # the tests build the course site too
     ensure_browser()
+    ensure_sandbox_tool()  # tests/test_grading.py grades in the sandbox
+    run([PY, ROOT / "tests" / "a11y.py"], check=False)  # axe-core from npm, for the accessibility tests
     workers = ["-n", str(min(4, os.cpu_count() or 1)), "--dist", "loadscope"]
     nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
     if "-m" in args:  # the caller chose which tests
@@ -206,7 +254,7 @@ def cmd_test(args) -> None:
 
 
 def cmd_bench(args) -> None:
-    ensure_venv(extras=("test", "site") if "book" in args else ("test",))
+    ensure_venv(extras=("test", "site") if {"book", "lighthouse"} & set(args) else ("test",))
     run([PY, ROOT / "benchmarks" / "bench.py", *args], env=jupyter_env())
 
 
@@ -257,6 +305,84 @@ def cmd_assignment(args) -> None:
     run([PY, "-m", "delaylab.exercises.assignment", *_caller_paths(args, "--out", "--from")])
 
 
+#: the grading environment: nbgrader and delaylab from this checkout, apart from .venv (whose
+#: JupyterLab must not carry nbgrader's extensions; nbgrader is no dependency of the workbook)
+GRADE_VENV = ROOT / ".venv-grade"
+GRADE_PY = GRADE_VENV / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python")
+NBGRADER = "nbgrader>=0.9.6,<0.10"
+
+
+def ensure_grade_venv() -> None:
+    """Create or refresh .venv-grade (nbgrader from PyPI, delaylab editable from this checkout) when
+    pyproject.toml or this file changed; callers running at once (parallel tests) wait for one another."""
+    import fcntl
+
+    with open(ROOT / ".venv-grade.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = GRADE_VENV / ".delaylab-installed"
+        if stamp.exists() and stamp.read_text() == f"{_fingerprint()}+{NBGRADER}" and GRADE_PY.exists():
+            return
+        say(f"creating the grading environment {GRADE_VENV} (nbgrader and delaylab)")
+        if not GRADE_PY.exists() and subprocess.run([sys.executable, "-m", "venv", str(GRADE_VENV)], cwd=ROOT).returncode:
+            sys.exit("[delaylab] could not create the grading environment with `python3 -m venv`")
+        run([GRADE_PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+        run([GRADE_PY, "-m", "pip", "install", "--quiet", NBGRADER, "-e", "."], env=pip_env())
+        stamp.write_text(f"{_fingerprint()}+{NBGRADER}")
+
+
+def ensure_sandbox_tool() -> None:
+    """Student code is graded inside bubblewrap; as root with apt-get, install it if missing (without
+    it, the grader refuses and says what to install)."""
+    if shutil.which("bwrap") or not sys.platform.startswith("linux"):
+        return
+    apt_install("bubblewrap", "Debian's bubblewrap, the sandbox student code is graded in")
+
+
+def _course(args) -> tuple[list, Path | None]:
+    """``args`` without ``--course DIR`` (or ``--course=DIR``), and DIR made absolute."""
+    rest, course, it = [], None, iter(args)
+    for a in it:
+        if a == "--course":
+            course = next(it, None)
+        elif a.startswith("--course="):
+            course = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+    return rest, (Path(course).expanduser().resolve() if course else None)
+
+
+def cmd_grade(args) -> None:
+    """Grade an assignment's submissions in sandboxes (delaylab/grading); ``grade --setup`` only
+    makes the grading environment and prints its Python."""
+    ensure_grade_venv()
+    if args == ["--setup"]:
+        print(GRADE_PY)
+        return
+    ensure_sandbox_tool()
+    run([GRADE_PY, "-m", "delaylab.grading.grade", *_caller_paths(args, "--course")])
+
+
+def cmd_nbgrader(args) -> None:
+    """``nbgrader ARGS --course DIR``: nbgrader from the grading environment, in the course folder DIR."""
+    rest, course = _course(args)
+    if course is None:
+        sys.exit("[delaylab] tasks.py nbgrader needs --course DIR, the course folder (python3 tasks.py assignment "
+                 "writes one)")
+    ensure_grade_venv()
+    env = {**os.environ, "PATH": f"{GRADE_PY.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    say(f"(in {course}) nbgrader {' '.join(rest)}")
+    code = subprocess.run([str(GRADE_PY.parent / "nbgrader"), *rest], cwd=course, env=env).returncode
+    if code:
+        sys.exit(code)
+def cmd_progress(args) -> None:
+    """Each student's progress (delaylab/exercises/work.py): exercises right at the first try, right
+    later, tried, open, hints and solutions seen, per notebook."""
+    ensure_venv(extras=())
+    extra = [] if any(a.split("=", 1)[0] == "--folder" for a in args) else [
+        "--folder", ROOT / "notebooks" / ".delaylab-work"]
+    run([PY, "-m", "delaylab.exercises.work", *_caller_paths(args, "--folder"), *extra])
+
+
 def cmd_clean(args) -> None:
     if "--cache" in args:  # only the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
         ensure_venv(extras=())
@@ -264,13 +390,14 @@ def cmd_clean(args) -> None:
              "print(f'[delaylab] removed {i[\"entries\"]} cache entries ({fmt_bytes(dl.cache_clear())}) "
              "from {i[\"folder\"]}')"])
         return
-    for p in [VENV, ROOT / ".pytest_cache"]:
+    for p in [VENV, GRADE_VENV, ROOT / ".pytest_cache"]:
         shutil.rmtree(p, ignore_errors=True)
-    say("removed .venv and caches")
+    say("removed .venv, .venv-grade and caches")
 
 
 COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "book": cmd_book, "dashboard": cmd_dashboard,
-            "slides": cmd_slides, "assignment": cmd_assignment, "clean": cmd_clean}
+            "slides": cmd_slides, "assignment": cmd_assignment, "grade": cmd_grade, "nbgrader": cmd_nbgrader,
+            "progress": cmd_progress, "clean": cmd_clean}
 
 
 def main(argv) -> None:

@@ -324,6 +324,14 @@ def book():
         row("course site: plotly.js (shared by every page)", report["plotly_js_bytes"] / 1e6, "MB")
 
 
+def lighthouse_pages():
+    """Lighthouse (mobile, slow 4G, 4× CPU) on every notebook page of the course site
+    (benchmarks/bench_lighthouse.py; issue 36: performance ≥ 80, CLS ≤ 0.1)."""
+    import bench_lighthouse
+
+    bench_lighthouse.main(row=row)
+
+
 def soak(argv):
     """Steady visitors on a `--public` dashboard server (benchmarks/bench_soak.py, issue 29):
     time to a visitor's widget state against its budgets, and whether the server's kernels,
@@ -349,6 +357,7 @@ SECTIONS = {
     "visitors": visitors,
     "pages": pages,
     "book": book,  # the course site, built cold then warm (several minutes)
+    "lighthouse": lighthouse_pages,  # the site's notebook pages on a phone (Lighthouse, from npm)
     "soak": soak,  # steady visitors on a --public server for ten minutes: only when named
 }
 #: sections that take options (the arguments after their name) and run only when named

@@ -77,9 +77,9 @@ def code_version() -> str:
 
 
 #: sub-packages that cannot change what a simulation computes (the dashboards' server, the
-#: figures' drawing, the course site's build): left out of the hash, so that editing them keeps
-#: the cached sweeps
-NOT_HASHED = ("serve", "viz", "site")
+#: figures' drawing, the course site's build, the grading of homework): left out of the hash, so
+#: that editing them keeps the cached sweeps
+NOT_HASHED = ("serve", "viz", "site", "grading")
 
 
 def _hash_package(root: Path | None = None) -> str:

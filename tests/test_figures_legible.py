@@ -21,7 +21,8 @@ import pytest
 import importlib
 from delaylab.panels import adversarial, anonymous, arm_delays, budget, conversions, linear, race
 from delaylab.papers import manegueu2020, pikeburke2018, thune2019, vernade2017, vernade2020
-from delaylab.viz.style import GREY, INDIGO, PALETTE, STYLES, assign_styles, style
+from delaylab.viz.style import (BLUE, GREY, INDIGO, MID_GREY, ORANGE, PALETTE, PURPLE, SKY, STYLES, VERMILLION, WINE,
+                                 assign_styles, style)
 
 #: CIELAB distance under which two colours count as "the same hue" for a reader
 CLOSE = 35.0
@@ -60,7 +61,7 @@ def test_distance_separates_the_complaints():
     assert distance("#56B4E9", "#0072B2") < CLOSE
     assert distance("#009E73", "#44AA99") < CLOSE
     for a, b in itertools.combinations(PALETTE, 2):
-        close = {frozenset(p) for p in [("#0072B2", "#56B4E9"), ("#E69F00", "#D55E00"), ("#CC79A7", "#882255")]}
+        close = {frozenset(p) for p in [(BLUE, SKY), (ORANGE, VERMILLION), (PURPLE, WINE)]}
         assert (distance(a, b) < CLOSE) == (frozenset((a, b)) in close), (a, b)
 
 
@@ -198,6 +199,7 @@ PAPER_FIGURES = {
     "04 timeline": lambda: pikeburke2018.timeline_figure(pikeburke2018.timeline()),
     "04 Figure 2": lambda: pikeburke2018.figure2_panel(runs=2, horizon=300),
     "04 Appendix F": lambda: pikeburke2018.appendix_f_panel(runs=2, horizon=300),
+    "04 bridges": lambda: pikeburke2018.bridges_figure(pikeburke2018.bridges(runs=2, horizon=300)),
     "05 trade-off": lambda: thune2019.tradeoff_figure(thune2019.tradeoff(runs=2, horizon=300)),
     "05 Doubling": lambda: thune2019.doubling_figure(thune2019.doubling_run(horizon=512)),
     "05 Example 8": lambda: thune2019.example8_panel(runs=2, horizons=(512, 1024, 2048)),
@@ -261,7 +263,7 @@ def test_the_checks_catch_what_the_issue_found():
 
 
 def test_every_style_and_assigned_colour_is_from_a_safe_palette():
-    safe = {c.upper() for c in PALETTE} | {"#7F7F7F", INDIGO, GREY}
+    safe = {c.upper() for c in PALETTE} | {MID_GREY, INDIGO, GREY}  # each ≥ 3:1 on white (tests/test_a11y.py)
     for name, (colour, _) in STYLES.items():
         assert colour.upper() in safe, (name, colour)
     names = ["D-UCB", "something new", "another new one", "α_t (used in the UCB)"]

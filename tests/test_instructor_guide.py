@@ -405,7 +405,8 @@ def test_the_graded_homework_section_says_what_a_student_can_still_read():
     that setting is the one the package reads), and the share of pairs that can swap a number as
     measured now (the same class of 40 as tests/test_exercises.py, which allows 2%)."""
     body = dict(_split(guide(), "## "))["## Graded homework with nbgrader"]
-    for phrase in ("python3 tasks.py assignment NN|all --out DIR", "`delaylab/exercises/p01.py` … `p05.py`",
+    for phrase in ("python3 tasks.py assignment week1", "python3 tasks.py grade week1 --course",
+                   "`delaylab/exercises/p01.py` … `p05.py`",
                    "tests/test_exercises.py::test_few_pairs_of_a_class_share_an_answer", "in a simulated class of 40",
                    "deletes `graded=True`", '`c.Spawner.environment = {"DELAYLAB_SOLUTIONS": "off"}`'):
         assert phrase in body, phrase

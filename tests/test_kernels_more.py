@@ -93,6 +93,8 @@ PHASED = [
     ("Improved UCB/labelled", dl.LabelledRewards([0.7, 0.6, 0.2], dl.Geometric(mean=30)), dl.ImprovedUCB()),
     ("ODAAF-B/censored, geometric", dl.AggregatedAnonymous([0.8, 0.5], dl.Geometric(mean=20), window=15),
      dl.ODAAFB(mean_delay=20, bound=30)),
+    ("ODAAF with bridges", ANON, dl.ODAAF(mean_delay=10, bridge=True)),
+    ("ODAAF-B without bridges", ANON, dl.ODAAFB(mean_delay=10, bound=20, bridge=False)),
 ]
 PIDS = [c[0] for c in PHASED]
 
@@ -117,7 +119,7 @@ def test_phased_kernel_equals_numpy(monkeypatch, name, setting, policy, runs):
     if runs == 30 and setting.means.max() == 0.9:  # the runs went through the phases' events, which the traces compare
         assert (tr["eliminated_at"][:, -1] >= 0).any()
         assert (tr["phase"][:, -1] >= 1).any()
-        assert (tr["bridge_start"][:, -1] >= 0).any() == policy._bridge
+        assert (tr["bridge_start"][:, -1] >= 0).any() == policy.bridges
 
 
 @pytest.mark.parametrize("name, setting, policy", PHASED[:4:3], ids=PIDS[:4:3])

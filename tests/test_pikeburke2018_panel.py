@@ -5,7 +5,8 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from delaylab.panels.anonymous import AnonymousPanel, make_law, true_bound  # noqa: E402
+import delaylab as dl  # noqa: E402
+from delaylab.panels.anonymous import AnonymousPanel, make_law, true_bound, uniform_regret  # noqa: E402
 from delaylab.papers import pikeburke2018 as paper  # noqa: E402
 from delaylab.policies.odaaf import odaaf_b_binding_bound  # noqa: E402
 
@@ -32,7 +33,11 @@ def test_each_control_reruns_and_redraws(panel, attr, value):
 def test_beliefs_follow_the_law_and_recompute_only_their_variant(panel):
     panel.law.value = "uniform"
     panel.mean_delay.value = 10.0
-    assert panel.bound.value == 20 and panel.variance.value == pytest.approx(36.5)
+    # V told is the law's own, exactly: the slider shows it to its step of 0.1, as the law's line does
+    # (issue 34: "ODAAF-V told V 36.5" under "V(τ) = 36.7")
+    var = float(make_law("uniform", 10.0).var)
+    assert panel.bound.value == 20 and panel.variance.value == var and panel.variance.step == 0.1
+    assert f"V(τ) = {round(var / 0.1) * 0.1:.1f}" in panel.truth.value and f"{var:.1f}" == "36.7"
     before = {n: panel.regret.curve(n)[1].copy() for n in ("ODAAF", "ODAAF-B", "QPM-D")}
     panel.bound.value = 3000  # d̃_m = n_m^ODAAF / m binds: ODAAF-B plays ODAAF's longer phases
     assert panel.recomputed == ["ODAAF-B"]
@@ -73,12 +78,16 @@ def test_make_law_and_bounds():
 def test_ratio_plot_and_figure2_curves_on_a_small_run():
     res = paper.figure2(runs=2, horizon=3000)
     curves = paper.figure2_curves(res)
-    assert len(curves) == 12 and all(c[3][-1] == 3000 for c in curves)
+    assert len(curves) == 18 and all(c[3][-1] == 3000 for c in curves)
+    assert sum(c[1] == dl.UNIFORM for c in curves) == 6  # uniform play in the figure's terms, per law
     plot = paper.RatioPlot()
     with plot.updating():
         paper.draw_figure2(res, plot)
     x, y = plot.curve(1, "ODAAF-V", "geometric")
     assert len(x) == len(y) > 100
+    anon, lab = res["unbounded"]["Poisson"]
+    xu, yu = plot.curve(1, dl.UNIFORM, "Poisson")  # uniform play's expected regret over QPM-D's mean regret
+    assert np.allclose(yu[5:], (anon.times * 0.075 / lab.mean("QPM-D"))[5:])
 
 
 def test_status_gives_the_bound_above_which_d_matters():
@@ -87,3 +96,69 @@ def test_status_gives_the_bound_above_which_d_matters():
     assert f"depend on d only for d > {threshold:,.0f}" in p.status.value
     p.bound.value = int(threshold) + 1
     assert "depend on d only" not in p.status.value
+
+
+def test_moving_the_mean_delay_reruns_redraws_and_comes_back_to_the_same_draws():
+    """What notebook 04's removed self-check did (it moved a control, and failed with a bare
+    AssertionError after a student's own move): moving E[τ] redraws ODAAF and resets d to the new
+    truth; moving it back gives the cached curve, on the same draws."""
+    p = AnonymousPanel(horizon=3000, runs=4)
+    before = p.regret.curve("ODAAF")[1].copy()
+    p.mean_delay.value = 20.0
+    assert not np.array_equal(before, p.regret.curve("ODAAF")[1]) and p.bound.value == 40
+    p.mean_delay.value = 10.0
+    assert np.array_equal(before, p.regret.curve("ODAAF")[1])
+
+
+def test_no_cell_of_the_notebook_moves_a_control():
+    import json
+    from pathlib import Path
+
+    from delaylab.exercises.solve import FOLLOWS_THE_STUDENT
+
+    nb = json.loads((Path(__file__).resolve().parent.parent / "notebooks" / "04_aggregated_anonymous.ipynb")
+                    .read_text(encoding="utf-8"))
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert not [c for c in code if "panel." in c and ".value =" in c]
+    assert "04" in FOLLOWS_THE_STUDENT
+
+
+def test_uniform_random_play_is_drawn_exactly_and_a_simulation_agrees():
+    p = AnonymousPanel(horizon=2000, runs=4, gap=0.3)
+    x, y = p.regret.curve(dl.UNIFORM)
+    assert len(x) and np.allclose(y, x * 0.3 / 2)  # t·Δ/2 for two arms
+    assert np.allclose(uniform_regret((0.6, 0.3, 0.0), [10, 100]), [3.0, 30.0])
+    res = dl.simulate(dl.AggregatedAnonymous((0.5, 0.2), dl.Uniform(0, 20)), {"u": dl.UniformRandom()}, 2000, 60, 0)
+    f = res.final("u")
+    assert abs(f.mean() - 2000 * 0.15) < 4 * f.std(ddof=1) / np.sqrt(f.size)
+    assert f"{dl.UNIFORM}</td><td" in p.summary.value and "300.0 (exact)" in p.summary.value
+
+
+def test_a_variant_that_eliminates_nothing_is_named_in_the_status():
+    p = AnonymousPanel()  # the defaults: ODAAF-V's phases are too long to eliminate within T = 5,000
+    assert "ODAAF-V eliminates nothing within T = 5,000" in p.status.value
+    rows = {r[0]: r for r in p.table_rows()}
+    assert rows["ODAAF-V"][3] == (0.0, None) and rows["ODAAF"][3][0] > 0.5
+
+
+def test_the_table_has_a_row_for_your_policy_with_its_wrong_eliminations():
+    """Issue 34: what a wrong elimination costs shows in the table. A test without tolerance eliminates
+    the better arm in some runs; the paper's test never does at these settings."""
+    from delaylab.exercises.p04 import StudentODAAF
+
+    def no_tolerance(means, active, tolerance):
+        best = np.where(active, means, -np.inf).max(axis=1, keepdims=True)
+        return active & (means >= best)
+
+    p = AnonymousPanel(horizon=5000, runs=20, gap=0.05)
+    p.race(lambda mean_delay: StudentODAAF(no_tolerance, mean_delay))
+    assert p.budget.wait(300)
+    rows = {r[0]: r for r in p.table_rows()}
+    yours, odaaf = rows["your policy"], rows["ODAAF"]
+    assert list(rows)[-1] == "your policy" and "your policy</td>" in p.summary.value
+    assert odaaf[4] == (0.0, None) and yours[4][0] > 0  # the better arm eliminated in some runs: wrong eliminations
+    res = p.race_result
+    assert yours[1] == pytest.approx(float(res.final(res.names[0]).mean()))  # the same runs as its curve
+    assert "better arm eliminated (wrong)" in p.summary.value
+    p.race(None)
+    assert "your policy" not in {r[0] for r in p.table_rows()}

@@ -194,6 +194,8 @@ def test_odaaf_regret_grows_with_the_expected_delay():
     (dl.ODAAFB(mean_delay=5), "needs the delay bound"),
     (dl.ODAAF(mean_delay="ten"), "mean_delay must be a number"),
     (dl.ODAAFB(mean_delay=[2.0, 8.0], bound=[5.0, 5.0]), r"bound = \[5.0, 5.0\] is smaller than mean_delay"),
+    (dl.ODAAF(mean_delay=5, bridge="yes"), r"bridge = 'yes' must be True, False or None"),
+    (dl.ODAAFB(mean_delay=5, bound=9, bridge=1), r"bridge = 1 must be True, False or None"),
 ])
 def test_bad_hyperparameters(policy, message):
     with pytest.raises(ValueError, match=message):
@@ -218,7 +220,14 @@ def test_labels_and_clone():
                               dl.ODAAFV(mean_delay=1, variance=1), dl.QPMD(), dl.ImprovedUCB())] == [
         "ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"]
     p = dl.ODAAFB(mean_delay=3, bound=7)
-    assert p.clone().get_params() == {"mean_delay": 3, "bound": 7}
+    assert p.clone().get_params() == {"mean_delay": 3, "bound": 7}  # (the cache keys of tests/test_sweep_keys.py)
+    assert dl.ODAAF(3, bridge=True).clone().get_params() == {"mean_delay": 3, "bridge": True}
+    # the bridge switched on or off, all else equal: named so, and only that parameter differs
+    assert [p.label for p in (dl.ODAAF(mean_delay=1, bridge=True), dl.ODAAFB(mean_delay=1, bound=2, bridge=False),
+                              dl.ODAAFV(mean_delay=1, variance=1, bridge=False))] == [
+        "ODAAF with bridges", "ODAAF-B without bridges", "ODAAF-V without bridges"]
+    assert [p.bridges for p in (dl.ODAAF(1), dl.ODAAF(1, bridge=True), dl.ODAAFB(1, 2), dl.ODAAFB(1, 2, bridge=False),
+                                dl.ODAAFV(1, 1), dl.ODAAFV(1, 1, bridge=False))] == [False, True, True, False, True, False]
 
 
 def test_regret_ratio_to_qpmd_stays_bounded_as_time_grows():

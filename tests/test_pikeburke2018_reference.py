@@ -39,3 +39,21 @@ def test_qpmd_equals_plain_loop(theta, law):
     T, runs = 3000, [1, 3, 4]
     res = dl.simulate(dl.LabelledRewards(theta, law), dl.QPMD(dl.UCB1()), T, runs, seed=3)
     np.testing.assert_array_equal(res.regret["QPM-D"], plain_simulate("QPM-D", theta, law, T, runs, seed=3))
+
+
+@pytest.mark.parametrize("theta, law, T", [([0.6, 0.3], dl.Uniform(0, 20), 6000), ([0.5, 0.45, 0.0], dl.Poisson(8.0), 9000)])
+def test_bridges_switched_on_and_off_equal_plain_loops(theta, law, T):
+    """ODAAF with bridge periods, ODAAF-B and ODAAF-V without: each differs from the paper's variant in
+    the bridges alone, and equals the plain loop with that one switch turned."""
+    mu, var, bound = float(law.mean), float(law.var), 20.0
+    runs = [0, 3]
+    pols = {"ODAAF": dl.ODAAF(mean_delay=mu, bridge=True), "ODAAF-B": dl.ODAAFB(mean_delay=mu, bound=bound, bridge=False),
+            "ODAAF-V": dl.ODAAFV(mean_delay=mu, variance=var, bridge=False)}
+    res = dl.simulate(dl.AggregatedAnonymous(theta, law), pols, T, runs, seed=5)
+    known = {"ODAAF": dict(mean_delay=mu), "ODAAF-B": dict(mean_delay=mu, bound=bound),
+             "ODAAF-V": dict(mean_delay=mu, variance=var)}
+    for name, policy in pols.items():
+        ref = plain_simulate(name, theta, law, T, runs, seed=5, bridge=policy.bridges, **known[name])
+        np.testing.assert_array_equal(res.regret[name], ref, err_msg=name)
+        other = plain_simulate(name, theta, law, T, runs, seed=5, bridge=not policy.bridges, **known[name])
+        assert not np.array_equal(res.regret[name], other), name  # the switch changes the runs

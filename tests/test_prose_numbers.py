@@ -62,6 +62,7 @@ CLAIMS = [
     # notebook 04
     ("04", "$V(\\tau) = {}$", float(dl.Uniform(0, 20).var), ".1f"),
     ("04", "$\\tilde\\Delta_3 = {}$", 0.5 ** 3, ".3f"),
+    ("04", "about $0.6\\,\\mathbb E[\\tau] = {}$ of its own rewards leave", 0.6 * float(dl.Uniform(0, 200).mean), ".0f"),
     # notebook 05
     ("05", "the first $\\sqrt{{KT/\\ln K}} \\approx {}$ rounds", math.sqrt(2 * 8192 / math.log(2)), ".0f"),
     ("05", "gives ${}$ instead of", float(thune2019.theorem3_bound(
@@ -231,8 +232,10 @@ def test_the_leak_explanation_does_not_cancel_what_differs():
     """04.leak's explanation: arm i's own rewards that leave are θ_i·E[τ], not 'as many' as arm j's θ_j·E[τ]."""
     from delaylab import exercises as ex
 
-    why = ex.explanation("04.leak", student="")
-    assert "As many" not in why and "θ_i·E[τ] of arm i's own rewards leave" in why and "(θ_j − θ_i)·E[τ]" in why
+    from delaylab.exercises.texts import to_plain
+
+    why = to_plain(ex.explanation("04.leak", student=""))
+    assert "As many" not in why and "θᵢ E[τ] of arm i's own rewards leave" in why and "(θⱼ − θᵢ) E[τ]" in why
 
 
 def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
@@ -240,8 +243,10 @@ def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
     from delaylab import exercises as ex
 
     p = ex.params("04.block-bias", "")
-    msg = ex.check("04.block-bias", p["theta_j"] * (p["d"] / 2) / p["n"], student="").message
-    assert "as many" not in msg and "θ_i·E[τ] of arm i's own rewards also leave the block" in msg
+    from delaylab.exercises.texts import to_plain
+
+    msg = to_plain(ex.check("04.block-bias", p["theta_j"] * (p["d"] / 2) / p["n"], student="").message)
+    assert "as many" not in msg and "θᵢ E[τ] of arm i's own rewards also leave the block" in msg
     guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
     assert "as many of arm i's rewards leave" not in guide
 
@@ -287,3 +292,15 @@ def test_a_number_the_instructors_guide_states_is_what_delaylab_computes(text, v
     guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
     stated = text.format(format(value, fmt))
     assert stated in guide, f"docs/instructor.md does not say {stated!r}"
+
+
+def test_the_panels_phase_numbers_in_notebook_04():
+    """Section 4's things to try: ODAAF-V's n_1 with geometric delays of mean 10 (V = 110) at T = 5000, and the
+    bound d above which ODAAF-B's phases depend on d ("several hundred")."""
+    from delaylab.policies.odaaf import odaaf_b_binding_bound, odaaf_v_sizes
+
+    n1 = int(odaaf_v_sizes(1, 5000, 10.0, float(dl.Geometric(10.0).var)))
+    assert dl.Geometric(10.0).var == 110 and 2 * n1 > 5000
+    text = _markdown("04")
+    assert f"two blocks of $n_1 = {n1:,}$ steps".replace(",", "{,}") in text
+    assert 200 <= odaaf_b_binding_bound(5000, 10.0) < 1000 and "only for $d$ of several hundred" in text

@@ -17,10 +17,12 @@ import functools
 import json
 import re
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+import a11y
 from test_browser import ARGS, browser, chromium_path  # noqa: F401  (the module-scoped chromium)
 from test_site import NOTEBOOKS, ROOT, built_site
 
@@ -28,12 +30,14 @@ pytestmark = pytest.mark.browser
 ARTIFACTS = ROOT / "test-artifacts" / "site"
 BUDGETS: dict = {"pages": {}}
 
-#: each .dl-plot: drawn, with data, its accessible name's first words
+#: each .dl-plot: drawn, with data, its role, its <figure> and caption (the figure's accessible name,
+#: checked through the accessibility tree by get_by_role below), and whether its SVG is hidden
 PLOTS = """() => [...document.querySelectorAll('.dl-plot')].map(el => ({
     drawn: el.dataset.drawn === 'yes' && !!el.querySelector('.main-svg'),
     traces_with_data: (el._fullData || []).filter(d => d.visible !== false && d.y && d.y.length).length,
-    role: el.getAttribute('role'),
-    name: (document.getElementById(el.getAttribute('aria-labelledby')) || {}).textContent || ''}))"""
+    role: el.getAttribute('role'), figure: el.parentElement.tagName.toLowerCase(),
+    svg_hidden: [...el.querySelectorAll('svg.main-svg')].every(s => s.getAttribute('aria-hidden') === 'true'),
+    caption: (el.parentElement.querySelector('figcaption.dl-alt') || {}).textContent || ''}))"""
 
 #: the time of the first figure drawn, from the navigation's start (ms)
 FIRST_FIGURE = """(() => {
@@ -42,8 +46,8 @@ FIRST_FIGURE = """(() => {
     }).observe(document, {childList: true, subtree: true});
 })()"""
 
-#: ``window.__dl_measurement``: resolves with the ms from the next mousedown to the frame in which
-#: every figure of the section changed
+#: ``window.__dl_measurement``: resolves with the ms from the next key pressed on a range input to
+#: the frame in which every figure of the section changed
 MEASURE = """(section) => { window.__dl_measurement = new Promise((resolve) => {
     const plots = [...section.querySelectorAll('.dl-plot')];
     const caps = [...section.querySelectorAll('figcaption.dl-alt')];
@@ -51,7 +55,7 @@ MEASURE = """(section) => { window.__dl_measurement = new Promise((resolve) => {
         d.y ? d.y.length : 0, d.y ? Array.from(d.y).reduce((s, v) => s + (+v || 0), 0).toFixed(5) : 0,
         d.x ? Array.from(d.x).reduce((s, v) => s + (+v || 0), 0).toFixed(5) : 0])));
     const before = sig(), captions = caps.map((c) => c.textContent);
-    document.addEventListener('mousedown', () => {
+    section.addEventListener('keydown', () => {
         const t0 = performance.now();
         let main = null;
         const tick = () => {
@@ -61,7 +65,8 @@ MEASURE = """(section) => { window.__dl_measurement = new Promise((resolve) => {
             if (all || t > 10000) {
                 resolve({main_ms: main, all_ms: all ? t : null, figures: plots.length,
                          changed: now.map((s, i) => s !== before[i]),
-                         captions_changed: caps.map((c, i) => c.textContent !== captions[i])});
+                         captions_changed: caps.map((c, i) => c.textContent !== captions[i]),
+                         captions: caps.map((c) => c.textContent.slice(0, 80))});
             } else requestAnimationFrame(tick);
         };
         requestAnimationFrame(tick);
@@ -110,6 +115,10 @@ def _write_budgets():
     lines.append("")
     lines.append("* bytes a fresh visit transfers from the static server, besides the shared plotly.js "
                  "[budgets: first figure ≤ 1 s, transfer ≤ 3 MB, slider ≤ 100 ms]")
+    if a11y.TIMES:
+        lines.append(f"accessibility: {len(a11y.TIMES)} axe-core runs, {sum(a11y.TIMES):.1f} s in all "
+                     f"({min(a11y.TIMES):.2f}–{max(a11y.TIMES):.2f} s each); the phone and dark-mode test: "
+                     f"{BUDGETS.get('phone_seconds', 0):.0f} s")
     text = "\n".join(lines)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "budgets.txt").write_text(text + "\n")
@@ -142,17 +151,36 @@ def _draw_every_figure(page):
 
 
 def _move_slider(page, section):
-    """Click plotly's slider of the section's first figure far from its current step; returns the
-    measurement of :data:`MEASURE`."""
-    main = section.locator(".dl-plot").first
-    main.scroll_into_view_if_needed()
-    active, steps = main.evaluate("el => [el._fullLayout.sliders[0].active, el._fullLayout.sliders[0].steps.length]")
-    rail = main.locator(".slider-rail-touch-rect").first
-    box = rail.bounding_box()
-    where = 0.92 if active < steps / 2 else 0.06
-    page.evaluate(MEASURE, section.element_handle())
-    page.mouse.click(box["x"] + box["width"] * where, box["y"] + box["height"] / 2)
-    return page.evaluate("() => window.__dl_measurement")
+    """Move each range input of the section by keyboard alone, as a blind reader or one who cannot
+    use a mouse would: Tab reaches it (from the text just before it), End (or Home) moves it to
+    the far end; returns the measurement of :data:`MEASURE` for its first input, with what a
+    screen reader hears (its accessible name and value text) before and after."""
+    inputs = section.locator("input.dl-range")
+    assert inputs.count() >= 1
+    result = None
+    for i in range(inputs.count()):
+        rng = inputs.nth(i)
+        rng.scroll_into_view_if_needed()
+        # focus just before the input, then Tab: the input is the next tab stop
+        rng.evaluate("""el => { const before = el.closest('.dl-control').querySelector('label');
+            before.tabIndex = -1; before.focus(); }""")
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.classList.contains('dl-range')"), "Tab did not reach the slider"
+        spoken = lambda: page.evaluate("""() => { const el = document.activeElement;
+            return [el.labels[0].textContent, el.getAttribute('aria-valuetext'), el.value, el.max]; }""")  # noqa: E731
+        label, text, value, top = spoken()
+        key = "Home" if int(value) > int(top) / 2 else "End"
+        if i == 0:
+            page.evaluate(MEASURE, section.element_handle())
+        page.keyboard.press(key)
+        after = spoken()
+        assert after[1] != text and after[1].startswith(f"{label} = "), (text, after)
+        if i == 0:
+            result = page.evaluate("() => window.__dl_measurement")
+            result["heard"] = [text, after[1]]
+            # the caption says the value it shows
+            assert all(c.startswith(f"Shown: {after[1]}") for c in result["captions"]), (after, result["captions"])
+    return result
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -160,27 +188,40 @@ def test_every_page_draws_its_figures_and_answers_its_sliders_with_nothing_from_
     base, folder, report = served
     page = _visit(browser, f"{base}/{path.stem}.html")
     try:
+        # plotly.js and a figure's data load when the figure comes near the screen: the first
+        # figure's time counts from the moment the reader scrolls to it (from the navigation's
+        # start if it is on the first screen)
+        page.wait_for_load_state("load")
+        scrolled = page.evaluate("() => performance.now()")
+        page.locator(".dl-plot").first.scroll_into_view_if_needed()
         page.wait_for_function("() => window.__first_figure_ms !== undefined", timeout=30_000)
-        first = page.evaluate("window.__first_figure_ms")
+        drawn_at = page.evaluate("window.__first_figure_ms")
+        first = drawn_at - scrolled if drawn_at > scrolled else drawn_at
         plots = _draw_every_figure(page)
         assert plots and all(p["drawn"] and p["traces_with_data"] > 0 for p in plots), plots
-        # a screen reader reads each figure's text alternative as the image's name
-        assert all(p["role"] == "img" and p["name"].startswith("Figure") for p in plots), plots
-        named = page.get_by_role("img", name=re.compile(r"^Figure"))
+        # a screen reader reads each figure's text alternative once, as the figure's name (its
+        # caption), and never plotly's SVG; no image role around plotly's buttons
+        assert all(p["role"] is None and p["figure"] == "figure" and p["svg_hidden"] for p in plots), plots
+        assert all(re.match(r"^(Shown: .*?\. )?Figure", p["caption"]) for p in plots), plots
+        named = page.get_by_role("figure", name=re.compile(r"^(Shown: .*?\. )?Figure"))
         assert named.count() == len(plots)
+        # in the light theme: WCAG 2.1 A and AA (axe-core), the text and curves inside the figures
+        # (text 4.5:1, curves 3:1), no TeX left
+        a11y.check_page(page, f"{path.stem} desktop light")
         sliders = []
         sections = page.locator("section.dl-explorable")
         for i in range(sections.count()):
             section = sections.nth(i)
-            # every live panel is explorable: its first figure carries the precomputed slider(s)
-            assert section.locator(".dl-plot").first.evaluate("el => (el._fullLayout.sliders || []).length"), (
-                f"{path.stem}: the panel of section {i} has no precomputed slider")
+            # every live panel is explorable: its precomputed control(s) as native range inputs
+            assert section.locator("input.dl-range").count(), f"{path.stem}: the panel of section {i} has no slider"
             m = _move_slider(page, section)
             assert m["changed"][0] and all(m["changed"]), m  # the panel's every figure follows
             assert all(m["captions_changed"]), m  # and so does every text alternative
             sliders.append(m)
         if path.stem[:2] != "00":
             assert sliders, "a paper notebook's page has a live panel made explorable"
+        # the same page in dark mode (the reader's system setting): axe-core and the figures' contrast
+        _check_dark_page(page, f"{path.stem} desktop")
         page.wait_for_timeout(300)
         foreign = [u for u in page.requests if not u.startswith(base) and not u.startswith(("data:", "blob:"))]
         assert foreign == [], foreign
@@ -195,6 +236,79 @@ def test_every_page_draws_its_figures_and_answers_its_sliders_with_nothing_from_
         page.screenshot(path=str(ARTIFACTS / f"{path.stem}.png"))
     finally:
         page.context.close()
+
+
+#: every page of the site: the notebooks, the document they link to, and the index
+PAGES = ["index", *[p.stem for p in NOTEBOOKS], "readings"]
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+
+
+def _go_dark(page):
+    """The reader's system turns to dark mode: the site's theme (auto) and its figures follow."""
+    page.emulate_media(color_scheme="dark")
+    try:
+        page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'", timeout=3_000)
+    except Exception:  # the theme reads the system's setting at load: its switch, as a reader would
+        page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    page.wait_for_function("""() => [...document.querySelectorAll('.dl-plot[data-drawn="yes"]')].every(el =>
+        el._fullLayout.paper_bgcolor.replace(/ /g, '') === 'rgba(0,0,0,0)')""", timeout=10_000)
+    page.wait_for_timeout(400)  # the theme's colour transitions
+
+
+def _check_dark_page(page, where):
+    """In dark mode: axe-core, the figures' contrast, and the figures on the page's own background."""
+    _go_dark(page)
+    a11y.check_page(page, f"{where} dark")
+    bg = page.evaluate("""() => { const f = document.querySelector('.dl-figure'); if (!f) return null;
+        let e = f; while (e && getComputedStyle(e).backgroundColor.replace(/ /g, '') === 'rgba(0,0,0,0)') e = e.parentElement;
+        return e ? getComputedStyle(e).backgroundColor : null; }""")
+    assert bg is None or _is_dark(bg), f"{where}: a figure sits on {bg} in dark mode (the cell output painted light)"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_on_a_phone_light_and_dark(served, browser, name):  # noqa: F811
+    """On a phone (390 px; then 320 px): axe-core finds no WCAG 2.1 A/AA violation in light and in
+    dark mode, every figure's text and curves keep their contrast in both, the page never scrolls
+    sideways, each figure's title and legend fit and the legend lies off the plot, an explorable's
+    slider is a finger's size; no TeX is left in the text."""
+    base, _, _ = served
+    started = time.perf_counter()
+    context = browser.new_context(color_scheme="light", **PHONE)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)[:300]))
+    try:
+        page.goto(f"{base}/{name}.html")
+        if name == "index":  # the index forwards to the first page
+            page.wait_for_url("**/00_index.html")
+        _draw_every_figure(page)
+        a11y.check_page(page, f"{name} phone light")
+        fits = page.evaluate(a11y.FIGURE_FITS)
+        assert fits == [], f"{name} on a phone: {fits}"
+        sizes = page.locator("input.dl-range").evaluate_all(
+            "els => els.map(e => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
+        assert all(w >= 200 and h >= 40 for w, h in sizes), sizes  # as wide as the column, a finger's height
+        _check_dark_page(page, f"{name} phone")
+        page.set_viewport_size({"width": 320, "height": 700})
+        page.wait_for_timeout(500)  # the figures are laid out again after a resize
+        wide = page.evaluate(a11y.SIDEWAYS)
+        assert wide["width"] <= wide["screen"], f"{name} at 320 px: {wide}"
+        assert page.evaluate(a11y.FIGURE_FITS) == [], name
+        if name not in {p.stem for p in NOTEBOOKS}:  # the notebooks' pages on a desktop: the test above
+            page.set_viewport_size({"width": 1366, "height": 768})
+            a11y.check_page(page, f"{name} desktop dark")
+            page.emulate_media(color_scheme="light")
+            page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
+            a11y.check_page(page, f"{name} desktop light")
+        assert not errors, errors
+    finally:
+        context.close()
+        BUDGETS["phone_seconds"] = BUDGETS.get("phone_seconds", 0) + time.perf_counter() - started
+
+
+def _is_dark(css_colour: str) -> bool:
+    values = [float(v) for v in re.findall(r"[\d.]+", css_colour)[:3]]
+    return sum(values) < 3 * 80
 
 
 def test_figures_follow_the_dark_theme_and_come_back(served, browser):  # noqa: F811

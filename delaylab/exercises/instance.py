@@ -39,32 +39,20 @@ def normalise(student) -> str:
 
 
 def set_current(student, graded: bool = False) -> str:
-    """Set the current student: ``student``, else ``$DELAYLAB_STUDENT``, else (in a graded release)
-    ``$JUPYTERHUB_USER``, else the default instance; while nbgrader autogrades, the submission's owner."""
+    """Set the current student: ``student``, else ``$DELAYLAB_STUDENT``, else the default instance.
+    In a graded release (``graded``) on a JupyterHub, the hub's user name (``$JUPYTERHUB_USER``),
+    whatever is typed: that is the id the course's grader knows (:func:`hub_user`)."""
     global _current
     who = normalise(student) or normalise(os.environ.get(STUDENT_ENV, ""))
-    if graded and not who:
-        who = normalise(os.environ.get(HUB_USER_ENV, ""))
-    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
-        _current = who
-        who = grading_student()
+    if graded and hub_user():
+        who = hub_user()
     _current = who
     return _current
 
 
-def grading_student() -> str:
-    """The student an answer is graded for: while nbgrader autogrades a submission
-    (``NBGRADER_EXECUTION=autograde``), the owner of the submission folder
-    (``…/autograded/<student>/<assignment>/``), whatever id the notebook's ``ex.start`` cell names;
-    otherwise the current student."""
-    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
-        from pathlib import Path
-
-        parts = Path.cwd().parts
-        owner = [parts[i + 1] for i, p in enumerate(parts[:-1]) if p == "autograded"]
-        if owner:
-            return normalise(owner[-1])
-    return _current
+def hub_user() -> str:
+    """The JupyterHub user name of this server, normalised ("" outside a hub)."""
+    return normalise(os.environ.get(HUB_USER_ENV, ""))
 
 
 def current() -> str:

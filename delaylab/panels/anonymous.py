@@ -1,10 +1,19 @@
 """The live panel of notebook 04: delayed, aggregated, anonymous feedback (Pike-Burke et al. 2018).
 
-Two Bernoulli arms θ = (0.5, 0.5 − Δ). Controls: the delay law and its mean E[τ], the bound d
-that ODAAF-B is told, the variance V that ODAAF-V is told, the gap Δ, the horizon and the number
-of runs. When the law or its mean changes, d and V are reset to the law's true values (a bound:
-2E[τ] for the uniform law, the 99.9% quantile otherwise — unbounded laws have none); move them
-to see what a wrong belief costs. A d below E[τ] is not a bound: ODAAF-B is then not run.
+Two Bernoulli arms θ = (0.5, 0.5 − Δ): the better arm is arm 1, played first in every phase. Controls:
+the delay law and its mean E[τ], the bound d that ODAAF-B is told, the variance V that ODAAF-V is
+told, the gap Δ, the horizon and the number of runs. When the law or its mean changes, d and V are
+reset to the law's true values (a bound: 2E[τ] for the uniform law, the 99.9% quantile otherwise —
+unbounded laws have none; V exactly, which the slider shows to its step of 0.1); move them to see
+what a wrong belief costs. A d below E[τ] is not a bound: ODAAF-B is then not run. Uniform random
+play is drawn as the reference, as its exact expected regret t·Δ/2 (:func:`uniform_regret`: it
+ignores feedback, so the delays do not change it; a simulation of ``dl.UniformRandom`` agrees, within
+its noise, tests/test_pikeburke2018_panel.py).
+
+The table under the figure gives, per policy, the regret at T and when an arm was eliminated: the
+worse arm (right) or the better one (a wrong elimination: the policy then plays the worse arm to
+the end). "Your policy" (a student's elimination test raced with ``ex.race``) has its row too, from
+its own runs (the same runs and horizon as its curve), so what a wrong elimination costs shows.
 
 Results are cached per policy and the inputs it depends on (moving d reruns ODAAF-B only).
 Ranges keep every update within about a second or two: E[τ] ∈ [0.5, 50], T ≤ 100,000, runs ≤ 40
@@ -13,6 +22,7 @@ Ranges keep every update within about a second or two: E[τ] ∈ [0.5, 50], T �
 
 from __future__ import annotations
 
+import html
 import math
 from typing import NamedTuple
 
@@ -21,8 +31,9 @@ import numpy as np
 
 from ..laws import Fixed, Geometric, HalfNormal, Poisson, Uniform
 from ..policies.improved_ucb import ImprovedUCB
-from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV, odaaf_b_binding_bound
+from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV, Phased, odaaf_b_binding_bound
 from ..policies.qpmd import QPMD
+from ..policies.simple import UNIFORM
 from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..viz.plots import CurvePlot
@@ -52,6 +63,12 @@ def make_law(kind: str, mean: float):
     raise ValueError(f"law must be one of {sorted(LAWS.values())}; got {kind!r}")
 
 
+def uniform_regret(means, times):
+    """Uniform random play's expected regret after t steps: t times the mean gap, t·Σ_k Δ_k/K (exact)."""
+    theta = np.asarray(means, dtype=float)
+    return np.asarray(times, dtype=float) * float(np.mean(theta.max() - theta))
+
+
 def true_bound(law) -> int:
     """The largest delay of a uniform law; the 99.9% quantile of an unbounded one."""
     return int(law.get_params()["high"]) if isinstance(law, Uniform) else int(law.ppf(0.999))
@@ -77,7 +94,7 @@ class AnonymousPanel(Panel):
                                         readout_format=".1f", continuous_update=False, style=_STYLE, layout=_WIDE)
         self.bound = W.IntSlider(value=0, min=0, max=3000, step=1, description="ODAAF-B told d",
                                  continuous_update=False, style=_STYLE, layout=_WIDE)
-        self.variance = W.FloatSlider(value=0.0, min=0.0, max=3000.0, step=0.5, description="ODAAF-V told V",
+        self.variance = W.FloatSlider(value=0.0, min=0.0, max=3000.0, step=0.1, description="ODAAF-V told V",
                                       readout_format=".1f", continuous_update=False, style=_STYLE, layout=_WIDE)
         self.gap = W.FloatSlider(value=gap, min=0.05, max=0.45, step=0.01, description="gap Δ",
                                  readout_format=".2f", continuous_update=False, style=_STYLE, layout=_WIDE)
@@ -87,7 +104,7 @@ class AnonymousPanel(Panel):
                                 continuous_update=False, style=_STYLE, layout=_WIDE)
         self.truth = W.HTML()
         self.summary = W.HTML()
-        self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
+        self.regret = CurvePlot([*NAMES, UNIFORM, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=430)
         self.save = SaveButton(self.regret.fig, "aggregated-anonymous-regret")
         self._cache = ResultCache(80)
         self._hold = False
@@ -110,12 +127,13 @@ class AnonymousPanel(Panel):
         self.update()
 
     def _reset_beliefs(self):
-        """d and V told to ODAAF-B/-V: the law's true values."""
+        """d and V told to ODAAF-B/-V: the law's true values (V exactly: the slider's readout and the
+        law's line both show it to 0.1)."""
         law = self.delay_law
         self._hold = True
         try:
             self.bound.value = min(true_bound(law), self.bound.max)
-            self.variance.value = min(round(float(law.var) * 2) / 2, self.variance.max)
+            self.variance.value = min(float(law.var), self.variance.max)
         finally:  # never left holding: every later move would be ignored
             self._hold = False
 
@@ -174,11 +192,57 @@ class AnonymousPanel(Panel):
         return [f"ODAAF-B is not run: d = {self.bound.value} < E[τ] = {mu:.2f} is not a bound on the delays"
                 if not c.valid_b else
                 f"ODAAF-B's phases depend on d only for d > {binds:,.0f}: below, moving d changes nothing"
-                if self.bound.value <= binds else ""]
+                if self.bound.value <= binds else "", self._unfinished(c)]
+
+    def _unfinished(self, c: Computed) -> str:
+        """The phased policies that eliminate nothing within T in any run: until a first elimination
+        they play the arms in a fixed order (the better arm first), so their regret shows that order,
+        not what they learnt."""
+        idle = [n for n, res in c.results.items() if n in res.traces and "eliminated_at" in res.traces[n]
+                and not np.any(res.traces[n]["eliminated_at"][:, -1, :] >= 0)]
+        if not idle:
+            return ""
+        return (f"{', '.join(idle)} {'eliminates' if len(idle) == 1 else 'eliminate'} nothing within "
+                f"T = {c.horizon:,}: {'its' if len(idle) == 1 else 'their'} regret only reflects the order of play "
+                "(the better arm first in every phase), not learning")
 
     def draw(self, c: Computed) -> None:
-        """The regret curves."""
+        """The regret curves, and uniform random play's expected regret."""
         self.regret.show_curves({n: (res, n) for n, res in c.results.items()})
+        times = next(iter(c.results.values())).times
+        self.regret.set(UNIFORM, times, uniform_regret(self.means, times))
+
+    def simulate(self, setting, policies, horizon, runs, seed=0, **kwargs):
+        """The base's :meth:`~.base.Panel.simulate`; a raced phased policy (a student's elimination test)
+        is traced, so that the table gives its eliminations too."""
+        if YOUR_POLICY in policies and isinstance(policies[YOUR_POLICY], Phased):
+            kwargs.setdefault("trace", True)
+        return super().simulate(setting, policies, horizon, runs, seed, **kwargs)
+
+    def table_rows(self, c: Computed | None = None) -> list[tuple]:
+        """(policy, regret at T: mean, 95% half-width, worse arm eliminated, better arm eliminated) per
+        row of the table (of the last update when ``c`` is None), uniform random play after the
+        paper's policies and "your policy" last (when one is raced and drawn); the eliminations as
+        (share of runs, median step) or None where the policy has no phases."""
+        if c is None:
+            c = self._drawn[0]
+        shown = [(n, res, n) for n, res in c.results.items()]
+        raced = self.race_result
+        if raced is not None:
+            shown.append((self.raced.label, raced, raced.names[0]))
+        rows = []
+        for label, res, key in shown:
+            final = res.final(key)
+            half = 1.96 * final.std(ddof=1) / np.sqrt(final.size) if final.size > 1 else float("nan")
+            elim = [None, None]
+            if key in res.traces and "eliminated_at" in res.traces[key]:
+                at = res.traces[key]["eliminated_at"][:, -1, :]
+                for arm in (1, 0):
+                    done = at[:, arm] >= 0
+                    elim[1 - arm] = (float(done.mean()), int(np.median(at[done, arm])) if done.any() else None)
+            rows.append((label, float(final.mean()), float(half), elim[0], elim[1]))
+        rows.insert(len(c.results), (UNIFORM, float(uniform_regret(self.means, c.horizon)), float("nan"), None, None))
+        return rows
 
     def draw_below(self, c: Computed) -> None:
         """The law's facts under its controls, and the table of final regrets and eliminations."""
@@ -187,23 +251,28 @@ class AnonymousPanel(Panel):
                             f"E[τ] = {float(law.mean):.2f}, V(τ) = {float(law.var):.1f}, "
                             f"{'largest delay' if isinstance(law, Uniform) else '99.9% quantile'} = "
                             f"{true_bound(law)}; θ = {self.means}</div>")
-        rows, pad = [], " style='padding:0 10px 0 0'"
-        for n, res in c.results.items():
-            final = res.final(n)
-            half = 1.96 * final.std(ddof=1) / np.sqrt(final.size)
+
+        def when(e):
+            if e is None:
+                return "—"
+            share, step = e
+            return f"{share:.0%} of runs, median step {step:,}" if share > 0 else "none within T"
+
+        rows, pad = [], " style='padding:2px 14px 2px 0'"
+        num = " style='padding:2px 14px 2px 0;text-align:right;white-space:nowrap'"
+        for label, mean, half, worse, better in self.table_rows(c):
             digits = 1 if half < 10 else 0  # "± 0" would say the runs all agree
-            cell = f"{final.mean():,.{digits}f} ± {half:,.{digits}f}"
-            elim = ""
-            if n in res.traces:
-                at = res.traces[n]["eliminated_at"][:, -1, 1]
-                share = float(np.mean(at >= 0))
-                elim = (f"{share:.0%} of runs, median step {int(np.median(at[at >= 0])):,}" if share > 0
-                        else "not within T")
-            rows.append(f"<tr><td{pad}>{n}</td><td style='padding:0 10px 0 0;text-align:right'>{cell}</td>"
-                        f"<td{pad}>{elim}</td></tr>")
-        self.summary.value = (f"<table style='font-size:13px;line-height:1.5'><tr><th{pad}>policy</th>"
-                              f"<th{pad}>regret at T (95% CI)</th><th{pad}>worse arm eliminated</th></tr>"
-                              + "".join(rows) + "</table>")
+            cell = f"{mean:,.{digits}f} ± {half:,.{digits}f}" if np.isfinite(half) else f"{mean:,.1f} (exact)"
+            rows.append(f"<tr><td{pad}>{html.escape(label)}</td><td{num}>{cell}</td><td{pad}>{when(worse)}</td>"
+                        f"<td{pad}>{when(better)}</td></tr>")
+        self.summary.value = ("<div style='overflow-x:auto;max-width:100%'>"  # a phone scrolls it, the page does not
+                              "<table style='font-size:13px;line-height:1.5;border-collapse:collapse'>"
+                              "<caption style='text-align:left;font-weight:bold;padding:0 0 4px 0'>Regret at T and "
+                              "eliminations, per policy</caption>"
+                              f"<tr><th{pad} scope='col'>policy</th><th{pad} scope='col'>regret at T (95% CI)</th>"
+                              f"<th{pad} scope='col'>worse arm eliminated</th>"
+                              f"<th{pad} scope='col'>better arm eliminated (wrong)</th></tr>"
+                              + "".join(rows) + "</table></div>")
 
     def controls(self) -> list:
         return [section("Delays", self.law, self.mean_delay, self.truth),

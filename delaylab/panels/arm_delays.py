@@ -26,7 +26,7 @@ from ..policies.ucb import UCB1
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
-from ..viz.style import style
+from ..viz.style import SKY, style
 from ..viz.widget import FigureWidget
 from .base import Panel
 from .fields import Presets
@@ -114,7 +114,7 @@ class ArmDelaysPanel(Panel):
         fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="m^(−α̂) (what Patient assumes)",
                                  line=dict(color="#000000", dash="longdash", width=1.5)))
         fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="D-UCB's m",
-                                 line=dict(color="#56B4E9", dash="dash", width=1.5)))
+                                 line=dict(color=SKY, dash="dash", width=1.5)))
         fig.update_xaxes(type="log", title_text="m (steps)")
         fig.update_yaxes(type="log", title_text="P(D > m)")
         figure_layout(fig, 330, "Delay tails (Assumption 1)")

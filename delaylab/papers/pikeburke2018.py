@@ -11,11 +11,26 @@ anonymous feedback": the experiments of Section 5 and Appendix F, and a timeline
 * Figure 2(b), unbounded delays with the same mean E[τ] = 10: Poisson(10), half-normal
   (σ = 10.5·√(π/2), whose discretised mean is ≈ 10) and geometric (mean 10, variance 110);
   ODAAF is told E[τ], ODAAF-V also V(τ) (the laws' exact moments);
-* Appendix F: Poisson delays with E[τ] ∈ {2, 5, 10, 20, 40}, regret at T against E[τ].
+* Appendix F: Poisson delays with E[τ] ∈ {2, 5, 10, 20, 40}, regret at T against E[τ]; the
+  same policies without delays (ODAAF told E[τ] = 0, QPM-D on undelayed rewards) as the matched
+  references of what delays cost; QPM-D also at E[τ] = 400 (:func:`qpmd_far`), where its additive
+  delay cost stands out of the noise;
+* the bridge periods isolated (:func:`bridges`, notebook 04 Section 7): ODAAF and ODAAF-B with and
+  without them, all else equal, on the paper's two arms and on three arms where the arm played just
+  before a block was just eliminated.
 
 The curves of Figure 2 are ratios of mean regrets (mean over runs of the variant's regret divided
 by the mean over runs of QPM-D's, at each recorded time). The same random draws (seed, run
-index) are used for the anonymous and the labelled settings (common random numbers).
+index) are used for the anonymous and the labelled settings (common random numbers), so a
+variant's runs pair with QPM-D's (:class:`Finals`).
+
+Uniform random play, the reference of every regret figure, is drawn as its exact expected regret
+t·Σ_k Δ_k/K (:func:`~delaylab.panels.anonymous.uniform_regret`: it ignores all feedback, so
+delays do not change it), and in Figure 2 in the figure's own terms, divided by QPM-D's regret.
+
+The experiments at the notebook's sizes are computed once per process (:func:`figure2`,
+:func:`appendix_f` and :func:`bridges` keep their results by arguments), so a check cell that asks
+for a figure's own parameters reads what the figure drew.
 """
 
 from __future__ import annotations
@@ -23,6 +38,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from .. import claims as _claims
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -30,15 +47,16 @@ from ..engine import simulate
 from ..sweep import sweep
 from ..grid import grid
 from ..laws import Fixed, Geometric, HalfNormal, Poisson, Uniform
+from ..panels.anonymous import uniform_regret
 from ..panels.reproduce import FigureReproduction
-from ..policies.improved_ucb import ImprovedUCB
 from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV
 from ..policies.qpmd import QPMD
+from ..policies.simple import UNIFORM
 from ..policies.ucb import UCB1
 from ..settings.bernoulli import AggregatedAnonymous, LabelledRewards
 from ..streams import ENVIRONMENT, Batch, RunStreams
-from ..viz.plots import figure_layout
-from ..viz.style import BLUE, GREEN, ORANGE, style
+from ..viz.plots import REFERENCE_ROOM, CurvePlot, figure_layout
+from ..viz.style import BLUE, GREEN, ORANGE, PURPLE, style
 from ..viz.widget import FigureWidget
 
 THETA = (0.6, 0.45)
@@ -62,6 +80,55 @@ def _staged(progress, n):
     return [lambda f, i=i: progress((i + f) / n) for i in range(n)]
 
 
+_KEPT: dict = {}
+
+
+def _kept(key, compute):
+    """The result of ``compute()`` for ``key``, computed once per process. ``key`` holds the
+    experiment's arguments and the ``sweep`` in use (tests replace it with a capped one)."""
+    key = (key, sweep)
+    if key not in _KEPT:
+        _KEPT[key] = compute()
+    return _KEPT[key]
+
+
+class Finals:
+    """Final regrets of policies run on the same runs (seed and run indices) in different settings —
+    ODAAF on anonymous sums and QPM-D on labelled rewards — as :mod:`delaylab.claims` reads a
+    Result: the runs pair by index (common random numbers)."""
+
+    grid_shape = ()
+
+    def __init__(self, horizon: int, finals: dict):
+        self.horizon, self._finals = int(horizon), {k: np.asarray(v, dtype=float) for k, v in finals.items()}
+
+    def final(self, name):
+        return self._finals[name]
+
+
+def phase_table(horizon=50_000, mean_delay=10.0, bound=20, variance=None, phases=None):
+    """n_m of ODAAF, ODAAF-B and ODAAF-V, phase by phase, as an HTML table (one row per phase,
+    numbers right-aligned with thousands separators): what Section 3 of notebook 04 prints.
+    ``variance`` defaults to that of the uniform law on {0, …, bound}; ``phases`` to 1 … M."""
+    from IPython.display import HTML
+
+    from ..policies.odaaf import n_phases, odaaf_b_sizes, odaaf_sizes, odaaf_v_sizes
+
+    var = float(Uniform(0, bound).var) if variance is None else float(variance)
+    m = np.arange(1, (phases or n_phases(horizon)) + 1)
+    cols = {"ODAAF": odaaf_sizes(m, horizon, mean_delay), "ODAAF-B": odaaf_b_sizes(m, horizon, mean_delay, bound),
+            "ODAAF-V": odaaf_v_sizes(m, horizon, mean_delay, var)}
+    cell = "style='padding:2px 12px;text-align:right;font-variant-numeric:tabular-nums'"
+    head = "".join(f"<th scope='col' {cell}>{h}</th>" for h in ("phase m", "tolerance", *cols))
+    rows = "".join(f"<tr><td {cell}>{k}</td><td {cell}>{0.5 ** k:g}</td>"
+                   + "".join(f"<td {cell}>{int(v[i]):,}</td>" for v in cols.values()) + "</tr>"
+                   for i, k in enumerate(m))
+    caption = (f"n<sub>m</sub>, the samples per arm by the end of phase m, for T = {horizon:,}, E[τ] = {mean_delay:g}, "
+               f"d = {bound:g}, V(τ) = {var:.1f} (reconstructed formulas)")
+    return HTML(f"<table style='border-collapse:collapse;font-size:14px'><caption style='text-align:left'>{caption}"
+                f"</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+
+
 def ratio(res_num, name, res_den, den="QPM-D"):
     """Mean regret of ``name`` divided by QPM-D's, at each recorded time (axis −1)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -71,7 +138,11 @@ def ratio(res_num, name, res_den, den="QPM-D"):
 # ------------------------------------------------------------------------------- Figure 2
 def figure2(runs=RUNS, seed=0, progress=None, horizon=HORIZON, theta=THETA):
     """{"bounded": (anonymous Result, labelled Result) on a grid over d,
-    "unbounded": {law name: (anonymous Result, labelled Result)}}."""
+    "unbounded": {law name: (anonymous Result, labelled Result)}} (computed once per process)."""
+    return _kept(("figure2", runs, seed, horizon, tuple(theta)), lambda: _figure2(runs, seed, progress, horizon, theta))
+
+
+def _figure2(runs, seed, progress, horizon, theta):
     stages = _staged(progress, 2 + 2 * 3)
     d = np.array(BOUNDS, dtype=float)
     g = grid(d=d)
@@ -82,7 +153,7 @@ def figure2(runs=RUNS, seed=0, progress=None, horizon=HORIZON, theta=THETA):
                     horizon, runs, seed, grid=g, progress=stages[0], **ck)
     lab = sweep(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed, grid=g,
                    progress=stages[1], **ck)
-    out = {"bounded": (anon, lab), "unbounded": {}}
+    out = {"theta": tuple(theta), "bounded": (anon, lab), "unbounded": {}}
     for i, (name, law) in enumerate(unbounded_laws().items()):
         mu, var = float(law.mean), float(law.var)
         anon = sweep(AggregatedAnonymous(theta, law), {"ODAAF": ODAAF(mean_delay=mu),
@@ -94,16 +165,28 @@ def figure2(runs=RUNS, seed=0, progress=None, horizon=HORIZON, theta=THETA):
     return out
 
 
-def figure2_curves(results) -> list[tuple[int, str, str, np.ndarray, np.ndarray]]:
-    """(panel, algorithm, delay label, times, ratio to QPM-D) for every curve of Figure 2."""
-    curves = []
+def _cells(results):
+    """(panel, delay label, anonymous Result, labelled Result, grid cell or None) of Figure 2."""
     anon, lab = results["bounded"]
-    for j, dj in enumerate(BOUNDS):
-        for name in ("ODAAF", "ODAAF-B"):
-            curves.append((0, name, f"d = {dj}", anon.times, ratio(anon, name, lab)[j]))
-    for name_law, (anon, lab) in results["unbounded"].items():
-        for name in ("ODAAF", "ODAAF-V"):
-            curves.append((1, name, name_law, anon.times, ratio(anon, name, lab)))
+    out = [(0, f"d = {dj}", anon, lab, j) for j, dj in enumerate(BOUNDS)]
+    return out + [(1, name, a, b, None) for name, (a, b) in results["unbounded"].items()]
+
+
+def _at(x, cell):
+    return x if cell is None else x[cell]
+
+
+def figure2_curves(results) -> list[tuple[int, str, str, np.ndarray, np.ndarray]]:
+    """(panel, algorithm, delay label, times, ratio to QPM-D) for every curve of Figure 2, uniform
+    random play's ratio (its expected regret over QPM-D's mean regret) last in each panel."""
+    curves = []
+    theta = results.get("theta", THETA)
+    for panel, law, anon, lab, cell in _cells(results):
+        for name in ("ODAAF", "ODAAF-B") if panel == 0 else ("ODAAF", "ODAAF-V"):
+            curves.append((panel, name, law, anon.times, _at(ratio(anon, name, lab), cell)))
+    for panel, law, anon, lab, cell in _cells(results):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            curves.append((panel, UNIFORM, law, anon.times, uniform_regret(theta, anon.times) / _at(lab.mean("QPM-D"), cell)))
     return curves
 
 
@@ -114,7 +197,9 @@ ALGO_LINES = {"ODAAF": ("solid", None), "ODAAF-B": ("dash", "circle"), "ODAAF-V"
 
 class RatioPlot:
     """Figure 2: two panels of ratio curves; colour = delay law, dash and marker = algorithm
-    (ODAAF solid, its variant dashed with circles)."""
+    (ODAAF solid, its variant dashed with circles); uniform random play's ratio in grey, one thin
+    dotted line per law (it runs off the top of a panel when it would squash the others, its end
+    values in its legend entry)."""
 
     def __init__(self):
         fig = make_subplots(rows=1, cols=2, subplot_titles=[
@@ -130,6 +215,13 @@ class RatioPlot:
                                      marker=dict(symbol=sym, size=7, color=LAW_COLORS[k], maxdisplayed=12) if sym else None),
                           row=1, col=panel + 1)
             self._slot[(panel, name, law)] = len(fig.data) - 1
+        laws = [(0, f"d = {d}") for d in BOUNDS] + [(1, law) for law in unbounded_laws()]
+        for i, (panel, law) in enumerate(laws):
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=UNIFORM, legendgroup=UNIFORM,
+                                     showlegend=i == 0, hovertemplate=f"{UNIFORM}, {law}: %{{y:.3g}}<extra></extra>",
+                                     line=dict(color=style(UNIFORM)["color"], dash="dash", width=1.4)),
+                          row=1, col=panel + 1)
+            self._slot[(panel, UNIFORM, law)] = len(fig.data) - 1
         for col in (1, 2):
             fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="ratio 1", showlegend=col == 1,
                                      line=dict(color="#7F7F7F", dash="dot", width=1)), row=1, col=col)
@@ -142,8 +234,8 @@ class RatioPlot:
         return self.fig.batch_update()
 
     def line(self, panel, name, law):
-        """The trace of algorithm ``name`` under delay law ``law`` in ``panel`` (0: bounded delays,
-        1: unbounded), as :func:`figure2_curves` names them."""
+        """The trace of algorithm ``name`` (or :data:`~delaylab.UNIFORM`) under delay law ``law`` in
+        ``panel`` (0: bounded delays, 1: unbounded), as :func:`figure2_curves` names them."""
         return self.fig.data[self._slot[(panel, name, law)]]
 
     def curve(self, panel, name, law):
@@ -154,12 +246,86 @@ class RatioPlot:
 
 def draw_figure2(results, plot: RatioPlot) -> None:
     T = 1
+    tops, ends = {0: 0.0, 1: 0.0}, {0: [], 1: []}
     for panel, name, law, t, r in figure2_curves(results):
         d = plot.line(panel, name, law)
         d.x, d.y = t, r
         T = max(T, int(t[-1]))
+        finite = r[np.isfinite(r)]
+        if name == UNIFORM:
+            ends[panel].append(float(r[-1]))
+        elif finite.size:
+            tops[panel] = max(tops[panel], float(finite.max()))
     for i in (-2, -1):
         plot.fig.data[i].x, plot.fig.data[i].y = [0, T], [1, 1]
+    for panel in (0, 1):  # uniform play runs off the top when it would squash the variants' curves
+        axis = plot.fig.layout["yaxis" if panel == 0 else "yaxis2"]
+        high = max((v for v in ends[panel] if np.isfinite(v)), default=0.0)
+        axis.range = [0, 1.08 * tops[panel]] if tops[panel] > 0 and high > REFERENCE_ROOM * tops[panel] else None
+    lo = min((v for e in ends.values() for v in e if np.isfinite(v)), default=float("nan"))
+    hi = max((v for e in ends.values() for v in e if np.isfinite(v)), default=float("nan"))
+    plot.line(0, UNIFORM, f"d = {BOUNDS[0]}").name = (f"{UNIFORM} (ends at {lo:.3g}–{hi:.3g} times QPM-D's regret)"
+                                                      if np.isfinite(lo) else UNIFORM)
+
+
+def figure2_claims(results) -> list:
+    """What notebook 04 says Figure 2 shows, as claims on the runs it drew (each variant paired with
+    QPM-D and with itself run by run)."""
+    theta = results.get("theta", THETA)
+    out = []
+    anon, lab = results["bounded"]
+    T = anon.horizon
+    uniform_T = float(uniform_regret(theta, T))
+    worst = []
+    for panel, law, a, _b, cell in _cells(results):
+        for name in ("ODAAF", "ODAAF-B") if panel == 0 else ("ODAAF", "ODAAF-V"):
+            f = _at(a.final(name), cell)
+            worst.append((f.mean() + 3 * f.std(ddof=1) / np.sqrt(f.size), f"{name}, {law}", f))
+    top, label, f = max(worst, key=lambda w: w[0])
+    out.append(_claims.estimate(f"every variant ends below uniform random play ({uniform_T:,.0f}, exact); the margin "
+                                f"of the highest, {label}", uniform_T - f.mean(), f.std(ddof=1) / np.sqrt(f.size), low=0,
+                                z=3, runs=f.size))
+    for j, dj in enumerate(BOUNDS):
+        out.append(_claims.lower(Finals(T, {n: anon.final(n)[j] for n in ("ODAAF", "ODAAF-B")}), "ODAAF-B", "ODAAF",
+                                 text=f"d = {dj}: ODAAF-B ends below ODAAF"))
+    fin = {law: Finals(T, {n: a.final(n) for n in ("ODAAF", "ODAAF-V")}) for law, (a, _) in results["unbounded"].items()}
+    out.append(_claims.lower(fin["Poisson"], "ODAAF-V", "ODAAF", text="Poisson (V = E[τ]): ODAAF-V ends below ODAAF"))
+    for law in ("half-normal", "geometric"):
+        out.append(_claims.lower(fin[law], "ODAAF", "ODAAF-V", text=f"{law} (large V): ODAAF-V ends above ODAAF"))
+    bends, flat = 0, []
+    for panel, law, a, _b, cell in _cells(results):
+        for name in ("ODAAF", "ODAAF-B") if panel == 0 else ("ODAAF", "ODAAF-V"):
+            r = _at(a.regret[name], cell)
+            q1, q3 = np.searchsorted(a.times, [0.25 * T, 0.75 * T])
+            d = (r[:, -1] - r[:, q3]) - r[:, q1]  # growth over the last quarter minus growth over the first
+            if d.mean() + 2 * d.std(ddof=1) / np.sqrt(d.size) < 0:
+                bends += 1
+            else:
+                flat.append(f"{name}, {law}")
+    out.append(_claims.Claim("in most curves the regret grows less over the last quarter of the horizon than over "
+                             "the first: the worse arm is out, the ratio to QPM-D stops growing", bends >= 8,
+                             f"{bends} of 12 curves (by more than 2 s.e. of the paired runs); not yet: "
+                             f"{', '.join(flat) or 'none'}; {anon.runs} runs at T = {T:,}"))
+    return out
+
+
+def odaaf_v_geometric_done(horizons=(30_000, HORIZON), runs=10, seed=0, theta=THETA) -> list:
+    """Share of runs in which ODAAF-V, with Figure 2(b)'s geometric delays, has eliminated the worse
+    arm by T (no regret over the last 2,000 steps), at each horizon: claims."""
+    law = unbounded_laws()["geometric"]
+    out = []
+    for T in horizons:
+        res = _kept(("geometric ODAAF-V", T, runs, seed, tuple(theta)), lambda T=T: sweep(
+            AggregatedAnonymous(theta, law), {"ODAAF-V": ODAAFV(mean_delay=float(law.mean), variance=float(law.var))},
+            T, runs, seed, checkpoints=CHECKPOINTS))
+        r = res.regret["ODAAF-V"]
+        k = int(np.searchsorted(res.times, T - 2000))
+        done = r[:, -1] == r[:, k]
+        p = float(done.mean())
+        se = math.sqrt(max(p * (1 - p), 0.25 / runs) / runs)  # (never 0: a share of few runs is uncertain)
+        out.append(_claims.estimate(f"geometric delays, T = {T:,}: share of runs in which ODAAF-V has eliminated the "
+                                    "worse arm", p, se, **({"high": 0.5} if T < HORIZON else {"low": 0.5}), runs=runs))
+    return out
 
 
 def figure2_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
@@ -168,17 +334,29 @@ def figure2_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                f"(b) Poisson, half-normal and geometric delays with mean ≈ {MEAN:g}. Each curve is the "
                "mean regret of the variant divided by the mean regret of QPM-D (same draws). The jumps "
                "are the changes of arm at fixed steps of the phase schedule; once the worse arm is "
-               "eliminated, the variant's regret stops growing while QPM-D's still grows like log t: the "
-               "ratio stays bounded and slowly decreases.")
+               "eliminated, the variant's regret stops growing while QPM-D's still grows like log t, so the "
+               "ratio falls. Dashed grey: uniform random play's expected regret, t·Δ/2, divided by QPM-D's "
+               "(one line per delay law), in the same terms: a variant below it learns.")
     caption += f" The button reruns it at paper scale: {RUNS} runs, T = {HORIZON:,}."
     return FigureReproduction(lambda r, p: figure2(r, seed, p, HORIZON if r >= RUNS else horizon), draw_figure2,
                               RatioPlot(), runs, RUNS, caption, name="pikeburke2018-figure2")
 
 
 # ------------------------------------------------------------------------------- Appendix F
+#: QPM-D's far point: E[τ] = 400 against 2, where its additive delay cost stands out of the noise
+FAR_MEANS = (2.0, 400.0)
+
+
 def appendix_f(runs=RUNS, seed=0, progress=None, horizon=HORIZON, theta=THETA, means=MEANS_F):
-    """Regret at T against E[τ] (Poisson delays): {"means", "anonymous", "labelled", "no delay"}."""
-    p1, p2, p3 = _staged(progress, 3)
+    """Regret at T against E[τ] (Poisson delays): {"means", "anonymous", "labelled", "no delay"};
+    "no delay" holds ODAAF told E[τ] = 0 and QPM-D, both without delays (the matched references of
+    what delays cost). Computed once per process."""
+    return _kept(("appendix F", runs, seed, horizon, tuple(theta), tuple(means)),
+                 lambda: _appendix_f(runs, seed, progress, horizon, theta, means))
+
+
+def _appendix_f(runs, seed, progress, horizon, theta, means):
+    p1, p2, p3, p4 = _staged(progress, 4)
     mus = np.array(means, dtype=float)
     g = grid(mean=mus)
     law = Poisson(mus)
@@ -187,9 +365,20 @@ def appendix_f(runs=RUNS, seed=0, progress=None, horizon=HORIZON, theta=THETA, m
                     horizon, runs, seed, grid=g, checkpoints=10, progress=p1)
     lab = sweep(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed, grid=g,
                    checkpoints=10, progress=p2)
-    ref = sweep(AggregatedAnonymous(theta, Fixed(0)), {"Improved UCB": ImprovedUCB()}, horizon, runs, seed,
+    ref = sweep(AggregatedAnonymous(theta, Fixed(0)), {"ODAAF": ODAAF(mean_delay=0.0)}, horizon, runs, seed,
                    checkpoints=10, progress=p3)
-    return {"means": mus, "anonymous": anon, "labelled": lab, "no delay": ref}
+    ref_q = sweep(LabelledRewards(theta, Fixed(0)), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed,
+                     checkpoints=10, progress=p4)
+    return {"theta": tuple(theta), "means": mus, "anonymous": anon, "labelled": lab, "no delay": ref,
+            "no delay, labelled": ref_q}
+
+
+def qpmd_far(runs=40, seed=0, horizon=30_000, theta=THETA):
+    """QPM-D with Poisson delays of mean 2 and 400 (a grid: the runs pair by index). Computed once per process."""
+    mus = np.array(FAR_MEANS)
+    return _kept(("QPM-D far", runs, seed, horizon, tuple(theta)), lambda: sweep(
+        LabelledRewards(theta, Poisson(mus)), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed, grid=grid(mean=mus),
+        checkpoints=2))
 
 
 def final_regret(study, name):
@@ -206,22 +395,85 @@ def linear_fit(x, y):
     return a, b, 1 - resid.var() / np.var(y)
 
 
+def slopes(study, name):
+    """The least-squares slope of the regret at T against E[τ], run by run (the grid's cells share
+    their runs): (runs,) — its mean is the slope of the mean regrets, its spread gives a standard error."""
+    res = study["labelled"] if name == "QPM-D" else study["anonymous"]
+    x = np.asarray(study["means"], dtype=float)
+    f = res.final(name)  # (n_means, runs)
+    xc = x - x.mean()
+    return (xc[:, None] * f).sum(axis=0) / (xc ** 2).sum()
+
+
+def appendix_f_claims(study, far=None) -> list:
+    """What notebook 04 says Appendix F shows, as claims: ODAAF's and ODAAF-V's regret grow about
+    linearly in E[τ]; QPM-D's does not measurably over the figure's range, and does at E[τ] = 400."""
+    mus = study["means"]
+    T = study["anonymous"].horizon
+    out = []
+    s = {n: slopes(study, n) for n in ("ODAAF", "ODAAF-V", "QPM-D")}
+    se = {n: float(v.std(ddof=1) / np.sqrt(v.size)) for n, v in s.items()}
+    for name in ("ODAAF", "ODAAF-V"):
+        mean, _ = final_regret(study, name)
+        a, b, r2 = linear_fit(mus, mean)
+        holds = a - 3 * se[name] > 0 and r2 > 0.9
+        out.append(_claims.Claim(f"{name}'s regret at T grows about linearly with E[τ]", bool(holds),
+                                 f"slope {a:.3g} ± {se[name]:.2g} (s.e. over runs) per unit of E[τ], needs > 3 s.e.; "
+                                 f"a line through the means has R² = {r2:.3f}, needs > 0.9; {s[name].size} runs at "
+                                 f"T = {T:,}, E[τ] = {', '.join(f'{m:g}' for m in mus)}"))
+    q = float(s["QPM-D"].mean())
+    out.append(_claims.Claim(f"QPM-D's regret at T does not grow measurably with E[τ] from {mus[0]:g} to {mus[-1]:g}",
+                             abs(q) <= 2 * se["QPM-D"],
+                             f"slope {q:.3g} ± {se['QPM-D']:.2g} (s.e.) per unit of E[τ], needs within 2 s.e. of 0 "
+                             f"(a weak statement: {s['QPM-D'].size} runs)"))
+    d = s["ODAAF"] - s["QPM-D"]
+    out.append(_claims.estimate("ODAAF's slope minus QPM-D's, per unit of E[τ] (paired runs), is positive", float(d.mean()),
+                                float(d.std(ddof=1) / np.sqrt(d.size)), low=0, z=3, runs=d.size))
+    u = float(uniform_regret(study.get("theta", THETA), T))
+    worst = max(((float(m), float(se_m), name, mu) for name in ("ODAAF", "ODAAF-V", "QPM-D")
+                 for m, se_m, mu in zip(*final_regret(study, name), mus)), key=lambda w: w[0] + 3 * w[1])
+    out.append(_claims.estimate(f"every point ends below uniform random play ({u:,.0f}, exact); the margin of the "
+                                f"highest, {worst[2]} at E[τ] = {worst[3]:g}", u - worst[0], worst[1], low=0, z=3,
+                                runs=s["ODAAF"].size))
+    if far is not None:
+        f = far.final("QPM-D")
+        gap = f[1] - f[0]
+        theta = np.asarray(study.get("theta", THETA))
+        top = float((theta.max() - theta).max()) * (FAR_MEANS[1] - FAR_MEANS[0])
+        q_far = gap / (FAR_MEANS[1] - FAR_MEANS[0])  # QPM-D's slope per unit of E[τ], run by run
+        a, qa = float(s["ODAAF"].mean()), float(q_far.mean())
+        rel = math.hypot(se["ODAAF"] / a, float(q_far.std(ddof=1) / np.sqrt(q_far.size)) / qa) if a and qa else math.inf
+        out.append(_claims.estimate(f"the slopes differ by two orders of magnitude: ODAAF's over QPM-D's (QPM-D's "
+                                    f"measured from E[τ] = {FAR_MEANS[0]:g} to {FAR_MEANS[1]:g})", a / qa,
+                                    abs(a / qa) * rel, low=100, z=3))
+        out.append(_claims.estimate(f"QPM-D's delay cost is real but small: what it ends with at E[τ] = {FAR_MEANS[1]:g} "
+                                    f"above E[τ] = {FAR_MEANS[0]:g} (paired runs), between 0 and Δ·{FAR_MEANS[1] - FAR_MEANS[0]:g}"
+                                    f" = {top:.0f}", float(gap.mean()), float(gap.std(ddof=1) / np.sqrt(gap.size)),
+                                    low=0, high=top, z=3, runs=gap.size))
+    return out
+
+
 class LinePlot:
-    """Appendix F: final regret (mean ± 1.96 s.e.) against E[τ]."""
+    """Appendix F: final regret (mean ± 1.96 s.e.) against E[τ]; each algorithm without delays (its
+    no-delay line, dotted in its colour) and uniform random play (dashed grey, exact)."""
 
     NAMES = ("ODAAF", "ODAAF-V", "QPM-D")
+    REFS = ("ODAAF, no delay (told E[τ] = 0)", "QPM-D, no delay (= UCB1)")
 
     def __init__(self):
         fig = go.Figure()
         for n in self.NAMES:
             fig.add_trace(go.Scatter(x=[], y=[], mode="lines+markers", name=n,
                                      line=dict(color=style(n)["color"], width=2.2),
-                                     error_y=dict(type="data", array=[], visible=True)))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="Improved UCB, no delay",
-                                 line=dict(color=style("Improved UCB")["color"], dash="dot", width=1.5)))
-        fig.update_xaxes(title_text="expected delay E[τ]")
-        fig.update_yaxes(title_text="regret at T")
-        figure_layout(fig, 400, margin=dict(t=50))
+                                     error_y=dict(type="data", array=[], visible=True, thickness=1.8, width=6)))
+        for n, base in zip(self.REFS, ("ODAAF", "QPM-D")):
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=n,
+                                     line=dict(color=style(base)["color"], dash="dot", width=1.5)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=UNIFORM,
+                                 line=dict(color=style(UNIFORM)["color"], dash="dash", width=1.8)))
+        fig.update_xaxes(title_text="expected delay E[τ] (Poisson delays)")
+        fig.update_yaxes(title_text="regret at T", rangemode="tozero")
+        figure_layout(fig, 430, "Appendix F: regret at the horizon against the expected delay", margin=dict(t=60))
         self.fig = FigureWidget(fig)
 
     def updating(self):
@@ -234,18 +486,136 @@ def draw_appendix_f(study, plot: LinePlot) -> None:
         m, se = final_regret(study, n)
         plot.fig.data[i].x, plot.fig.data[i].y = mus, m
         plot.fig.data[i].error_y.array = 1.96 * se
-    ref = study["no delay"].final("Improved UCB").mean()
-    plot.fig.data[-1].x, plot.fig.data[-1].y = [0, mus[-1]], [ref, ref]
+    x = [0, float(mus[-1])]
+    for i, (res, n) in enumerate(((study["no delay"], "ODAAF"), (study["no delay, labelled"], "QPM-D"))):
+        v = float(res.final(n).mean())
+        plot.fig.data[len(plot.NAMES) + i].x, plot.fig.data[len(plot.NAMES) + i].y = x, [v, v]
+    u = float(uniform_regret(study.get("theta", THETA), study["anonymous"].horizon))
+    plot.fig.data[-1].x, plot.fig.data[-1].y = x, [u, u]
 
 
 def appendix_f_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
     caption = (f"<b>Reconstructed experiment</b>: θ = {THETA}, T = {horizon:,}, Poisson delays with "
                f"E[τ] ∈ {MEANS_F} (ODAAF-V told V(τ) = E[τ]). Error bars: 95% confidence intervals of "
-               "the mean. The dotted line is Improved UCB without any delay: what delays cost is the "
-               "distance to it.")
+               "the mean. Where a bar is missing, every run ended with the same regret: a phased policy's "
+               "schedule is fixed in advance, so all runs that eliminate the worse arm in the same phase "
+               "(or none within T) pay exactly the same; QPM-D's bars are there, but a few units tall. "
+               "Dotted: each algorithm without delays, in its colour (ODAAF told E[τ] = 0; QPM-D, which is "
+               "then UCB1): what delays cost is the distance to it. Dashed grey: uniform random play, "
+               "T·Δ/2 (exact).")
     caption += f" The button reruns it at paper scale: {RUNS} runs, T = {HORIZON:,}."
     return FigureReproduction(lambda r, p: appendix_f(r, seed, p, HORIZON if r >= RUNS else horizon), draw_appendix_f,
                               LinePlot(), runs, RUNS, caption, name="pikeburke2018-appendixF")
+
+
+# ------------------------------------------------------------------------------- the live panel's defaults
+def doubling(runs=20, seed=0, horizon=5000, gap=0.3, means=(10.0, 20.0)) -> dict:
+    """Exercise 4.4's move on fixed parameters (the live panel's defaults): uniform delays with
+    E[τ] = 10 and 20, θ = (0.5, 0.5 − Δ); ODAAF on anonymous sums, QPM-D on labelled rewards (grids
+    over E[τ]: the runs pair by index). {"theta", "anonymous", "labelled"}, computed once per process."""
+    theta = (0.5, round(0.5 - gap, 4))
+
+    def compute():
+        mus = np.array(means, dtype=float)
+        law = Uniform(0, high=np.round(2 * mus))
+        g = grid(mean=mus)
+        anon = sweep(AggregatedAnonymous(theta, law), {"ODAAF": ODAAF(mean_delay=mus)}, horizon, runs, seed, grid=g,
+                     checkpoints=2)
+        lab = sweep(LabelledRewards(theta, law), {"QPM-D": QPMD(UCB1())}, horizon, runs, seed, grid=g, checkpoints=2)
+        return {"theta": theta, "means": mus, "anonymous": anon, "labelled": lab}
+    return _kept(("doubling", runs, seed, horizon, gap, tuple(means)), compute)
+
+
+def doubling_claims(study) -> list:
+    """What notebook 04 says Exercise 4.4's move does (E[τ] 10 → 20 at the panel's defaults)."""
+    a = study["anonymous"].final("ODAAF")  # (2, runs), paired by run
+    q = study["labelled"].final("QPM-D")
+    da, dq = a[1] - a[0], q[1] - q[0]
+    n = da.size
+    se_a, se_q = float(da.std(ddof=1) / np.sqrt(n)), float(dq.std(ddof=1) / np.sqrt(n))
+    lo, hi = (f"{m:g}" for m in study["means"])
+    T = study["anonymous"].horizon
+    u = float(uniform_regret(study["theta"], T))
+    return [
+        _claims.estimate(f"E[τ] {lo} → {hi}: ODAAF's regret at T grows markedly, by more than 20 % (of "
+                         f"{a[0].mean():,.0f}); its growth", float(da.mean()), se_a, low=0.2 * float(a[0].mean()), z=3,
+                         runs=n),
+        _claims.estimate(f"E[τ] {lo} → {hi}: QPM-D's regret barely moves, by less than a tenth of ODAAF's growth; "
+                         "its change", float(dq.mean()), se_q, low=-0.1 * float(da.mean()), high=0.1 * float(da.mean()),
+                         z=2, runs=n),
+        _claims.estimate(f"E[τ] = {hi}: ODAAF still ends below uniform random play ({u:,.0f}, exact); the margin",
+                         u - float(a[1].mean()), float(a[1].std(ddof=1) / np.sqrt(n)), low=0, z=3, runs=n),
+    ]
+
+
+# ------------------------------------------------------------------------------- the bridges, isolated
+#: Section 7 of notebook 04: where the bridge periods change little, and where they matter (delays
+#: uniform on {0, …, d}, each variant told E[τ] = d/2 and, for ODAAF-B, d; arms played in this order)
+BRIDGE_CASES = {
+    "two arms": {"theta": THETA, "bound": 20,
+                 "title": "(a) the paper's two arms, delays uniform on {0, …, 20}"},
+    "three arms": {"theta": (0.6, 0.3, 0.0), "bound": 200,
+                   "title": "(b) θ = (0.6, 0.3, 0), the worst arm last; delays on {0, …, 200}"},
+}
+#: the four policies of each case: each pair differs in the bridge periods alone
+BRIDGE_NAMES = ("ODAAF", "ODAAF (with bridges)", "ODAAF-B (without bridges)", "ODAAF-B")
+
+
+def bridge_policies(mean_delay, bound) -> dict:
+    """ODAAF and ODAAF-B, each with and without Step 4's bridge periods, all else equal."""
+    return {"ODAAF": ODAAF(mean_delay=mean_delay), "ODAAF (with bridges)": ODAAF(mean_delay=mean_delay, bridge=True),
+            "ODAAF-B (without bridges)": ODAAFB(mean_delay=mean_delay, bound=bound, bridge=False),
+            "ODAAF-B": ODAAFB(mean_delay=mean_delay, bound=bound)}
+
+
+def bridges(runs=20, seed=0, horizon=30_000) -> dict:
+    """{case: Result} of :data:`BRIDGE_CASES` (computed once per process)."""
+    def compute():
+        out = {}
+        for case, c in BRIDGE_CASES.items():
+            d = float(c["bound"])
+            out[case] = sweep(AggregatedAnonymous(c["theta"], Uniform(0, c["bound"])), bridge_policies(d / 2, d),
+                              horizon, runs, seed, checkpoints=120)
+        return out
+    return _kept(("bridges", runs, seed, horizon), compute)
+
+
+def bridges_figure(results) -> CurvePlot:
+    """Regret of ODAAF and ODAAF-B with and without bridge periods, one panel per case, with uniform
+    random play (exact)."""
+    plot = CurvePlot([*BRIDGE_NAMES, UNIFORM], panels=[c["title"] for c in BRIDGE_CASES.values()], height=440,
+                     title="The bridge periods alone: each pair differs in them only")
+    with plot.updating():
+        for i, (case, res) in enumerate(results.items()):
+            plot.show_result(res, names=list(BRIDGE_NAMES), panel=i)
+            plot.set(UNIFORM, res.times, uniform_regret(BRIDGE_CASES[case]["theta"], res.times), panel=i)
+    return plot
+
+
+def _mean_se(x) -> tuple[float, float]:
+    x = np.asarray(x, dtype=float)
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+
+
+def bridges_claims(results) -> list:
+    """What notebook 04 says the bridge periods do, as claims (each pair on the same runs)."""
+    two, three = results["two arms"], results["three arms"]
+    return [
+        _claims.lower(two, "ODAAF-B (without bridges)", "ODAAF",
+                      text="two arms: without bridges, ODAAF-B's phase sizes still end below ODAAF"),
+        _claims.not_different(two, "ODAAF-B", "ODAAF-B (without bridges)",
+                              text="two arms: with or without bridges, ODAAF-B ends level (within the noise)"),
+        _claims.not_different(two, "ODAAF (with bridges)", "ODAAF",
+                              text="two arms: with or without bridges, ODAAF ends level (within the noise)"),
+        _claims.lower(three, "ODAAF-B", "ODAAF-B (without bridges)",
+                      text="three arms: without its bridges, ODAAF-B ends higher"),
+        _claims.estimate("three arms: without its bridges, ODAAF-B plays the middle arm (θ = 0.3) longer; the extra "
+                         "pulls, paired runs", *_mean_se(three.pulls["ODAAF-B (without bridges)"][:, 1]
+                                                         - three.pulls["ODAAF-B"][:, 1]), low=0, z=3, runs=three.runs),
+        _claims.not_different(three, "ODAAF", "ODAAF (with bridges)",
+                              text="three arms: ODAAF, whose phases carry the m·E[τ] term, ends level with or "
+                                   "without bridges"),
+    ]
 
 
 # ------------------------------------------------------------------------------- timeline
@@ -292,7 +662,7 @@ def timeline(theta=(0.6, 0.45, 0.2), law=None, bound=20, horizon=20_000, run=0, 
             "eliminated_at": p.eliminated_at_[0], "n": p.n_[0], "regret": res.regret["ODAAF-B"][0, -1]}
 
 
-ARM_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
+ARM_COLORS = (BLUE, ORANGE, GREEN, PURPLE)
 
 
 def _segments(arms, bridge):
@@ -350,6 +720,8 @@ def timeline_figure(tl, zoom=60, show_until=None):
     return FigureWidget(fig)
 
 
-__all__ = ["THETA", "HORIZON", "RUNS", "BOUNDS", "MEAN", "MEANS_F", "unbounded_laws", "figure2",
-           "figure2_curves", "figure2_panel", "appendix_f", "final_regret", "linear_fit", "appendix_f_panel",
-           "timeline", "timeline_figure", "ratio"]
+__all__ = ["THETA", "HORIZON", "RUNS", "BOUNDS", "MEAN", "MEANS_F", "FAR_MEANS", "unbounded_laws", "figure2",
+           "figure2_curves", "figure2_panel", "figure2_claims", "odaaf_v_geometric_done", "appendix_f", "qpmd_far",
+           "final_regret", "linear_fit", "slopes", "appendix_f_claims", "appendix_f_panel", "bridges",
+           "bridges_figure", "bridges_claims", "BRIDGE_CASES", "BRIDGE_NAMES", "bridge_policies", "doubling", "doubling_claims", "Finals", "phase_table", "timeline", "timeline_figure",
+           "ratio"]

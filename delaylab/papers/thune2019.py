@@ -32,7 +32,7 @@ from ..policies.skipper import NO_SKIP, Doubling, Skipper, corollary4_beta, skip
 from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
 from ..viz.plots import CurvePlot, figure_layout
-from ..viz.style import style
+from ..viz.style import SKY, style
 from ..viz.widget import FigureWidget
 
 E = math.e
@@ -295,7 +295,7 @@ def tradeoff_figure(study):
     fig = go.Figure()
     terms = [("|S_β|: skipped rounds", study["skipped"], "#D55E00", "dash"),
              ("(KTe/2 + D_β)/(4eβ): delays below β", (K * T * E / 2 + study["experienced"]) / (4 * E * b), "#009E73", "dash"),
-             ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), "#56B4E9", "dash"),
+             ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), SKY, "dash"),
              ("bound (3) of Theorem 3", study["bound"], "#000000", "solid")]
     for name, y, c, dash in terms:
         fig.add_trace(go.Scatter(x=b, y=np.maximum(y, 0.5), mode="lines", name=name, line=dict(color=c, dash=dash, width=2)))

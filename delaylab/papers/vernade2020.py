@@ -33,6 +33,7 @@ from ..policies.simple import UNIFORM, with_uniform
 from ..settings.linear import LinearConversions
 from ..sweep import sweep
 from ..viz.plots import CurvePlot
+from ..viz.style import SKY
 
 DIM = 5
 N_ACTIONS = 10
@@ -251,7 +252,7 @@ def figure2(samples=20_000, seed=0):
     density, bins = np.histogram(x, bins=edges[0] + width * np.arange(count + 1), density=True)
     fig.add_trace(go.Bar(x=(bins[:-1] + bins[1:]) / 2, y=density, width=0.98 * width,  # a thin gap between bars
                          name=f"{samples:,} delays drawn from our law",
-                         marker=dict(color="#56B4E9", line=dict(width=0)), opacity=0.75))
+                         marker=dict(color=SKY, line=dict(width=0)), opacity=0.75))
     fig.add_trace(go.Scatter(x=np.repeat(edges, 2)[1:-1], y=np.repeat(dens, 2), mode="lines",
                              name="density of the law we fit (quantile table)", line=dict(color="#000000", width=2)))
     top = float(dens.max()) * 1.08

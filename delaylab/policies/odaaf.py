@@ -15,7 +15,9 @@ reading of ``docs/readings.md``, paper 4), phases m = 1, 2, …, tolerance Δ̃_
 * **Step 3** — Δ̃_{m+1} = Δ̃_m / 2.
 * **Step 4** (bridge period, ODAAF-B and ODAAF-V only, as in the paper's Section 5) — play one
   active arm for n_m − n_{m−1} steps and discard what is observed. The paper says "an active
-  arm"; we take the leader argmax_{i ∈ A_{m+1}} X̄_{m,i} (lowest index on ties).
+  arm"; we take the leader argmax_{i ∈ A_{m+1}} X̄_{m,i} (lowest index on ties). ``bridge=``
+  switches the bridge periods on or off for any variant, all else equal (ODAAF with bridges,
+  ODAAF-B without): what the bridges alone change (notebook 04, Section 7).
 
 Phase sizes, with L_m = log(T Δ̃_m²) (*reconstructed*, from a third party's implementation;
 see :func:`odaaf_sizes`, :func:`odaaf_b_sizes`, :func:`odaaf_v_sizes`):
@@ -159,8 +161,9 @@ class Phased(Policy):
     """Phased elimination with blocks (Improved UCB's structure), vectorised over runs.
 
     Subclasses define :meth:`_schedule` → (phase numbers (P,), n (B, P) cumulative sample
-    targets, width (B, P)) and the class attribute ``_bridge``. Arm j is eliminated at the end of
-    phase p if X̄_j + width_p < max_i X̄_i.
+    targets, width (B, P)) and the class attribute ``default_bridge`` (whether Step 4's bridge
+    periods are played, unless a ``bridge`` hyperparameter says otherwise: :attr:`bridges`). Arm j
+    is eliminated at the end of phase p if X̄_j + width_p < max_i X̄_i.
 
     Learned state (per run, shape (B,) or (B, K)): ``active_``, ``sums_`` (sum of the
     observations at the recorded steps of each arm), ``samples_`` (number of recorded steps),
@@ -173,13 +176,27 @@ class Phased(Policy):
     """
 
     feedback = ("anonymous",)
-    _bridge = False
+    #: whether the variant plays Step 4's bridge periods (the paper's Section 5: ODAAF-B and ODAAF-V)
+    default_bridge = False
+
+    @property
+    def bridges(self) -> bool:
+        """Whether bridge periods are played: the ``bridge`` hyperparameter if given (True or
+        False), else the variant's :attr:`default_bridge`."""
+        b = getattr(self, "bridge", None)
+        if b is None:
+            return bool(self.default_bridge)
+        if not isinstance(b, (bool, np.bool_)):
+            raise ValueError(f"bridge = {b!r} must be True, False or None (None: the variant's default, "
+                             f"{self.default_bridge})")
+        return bool(b)
 
     def _schedule(self, problem):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def reset(self, problem):
         B, K, T = problem.size, problem.n_arms, problem.horizon
+        self._bridge = self.bridges  # checked first: a bad ``bridge`` is named before anything runs
         self.phases_, n, width = self._schedule(problem)
         n = np.broadcast_to(n, (B, len(self.phases_))).astype(np.int64)
         # blocks last n_p − n_{p−1} ≥ 1 steps (n_0 = 0)
@@ -207,7 +224,7 @@ class Phased(Policy):
         """The state the compiled kernel works on (see :class:`PhasedState`)."""
         return PhasedState(self.active_, self.sums_, self.samples_, self.phase_, self.arm_, self.end_,
                            self.in_bridge_, self.committed_, self.phase_start_, self.bridge_start_,
-                           self.eliminated_at_, self._len, self._width, bool(self._bridge), bool(self._labelled))
+                           self.eliminated_at_, self._len, self._width, self._bridge, bool(self._labelled))
 
     # ------------------------------------------------------------------ acting
     def choose(self, t, context=None):
@@ -308,6 +325,14 @@ class Phased(Policy):
 class _ODAAFBase(Phased):
     grid_params = ("mean_delay",)
 
+    def get_params(self) -> dict:
+        """The hyperparameters given to the constructor; ``bridge`` only when set (True or False), so
+        that the paper's variants keep the cache keys they had before the switch existed."""
+        params = super().get_params()
+        if params.get("bridge", 0) is None:
+            del params["bridge"]
+        return params
+
     def _mean_delay(self):
         if self.mean_delay is None:
             raise ValueError(f"{type(self).__name__} needs the expected delay E[τ]: pass mean_delay=, "
@@ -324,7 +349,8 @@ class _ODAAFBase(Phased):
 
 class ODAAF(_ODAAFBase):
     r"""ODAAF: Algorithm 1 of Pike-Burke et al. (2018) knowing only E[τ] (Assumption 1), without
-    bridge periods (as in the paper's experiments, Section 5).
+    bridge periods (as in the paper's experiments, Section 5; its analysis, Section 4.1, does not
+    use them either).
 
     Phase sizes (*reconstructed* Eq. 2, see :func:`odaaf_sizes`):
     n_m = ⌈(√(2L) + √(2L + (8/3)Δ̃_m L + 6 Δ̃_m m E[τ]))² / Δ̃_m²⌉, L = log(TΔ̃_m²).
@@ -333,10 +359,18 @@ class ODAAF(_ODAAFBase):
     ----------
     mean_delay : float or array
         E[τ] ≥ 0, the expected delay the algorithm is told (one value per grid cell if an array).
+    bridge : bool or None
+        True: play Step 4's bridge periods too, with the same phase sizes (ODAAF with bridges,
+        which isolates what the bridges change). None or False: the paper's ODAAF, without.
     """
 
-    def __init__(self, mean_delay=None):
+    def __init__(self, mean_delay=None, bridge=None):
         self.mean_delay = mean_delay
+        self.bridge = bridge
+
+    @property
+    def label(self):
+        return "ODAAF with bridges" if self.bridge else "ODAAF"
 
     def _sizes(self, m, T):
         return odaaf_sizes(m, T, self._mean_delay())
@@ -354,18 +388,22 @@ class ODAAFB(_ODAAFBase):
         E[τ] ≥ 0.
     bound : float or array
         d ≥ E[τ], a bound on every delay.
+    bridge : bool or None
+        False: the same phase sizes without Step 4's bridge periods (isolates what the bridges
+        change). None or True: the paper's ODAAF-B, with them.
     """
 
-    _bridge = True
+    default_bridge = True
     grid_params = ("mean_delay", "bound")
 
-    def __init__(self, mean_delay=None, bound=None):
+    def __init__(self, mean_delay=None, bound=None, bridge=None):
         self.mean_delay = mean_delay
         self.bound = bound
+        self.bridge = bridge
 
     @property
     def label(self):
-        return "ODAAF-B"
+        return "ODAAF-B without bridges" if self.bridge is False else "ODAAF-B"
 
     def _sizes(self, m, T):
         mu = self._mean_delay()
@@ -390,18 +428,22 @@ class ODAAFV(_ODAAFBase):
         E[τ] ≥ 0.
     variance : float or array
         V(τ) ≥ 0 (or a bound on it).
+    bridge : bool or None
+        False: the same phase sizes without Step 4's bridge periods. None or True: the paper's
+        ODAAF-V, with them.
     """
 
-    _bridge = True
+    default_bridge = True
     grid_params = ("mean_delay", "variance")
 
-    def __init__(self, mean_delay=None, variance=None):
+    def __init__(self, mean_delay=None, variance=None, bridge=None):
         self.mean_delay = mean_delay
         self.variance = variance
+        self.bridge = bridge
 
     @property
     def label(self):
-        return "ODAAF-V"
+        return "ODAAF-V without bridges" if self.bridge is False else "ODAAF-V"
 
     def _sizes(self, m, T):
         mu = self._mean_delay()

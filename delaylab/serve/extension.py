@@ -22,6 +22,9 @@ README), gives those pages the same settings:
 * **plotly's widget module as a static file**, at ``<base_url>delaylab/static/plotly-widget.<hash>.js``
   (the one :mod:`delaylab.serve` serves: plotly.js's basic bundle when installed), prepared in a
   separate process when the server starts so that the server does not hold plotly in memory.
+* **Saved notebooks keep what their widgets showed** (:mod:`delaylab.serve.saved`, a pre-save
+  hook): reopened without a kernel, a student's notebook shows its answers and verdicts; and a
+  notebook only opened is not marked modified (its ``language_info`` filled in on loading).
 * **Voila's kernels run as the dashboards' kernels**: a kernel that Voila starts for a page
   (its environment says ``SERVER_SOFTWARE=voila/…``) is started by
   :class:`DashboardProvisioner` as ``python -m delaylab.serve.kernel`` (costly imports skipped,
@@ -65,7 +68,7 @@ SETTINGS = {
         "show_tracebacks": False,
         "strip_sources": True,
         "file_allowlist": [r".*\.(png|jpg|gif|svg|csv)"],
-        "extension_denylist": ["jupyterlab-plotly", "jupyterlab-rise"],
+        "extension_denylist": ["jupyterlab-plotly", "jupyterlab-rise", "@jupyterlab/mathjax3-extension"],
     },
     "VoilaExecutor": {"timeout": 300, "skip_cells_with_tag": "hide", "iopub_timeout": 60},
     "VoilaExporter": {
@@ -139,6 +142,12 @@ def _load_jupyter_server_extension(serverapp) -> None:
     DashboardProvisioner.module = module
     DashboardProvisioner.static_url = url_path_join(serverapp.base_url, "delaylab/static")
     DashboardProvisioner.kernel_settings = DashboardKernelSpecManager(parent=serverapp)
+    # a notebook saved from JupyterLab keeps what its widgets showed, as ordinary output
+    # (and a notebook only opened is not marked modified when its kernel starts)
+    from .saved import fill_language_info_on_load, pre_save_hook
+
+    serverapp.contents_manager.register_pre_save_hook(pre_save_hook)
+    fill_language_info_on_load(serverapp.contents_manager)
 
 
 class PlotlyModule:

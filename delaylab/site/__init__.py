@@ -3,7 +3,7 @@
 ``python3 tasks.py book [--out DIR]`` (or ``python -m delaylab.site``) builds a static site with
 Jupyter Book 1.x: one page per notebook, prose and formulas (MathML), code folded, every paper
 figure at the paper's scale as interactive plotly, every live panel as an explorable whose main
-controls are precomputed and switched by plotly's own sliders, exercises with their statement and a
+controls are precomputed and switched by native range inputs in the page, exercises with their statement and a
 link to do them live (never their solutions), and a launch bar on each page (Binder, a JupyterHub,
 the notebook's download). The modules:
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import hashlib
+import html
 import json
 import multiprocessing
 import os
@@ -174,6 +175,61 @@ def finish(path: Path, pages: set[str]) -> list[str]:
     return dropped
 
 
+#: where the build moves each figure's data (a script per figure, loaded by the page when the
+#: figure comes near the screen: the page's text arrives first, and works from file:// too)
+FIGURE_DATA = "_static/dl-data"
+_FIGURE_JSON = re.compile(r'<script type="application/json" id="(dl-[a-z]\d+-json)">(.*?)</script>', re.S)
+
+
+def tidy_page(text: str, title: str) -> str:
+    """A page of the book, tidied for every reader:
+
+    * Thebe's inert configuration block out (delaylab.site.sphinxext took its scripts), and Font
+      Awesome's script (1.5 MB, a third of a page's first visit): it redraws the theme's icons as
+      SVG, which the theme's stylesheet already draws with Font Awesome's web font;
+    * the folded code's toggle named by what it says ("Show code cell source"), not by the
+      theme's "Toggle hidden content", and the search button by its visible text (a speech
+      user says what they see: WCAG 2.5.3);
+    * the site's title once in the page's title (the first page's heading is the site's title).
+    """
+    cleaned = re.sub(r'\s*<script type="text/x-thebe-config">.*?</script>', "", text, flags=re.S)
+    cleaned = re.sub(r'\s*<script\b[^>]*src="_static/scripts/fontawesome\.js[^"]*"[^>]*></script>', "", cleaned)
+    cleaned = cleaned.replace('<summary aria-label="Toggle hidden content">', "<summary>")
+    cleaned = re.sub(r'(<button class="[^"]*search-button-field[^"]*"[^>]*?) aria-label="Search"', r"\1", cleaned)
+    t = html.escape(title, quote=False)
+    for dash in (" &#8212; ", " — "):
+        cleaned = cleaned.replace(f"<title>{t}{dash}{t}</title>", f"<title>{t}</title>")
+    return cleaned
+
+
+def figure_data_out(text: str, page: str, out: Path) -> str:
+    """Each figure's JSON out of the page, into ``FIGURE_DATA/<page>/<id>.js`` (a script that
+    registers it), and its plot pointed at that file (``data-src``)."""
+    folder = out / FIGURE_DATA / page
+
+    def move(m):
+        fid, spec = m.group(1), m.group(2)
+        folder.mkdir(parents=True, exist_ok=True)
+        js = f'(globalThis.delaylabFigures ??= {{}})["{fid}"] = {spec};\n'
+        (folder / f"{fid}.js").write_text(js, encoding="utf-8")
+        return ""
+
+    moved = _FIGURE_JSON.sub(move, text)
+    if moved == text:
+        return text
+    return re.sub(r'data-spec="(dl-[a-z]\d+-json)"', lambda m: f'{m.group(0)} data-src="{FIGURE_DATA}/{page}/{m.group(1)}.js"',
+                  moved)
+
+
+def index_page(title: str, first: str) -> str:
+    """The site's ``index.html``: the first page, with a title and a language (not a bare redirect)."""
+    t = html.escape(title)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{t}</title>\n'
+            f'<meta http-equiv="Refresh" content="0; url={first}">\n<link rel="canonical" href="{first}">\n</head>\n'
+            f'<body>\n<main>\n<h1>{t}</h1>\n<p><a href="{first}">Open the course site</a>.</p>\n</main>\n</body>\n</html>\n')
+
+
 def book_config(cfg: SiteConfig, plotly_name: str) -> str:
     config = {
         "title": cfg.title,
@@ -290,7 +346,6 @@ def assemble(work: Path, out: Path, notebooks: list[Path], cfg: SiteConfig, log=
     shutil.rmtree(static, ignore_errors=True)
     shutil.rmtree(work / "_build", ignore_errors=True)
     static.mkdir()
-    (static / plotly_name).write_bytes(plotly_bytes)
     from ..viz.theme import THEME_JS
 
     assets = Path(__file__).resolve().parent / "assets"
@@ -313,16 +368,17 @@ def assemble(work: Path, out: Path, notebooks: list[Path], cfg: SiteConfig, log=
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(work / "_build" / "html", out)
+    # plotly.js joins the site only now: Jupyter Book makes every script of the book's _static a
+    # script of every page, and the site's script loads it where a figure needs it (near the screen)
+    (out / "_static" / plotly_name).write_bytes(plotly_bytes)
     shutil.rmtree(out / "_sources", ignore_errors=True)
     for page in out.glob("*.html"):
         text = page.read_text(encoding="utf-8")
-        # Thebe's inert configuration block (delaylab.site.sphinxext took its scripts), and Font
-        # Awesome's script (1.5 MB, a third of a page's first visit): it redraws the theme's icons
-        # as SVG, which the theme's stylesheet already draws with Font Awesome's web font
-        cleaned = re.sub(r'\s*<script type="text/x-thebe-config">.*?</script>', "", text, flags=re.S)
-        cleaned = re.sub(r'\s*<script\b[^>]*src="_static/scripts/fontawesome\.js[^"]*"[^>]*></script>', "", cleaned)
+        cleaned = tidy_page(text, cfg.title)
+        cleaned = figure_data_out(cleaned, page.stem, out)
         if cleaned != text:
             page.write_text(cleaned, encoding="utf-8")
+    (out / "index.html").write_text(index_page(cfg.title, names[0].removesuffix(".ipynb") + ".html"), encoding="utf-8")
     (out / "notebooks").mkdir(exist_ok=True)
     for p in notebooks:
         shutil.copy(p, out / "notebooks" / p.name)

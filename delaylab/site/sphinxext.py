@@ -1,6 +1,6 @@
 """The course site's Sphinx extension (named in the book's ``_config.yml`` by the build): adds the
-site's stylesheet and scripts to every page, the shared plotly.js first, all deferred (the text
-shows before any script runs; scripts run in order once the page is parsed).
+site's stylesheet and script to every page, deferred (the text shows before any script runs);
+the script loads the shared plotly.js (named in its ``data-plotly``) on pages with figures only.
 
 It also takes two scripts off the pages. Thebe: Jupyter Book adds sphinx-thebe (live code cells
 from a Binder kernel, loaded from a CDN on a click), twice, and its second copy of ``const
@@ -13,9 +13,10 @@ from __future__ import annotations
 
 def _assets(app) -> None:
     app.add_css_file("delaylab-site.css")
-    if app.config.delaylab_plotly_js:
-        app.add_js_file(app.config.delaylab_plotly_js, defer="defer")
-    app.add_js_file("delaylab-site.js", defer="defer")
+    # plotly.js is not a script of every page: the site's script loads it, on a page with
+    # figures only, when the first figure comes near the screen (a phone reads the text first)
+    extra = {"data-plotly": app.config.delaylab_plotly_js} if app.config.delaylab_plotly_js else {}
+    app.add_js_file("delaylab-site.js", defer="defer", **extra)
 
 
 def _thebe(value) -> bool:

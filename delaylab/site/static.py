@@ -1,22 +1,24 @@
 """Static figures and explorables for the course site: plotly in the page, no kernel.
 
-**A static figure** is a plotly figure written into the page as JSON (``<script
-type="application/json">``) inside a ``<figure>``: the site's script (``assets/site.js``) draws it
-with the site's one shared plotly.js when it comes near the screen, and it keeps plotly's zoom,
-hover and legend toggles. Its text alternative (:func:`delaylab.viz.describe.describe`) is the
-visible ``<figcaption>`` and the plot's accessible name. Arrays travel as plotly's typed arrays
-(base64), in single precision: half the bytes of doubles, and more than a figure can show.
+**A static figure** is a plotly figure inside a ``<figure>``: the site's script
+(``assets/site.js``) loads its JSON (moved by the build to a file of its own) and the site's one
+shared plotly.js when it comes near the screen, draws it laid out for that screen, and keeps
+plotly's zoom, hover and legend toggles. Its text alternative
+(:func:`delaylab.viz.describe.describe`) is the visible ``<figcaption>``, and so the figure's
+accessible name (read once; the plot's SVG is hidden from screen readers). Arrays travel as
+plotly's typed arrays (base64), in single precision: half the bytes of doubles, and more than a
+figure can show.
 
 **An explorable** is a live panel (``delaylab/panels``) made static: its most important control
 or two (:data:`EXPLORABLES`) are set, through the panel's own widgets, to a few positions along
 their range, the panel recomputes as it does when a student moves them (the full computation:
-no time budget), and each of its figures is recorded at each position. In the page, the
-panel's first figure carries plotly's own slider(s) over those positions: with one control, each
-step's ``update`` holds the figure's changes; with two, the site's script picks the combination of
-both sliders. The panel's other figures and every caption follow. What the panel's other controls
-do needs the live version: the page names them and links to it. Recordings are kept on disk
-(``<sweep cache>/site-explorables``), keyed by delaylab's code version (as the sweep cache) and the
-panel's whole state, so a rebuild only redraws.
+no time budget), and each of its figures is recorded at each position. In the page, a native
+``<input type="range">`` per control (a tab stop, the arrow keys, a finger; a screen reader
+hears "window m = 1,000") switches every figure of the panel to the recorded combination
+(``Plotly.update``), and each caption says which value it shows. What the panel's other
+controls do needs the live version: the page names them and links to it. Recordings are kept on
+disk (``<sweep cache>/site-explorables``), keyed by delaylab's code version (as the sweep cache)
+and the panel's whole state, so a rebuild only redraws.
 
 A panel class not listed is shown as it is (its figures at their defaults), with every control
 named as needing the live version. Nothing here reaches into a panel's internals: controls are
@@ -118,21 +120,55 @@ class Ids:
 IDS = Ids()
 
 
+def legend_names(fig_json: dict) -> list[str]:
+    """The legend's entries of a figure (names of the visible traces that show in the legend):
+    the page sizes a phone's legend, under the plot, from them before the figure's data arrives."""
+    out = []
+    for t in fig_json.get("data") or []:
+        if t.get("showlegend") is False or t.get("visible") is False or not t.get("name"):
+            continue
+        if t.get("type", "scatter") == "pie":
+            continue
+        if t["name"] not in out:
+            out.append(t["name"])
+    return out
+
+
+def grid(fig_json: dict) -> tuple[int, int]:
+    """(columns, rows) of a figure's subplots: the distinct domains of the axes its traces use
+    (the page stacks side-by-side panels on a phone, and reserves their height)."""
+    layout = fig_json.get("layout") or {}
+    xs, ys = set(), set()
+    for t in fig_json.get("data") or []:
+        if t.get("type") == "pie":
+            continue
+        xk = "xaxis" + (t.get("xaxis") or "x")[1:]
+        yk = "yaxis" + (t.get("yaxis") or "y")[1:]
+        xs.add(tuple((layout.get(xk) or {}).get("domain") or (0, 1)))
+        ys.add(tuple((layout.get(yk) or {}).get("domain") or (0, 1)))
+    return max(len(xs), 1), max(len(ys), 1)
+
+
 def figure_html(fig_json: dict, alt: str, extra: dict | None = None, fid: str | None = None,
                 caption_html: str = "") -> str:
     """One static figure: ``<figure>`` with the plot's place (its height kept, so the page does
-    not jump when it is drawn), the text alternative as the ``<figcaption>`` and the plot's
-    accessible name, and the figure's JSON (plus ``extra``: explorable steps) beside it."""
+    not jump when it is drawn), the text alternative as the ``<figcaption>`` (the figure's
+    accessible name: a screen reader reads it once, and never the plot's SVG), and the figure's
+    JSON (plus ``extra``: explorable steps) beside it, which the build moves to a file of its
+    own that the page loads when the figure comes near the screen."""
     fid = fid or IDS("f")
     height = int(fig_json.get("layout", {}).get("height") or 450)
     spec = dict(fig_json)
     if extra:
         spec["delaylab"] = extra
+    legend = html.escape(json.dumps([len(plain(n)) for n in legend_names(fig_json)]))
+    cols, rows = grid(fig_json)
     return (f'<figure class="dl-figure" id="{fid}">'
-            f'<div class="dl-plot" role="img" aria-labelledby="{fid}-alt" data-spec="{fid}-json" '
+            f'<div class="dl-plot" data-spec="{fid}-json" data-height="{height}" data-legend="{legend}" '
+            f'data-grid="{cols}x{rows}" '
             f'style="min-height:{height}px"></div>'
             f'{caption_html}'
-            f'<figcaption class="dl-alt" id="{fid}-alt" aria-live="polite">{html.escape(alt)}</figcaption>'
+            f'<figcaption class="dl-alt" id="{fid}-alt">{html.escape(alt)}</figcaption>'
             f'<script type="application/json" id="{fid}-json">{dumps(spec)}</script></figure>')
 
 
@@ -232,11 +268,22 @@ def _simple_state(panel) -> dict:
     return out
 
 
+def _drawing_version() -> str:
+    """A hash of ``delaylab/viz`` (how figures are drawn: colours, layout, texts). The sweep cache's
+    code version leaves it out (it cannot change a simulation), but a recording holds the figures as
+    drawn: a new palette must not be served from an old recording."""
+    folder = Path(__file__).resolve().parents[1] / "viz"
+    h = hashlib.sha256()
+    for p in sorted(folder.glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def _key(panel, widget, spec) -> str:
     from ..cache import code_version
 
     state = [(type(w).__name__, label_of(w), repr(w.value)) for w in controls_in(widget)]
-    text = json.dumps([code_version(), type(panel).__module__, type(panel).__qualname__, state,
+    text = json.dumps([code_version(), _drawing_version(), type(panel).__module__, type(panel).__qualname__, state,
                        _simple_state(panel), [list(s) for s in spec]], default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
@@ -344,13 +391,18 @@ def step_updates(states: list) -> tuple[list, list]:
 
 
 # ----------------------------------------------------------------------------- the page's HTML
-SLIDER_SPACE = 95  # px under the plot for one of plotly's sliders
+def shown(rec: Recording, k: int) -> str:
+    """What combination ``k`` shows, as a caption says it: "window m = 1,000" (and the others)."""
+    sizes = [len(c[2]) for c in rec.controls]
+    index = list(itertools.product(*[range(n) for n in sizes]))[k]
+    return ", ".join(f"{c[1]} = {c[3][i]}" for c, i in zip(rec.controls, index))
 
 
 def explorable_html(rec: Recording, live_note: str) -> str:
-    """The recorded panel as HTML: its first figure with plotly's slider(s) over the positions,
-    its other figures following, each caption following; ``live_note``: what needs the live
-    version (HTML)."""
+    """The recorded panel as HTML: a native range input per precomputed control (Tab, the arrow
+    keys, Home and End; a screen reader hears "window m = 1,000"), then the panel's figures, each
+    of which follows the controls, its caption saying which value it shows; ``live_note``: what
+    needs the live version (HTML)."""
     gid = IDS("x")
     nfig = len(rec.states[0])
     sizes = [len(c[2]) for c in rec.controls]
@@ -361,53 +413,36 @@ def explorable_html(rec: Recording, live_note: str) -> str:
     for j in range(nfig):
         states = [rec.states[k][j] for k in range(len(combos))]
         base = states[start]
-        alts = [rec.alts[k][j] for k in range(len(combos))]
+        alts = [f"Shown: {shown(rec, k)}. {rec.alts[k][j]}" for k in range(len(combos))]
         try:
             _, updates = step_updates(states)
         except ValueError:  # cannot switch: shown at its default only
-            parts.append(figure_html(base, alts[start]))
+            parts.append(figure_html(base, rec.alts[start][j]))
             continue
-        extra = {"group": gid, "alts": alts, "sizes": sizes, "start": list(rec.default)}
-        fig = {"data": base["data"], "layout": dict(base["layout"])}
-        if j == 0:
-            fig["layout"] = _with_sliders(fig["layout"], rec, updates if len(sizes) == 1 else None)
-            if len(sizes) > 1:
-                extra["updates"] = updates
-        else:
-            extra["updates"] = updates
-        parts.append(figure_html(fig, alts[start], extra))
+        extra = {"group": gid, "alts": alts, "sizes": sizes, "start": list(rec.default), "updates": updates}
+        parts.append(figure_html({"data": base["data"], "layout": base["layout"]}, alts[start], extra))
+    controls = "".join(_range_html(gid, c, control, rec.default[c]) for c, control in enumerate(rec.controls))
     names = ", ".join(f"<b>{html.escape(c[1])}</b> ({html.escape(c[3][0])} to {html.escape(c[3][-1])}, "
                       f"{len(c[2])} positions)" for c in rec.controls)
-    head = (f'<p class="dl-explorable-note">Precomputed here, no server needed: move the slider'
-            f'{"s" if len(sizes) > 1 else ""} under the figure — {names}. Every figure below follows.</p>')
+    plural = "s" if len(sizes) > 1 else ""
+    head = (f'<p class="dl-explorable-note">Precomputed here, no server needed: move the slider{plural} — '
+            f'{names} — with the mouse, a finger or the arrow keys. Every figure below follows.</p>')
     return (f'<section class="dl-explorable" id="{gid}" aria-label="explorable panel">{head}'
+            f'<div class="dl-controls" role="group" aria-label="precomputed control{plural}">{controls}</div>'
             + "".join(parts) + f'<p class="dl-live-note">{live_note}</p></section>')
 
 
-def _with_sliders(layout: dict, rec: Recording, updates) -> dict:
-    """``layout`` with plotly's slider(s) under the plot: with one control, each step holds its
-    ``update`` (plotly switches the figure itself); with two, steps only move the slider and the
-    site's script switches to the combination."""
-    layout = json.loads(json.dumps(layout))
-    k = len(rec.controls)
-    height = int(layout.get("height") or 450)
-    margin = dict(layout.get("margin") or {})
-    bottom = int(margin.get("b") or 50)
-    margin["b"] = bottom + SLIDER_SPACE * k
-    layout["margin"] = margin
-    layout["height"] = height + SLIDER_SPACE * k
-    sliders = []
-    for c, (attr, label, _values, labels) in enumerate(rec.controls):
-        steps = []
-        for i, lab in enumerate(labels):
-            if updates is not None:
-                steps.append({"method": "update", "label": lab, "value": str(i), "args": updates[i]})
-            else:
-                steps.append({"method": "skip", "label": lab, "value": str(i), "execute": False})
-        sliders.append({"active": rec.default[c], "name": attr, "steps": steps, "x": 0, "len": 1.0,
-                        "xanchor": "left", "y": 0, "yanchor": "top",
-                        "pad": {"t": 55 + SLIDER_SPACE * c, "b": 0},
-                        "currentvalue": {"prefix": f"{label} = ", "font": {"size": 13}, "xanchor": "left"},
-                        "font": {"size": 11}})
-    layout["sliders"] = sliders
-    return layout
+def _range_html(gid: str, c: int, control, default: int) -> str:
+    """A native ``<input type="range">`` over a control's recorded positions: its name is the
+    control's label, its ``aria-valuetext`` the value ("window m = 1,000"), its visible readout
+    the same value."""
+    attr, label, _values, labels = control
+    cid = f"{gid}-c{c}"
+    text = f"{label} = {labels[default]}"
+    return (f'<div class="dl-control"><label for="{cid}">{html.escape(label)}</label>'
+            f'<input type="range" id="{cid}" class="dl-range" min="0" max="{len(labels) - 1}" step="1" '
+            f'value="{default}" data-group="{gid}" data-control="{c}" aria-valuetext="{html.escape(text)}" '
+            f'data-labels="{html.escape(json.dumps(labels, ensure_ascii=False))}" data-name="{html.escape(label)}">'
+            f'<output for="{cid}" class="dl-readout" aria-hidden="true">{html.escape(labels[default])}</output>'
+            f'<span class="dl-range-ends" aria-hidden="true"><span>{html.escape(labels[0])}</span>'
+            f'<span>{html.escape(labels[-1])}</span></span></div>')

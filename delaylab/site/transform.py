@@ -92,8 +92,10 @@ def launch_bar(cfg: SiteConfig, notebook: str) -> str:
         items.append(_hub_form(HUB in ln["hub_lab"]) + _a(ln["hub_lab"], "JupyterLab on your hub", "dl-hub-lab")
                      + _a(ln["hub_dashboard"], "dashboard on your hub", "dl-hub-dashboard"))
     items.append(_a(f"notebooks/{notebook}", f"download {notebook}", "dl-download", download=True))
-    return ('<nav class="dl-launch" aria-label="Run this notebook live"><span class="dl-launch-title">'
-            'Run it live:</span> ' + ' <span class="dl-sep" aria-hidden="true">·</span> '.join(items) + "</nav>")
+    # with no repository there is nothing live to open here: say what the download is for
+    title = "Run it live:" if ln else "Run it in your own JupyterLab:"
+    return (f'<nav class="dl-launch" aria-label="Run this notebook live"><span class="dl-launch-title">'
+            f'{title}</span> ' + ' <span class="dl-sep" aria-hidden="true">·</span> '.join(items) + "</nav>")
 
 
 def exercise_box(cfg: SiteConfig, notebook: str, eid: str) -> str:

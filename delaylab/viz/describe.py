@@ -207,6 +207,17 @@ def _verdict(lines, xname) -> str:
     return f"{at}, lowest: {lo[0]} ({number(lo[1][1])}); highest: {hi[0]} ({number(hi[1][1])}{ratio})."
 
 
+def _look(trace) -> str:
+    """A trace's colour and line style in words (:func:`delaylab.viz.style.describe_style`)."""
+    from .style import describe_style
+
+    line = trace.get("line") or {}
+    marker = trace.get("marker") or {}
+    mode = trace.get("mode") or "lines"
+    return describe_style(line.get("color") or marker.get("color"), line.get("dash"),
+                          marker.get("symbol") if "markers" in mode else None)
+
+
 def _against_uniform(lines) -> str:
     """Which curves end above uniform random play (worse than not learning), when it is drawn."""
     ref = [f for n, f in lines if n.startswith(UNIFORM)]
@@ -235,6 +246,19 @@ def _describe(fig: dict) -> str:
     title = plain(_get(layout, "title", "text") or (layout.get("title") if isinstance(layout.get("title"), str) else ""))
     parts = [f"Figure: {title}." if title else "Figure."]
     banded = {t.get("legendgroup") for t in data if _shown(t) and _is_band(t) and t.get("legendgroup")}
+    # a trace without a name of its own takes its legend group's (the entry that stands for it);
+    # one with neither, kept out of the legend, is drawing (a marker, a guide), not a series
+    group_names = {t.get("legendgroup"): t.get("name") for t in data if t.get("legendgroup") and t.get("name")}
+    named = []
+    for trace in data:
+        if not plain(trace.get("name")) and not _is_band(trace):
+            name = group_names.get(trace.get("legendgroup")) or trace.get("legendgroup")
+            if name:
+                trace = {**trace, "name": name}
+            elif trace.get("showlegend") is False and any(plain(t.get("name")) for t in data):
+                continue
+        named.append(trace)
+    data = named
     groups: dict[tuple[str, str], list] = {}
     for trace in data:
         if not _shown(trace) or _is_band(trace):
@@ -248,6 +272,8 @@ def _describe(fig: dict) -> str:
         parts.append("Nothing is drawn yet.")
         return " ".join(parts)
     many = len(groups) > 1
+    meta = layout.get("meta")
+    styles = isinstance(meta, dict) and meta.get("describe") == "styles"
     for i, ((xref, yref), traces) in enumerate(groups.items()):
         if xref == "pie":
             for t in traces:
@@ -259,8 +285,10 @@ def _describe(fig: dict) -> str:
         xs = np.concatenate([_array(t.get("x")) for t in traces if t.get("type", "scatter") != "bar"] or [np.zeros(0)])
         ys = np.concatenate([_array(t.get("y")) for t in traces] or [np.zeros(0)])
         head = f"Panel {i + 1}" + (f", {sub}" if sub else "") if many else (sub or "")
-        axes = f"x: {_axis_text(layout, xkey, xs)}; y: {_axis_text(layout, ykey, ys)}"
-        parts.append(f"{head + ': ' if head else ''}{axes}.")
+        axes = "; ".join(f"{k[0]}: {_axis_text(layout, k, v)}" for k, v in ((xkey, xs), (ykey, ys))
+                         if _get(layout, k, "visible") is not False)  # a hidden axis says nothing
+        if head or axes:
+            parts.append(f"{head + ': ' if head else ''}{axes}.")
         series = [_series(t) for t in traces]
         lines = [(n, f) for n, k, f in series if k == "line"]
         # curves drawn with a confidence band are the estimates compared; lines without one
@@ -268,7 +296,14 @@ def _describe(fig: dict) -> str:
         ranked = [(n, f) for (n, k, f), t in zip(series, traces) if k == "line" and t.get("legendgroup") in banded]
         lines = ranked if len(ranked) >= 2 else lines
         described = []
+        if styles:  # a colour key: every curve with its colour and line style, nothing else
+            described = [f"{plain(t.get('name'))}: {_look(t)}" for t in traces]
+            parts.append("Curves: " + "; ".join(described) + ".")
+            continue
+        names = [n for n, _, _ in series]
         for name, kind, facts in series[:MAX_SERIES]:
+            if kind == "other" and names.count(name) > 1:
+                continue  # a legend entry drawn apart from its data (no data of its own)
             if kind == "line":
                 x_end, y_end, _, _ = facts
                 described.append(f"{name} ends at {number(y_end)} (x = {number(x_end)})")

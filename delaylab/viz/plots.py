@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..policies.simple import UNIFORM
-from .style import assign_styles, band_color, style, symbol
+from .style import VERMILLION, assign_styles, band_color, style, symbol, text_colour
 from .widget import FigureWidget
 
 #: uniform random play runs off the top of a regret axis when it ends above this many times the
@@ -83,7 +83,8 @@ class CurvePlot:
             r, c = divmod(i, cols)
             for name in self.names:
                 st, sym = styles[name], symbol(name)
-                fig.add_trace(go.Scatter(x=[], y=[], fill="toself", fillcolor=band_color(name, color=st["color"]),
+                fig.add_trace(go.Scatter(x=[], y=[], mode="lines", fill="toself",  # no markers on a short band
+                                         fillcolor=band_color(name, color=st["color"]),
                                          line=dict(width=0), hoverinfo="skip", showlegend=False,
                                          legendgroup=name, visible=False), row=r + 1, col=c + 1)
                 marker = dict(symbol=sym, size=8, color=st["color"], maxdisplayed=14) if sym else None
@@ -229,7 +230,7 @@ class DelayCdfPlot:
                                  marker=dict(color="#D55E00", size=10), showlegend=False))
         fig.update_xaxes(title_text="delay d (steps)")
         fig.update_yaxes(title_text="τ(d) = P(D ≤ d)", range=[0, 1.05])
-        fig.add_annotation(x=0, y=0, text="", showarrow=False, visible=False, font=dict(color="#D55E00"))
+        fig.add_annotation(x=0, y=0, text="", showarrow=False, visible=False, font=dict(color=text_colour(VERMILLION)))
         figure_layout(fig, height, title=" ")
         self.fig = FigureWidget(fig)
 
@@ -291,5 +292,6 @@ def palette_figure() -> go.FigureWidget:
     fig.update_xaxes(visible=False, range=[-1.6, 2.2])
     fig.update_yaxes(visible=False, range=[0.3, len(rows) + 0.7])
     figure_layout(fig, 22 * len(rows) + 70, "One colour and line style per algorithm, in every notebook")
-    fig.update_layout(margin=dict(l=10, r=10, t=50, b=10))
+    # its text alternative names each curve's colour and line style (delaylab.viz.describe)
+    fig.update_layout(margin=dict(l=10, r=10, t=50, b=10), meta={"describe": "styles"})
     return FigureWidget(fig)

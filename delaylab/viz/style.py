@@ -18,12 +18,21 @@ import zlib
 from ..policies.simple import UNIFORM
 
 #: Okabe–Ito's palette (yellow left out: unreadable on white) and Paul Tol's wine: colours that stay
-#: apart under the common colour-vision deficiencies.
-BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, WINE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
-                                                      "#56B4E9", "#882255")
+#: apart under the common colour-vision deficiencies. Okabe–Ito's orange (#E69F00, 2.25:1 on white)
+#: and sky blue (#56B4E9, 2.31:1) are darkened, keeping their hue, to reach the 3:1 that WCAG 1.4.11
+#: asks of a curve against a white plot (3.46:1 and 4.22:1); every colour here is also at least
+#: 3:1 on the dark themes' backgrounds, or has a dark variant that is (:data:`DARK`).
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, WINE = ("#0072B2", "#C27A00", "#009E73", "#D55E00", "#CC79A7",
+                                                      "#0086A8", "#882255")
 BLACK = "#000000"
 INDIGO = "#332288"  # Paul Tol: the student's own policy
 GREY = "#636363"  # uniform random play, the reference curve of every regret figure
+MID_GREY = "#7F7F7F"  # UCB1
+#: the colour of the text on a dark page (the theme's own): what black curves become there
+FOREGROUND = "foreground"
+#: each colour that is too dark for a dark page, and what it becomes there (≥ 3:1 on the dark
+#: themes' backgrounds, #111111 to #14181E; ``tests/test_a11y.py``); every other colour stays
+DARK: dict[str, str] = {BLACK: FOREGROUND, WINE: "#D76A9E", INDIGO: "#9C8CEB", GREY: "#8C8C8C"}
 #: in this order, the first five are pairwise far apart (blue/sky, orange/vermillion and
 #: purple/wine are the close pairs): a series of up to five curves never needs a second channel
 PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
@@ -33,10 +42,10 @@ PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
 # differ by dash and marker (SYMBOLS). tests/test_figures_legible.py checks every figure.
 STYLES: dict[str, tuple[str, str]] = {
     # the reference of every regret figure: uniform random play, dashed grey (GREY: 5.9:1 on white;
-    # on a dark page viz/theme.py lightens it like every colour below 3:1)
+    # on a dark page its dark variant, DARK: 5.3:1 on the site's dark background)
     UNIFORM: (GREY, "dash"),
     # baselines without delay correction
-    "UCB1": ("#7F7F7F", "dot"),
+    "UCB1": (MID_GREY, "dot"),
     "KL-UCB": ("#000000", "dot"),
     # Vernade, Cappé, Perchet 2017: UCB-type indices blue, KL-type vermillion (the key comparison)
     "D-UCB": (BLUE, "solid"),
@@ -101,6 +110,48 @@ SYMBOLS: dict[str, str] = {
 }
 
 
+#: what each colour of the palette is called, for a text alternative that names it
+COLOUR_NAMES: dict[str, str] = {BLUE: "blue", ORANGE: "orange", GREEN: "bluish green", VERMILLION: "vermillion",
+                                PURPLE: "reddish purple", SKY: "sky blue", WINE: "wine red", BLACK: "black",
+                                GREY: "dark grey", MID_GREY: "grey", INDIGO: "indigo"}
+#: plotly's dash patterns in words
+DASH_NAMES: dict[str, str] = {"solid": "solid", "dash": "dashed", "dot": "dotted", "dashdot": "dash-dotted",
+                              "longdash": "long-dashed", "longdashdot": "long-dash-dotted"}
+
+
+def describe_style(color: str | None, dash: str | None = None, marker: str | None = None) -> str:
+    """A curve's look in words: "blue dashed line with circles" (for a text alternative)."""
+    name = COLOUR_NAMES.get((color or "").upper()) or COLOUR_NAMES.get(color or "") or (color or "")
+    out = f"{name} {DASH_NAMES.get(dash or 'solid', dash or 'solid')} line".strip()
+    return f"{out} with {marker.replace('-', ' ')} markers" if marker else out
+
+
+def luminance(color: str) -> float:
+    """WCAG's relative luminance of a ``#RRGGBB`` colour."""
+    c = color.lstrip("#")
+    lin = [(v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4) for v in (int(c[i:i + 2], 16) / 255 for i in (0, 2, 4))]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two ``#RRGGBB`` colours (1 to 21)."""
+    x, y = sorted((luminance(a), luminance(b)), reverse=True)
+    return (x + 0.05) / (y + 0.05)
+
+
+def text_colour(color: str, background: str = "#FFFFFF", need: float = 4.5) -> str:
+    """``color`` darkened, keeping its hue, until text in it reaches ``need`` (WCAG 1.4.3: 4.5:1)
+    on ``background``: a label beside a curve in the curve's colour (vermillion #D55E00, 3.87:1 on
+    white, becomes #C25600, 4.5:1)."""
+    c = color.lstrip("#")
+    rgb = [int(c[i:i + 2], 16) for i in (0, 2, 4)]
+    for k in range(101):
+        out = "#" + "".join(f"{round(v * (1 - k / 100)):02X}" for v in rgb)
+        if contrast(out, background) >= need:
+            return out
+    return "#000000"
+
+
 def symbol(name: str) -> str | None:
     """The marker symbol drawn along an algorithm's curve, or None for a plain line."""
     return SYMBOLS.get(name)
@@ -112,7 +163,8 @@ def series(i: int) -> dict:
     return {"color": PALETTE[i % len(PALETTE)], "dash": dashes[(i // len(PALETTE)) % len(dashes)]}
 
 
-_FALLBACK = ["#332288", "#117733", "#999933", "#AA4499", "#88CCEE", "#DDCC77", "#CC6677", "#44AA99"]
+#: unknown names: a colour of the palette (each at least 3:1 on white), chosen by a hash of the name
+_FALLBACK = list(PALETTE)
 
 
 def style(name: str) -> dict:

@@ -16,7 +16,9 @@ figure follow the page instead:
   background (contrast below 3:1, WCAG's bound for graphics) is lightened towards the theme's
   text colour, keeping its hue (black becomes the text colour); translucent fills are left;
 * on a light page the figure is exactly as drawn in Python;
-* a change of theme (JupyterLab's menu, the site's switch) restyles every figure on the page.
+* a change of theme (JupyterLab's menu, the site's switch) restyles every figure on the page;
+* on a narrow screen (a phone, below 600 px) a dashboard's figure puts its legend under the plot
+  and wraps its title (the course site lays its figures out itself, with the same text helpers).
 
 The change happens in the page only: a notebook's figure in Python, and a figure saved as HTML,
 keep the white template. For a ``FigureWidget`` the change is not reported back to the kernel
@@ -24,10 +26,15 @@ keep the white template. For a ``FigureWidget`` the change is not reported back 
 site's script (:mod:`delaylab.site`).
 """
 
+import json
+
+from .style import DARK
+
 #: The script: defines ``globalThis[Symbol.for("delaylab.theme")]`` with ``follow(plot, {widget})``
 #: (start following a plotly plot; ``widget``: a FigureWidget's view) and ``apply(plot)``.
 THEME_JS = r"""
 const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
+  const DARK_VARIANTS = %(dark)s;
   const plots = new Set();          // WeakRefs of the plots that follow the page
   const drawn = new WeakMap();      // plot -> {layout: {path: value}, traces: [{path: value}]} as drawn in Python
   const widgets = new WeakSet();    // plots of FigureWidgets: changes not reported to the kernel
@@ -87,16 +94,25 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
     return (x + 0.05) / (y + 0.05);
   }
 
-  // A colour readable on the theme's background (contrast >= 3), keeping its hue; null: keep it.
-  function readable(color, theme) {
+  const hex = (c) => "#" + c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, "0")).join("").toUpperCase();
+
+  // A colour readable on the theme's background (contrast >= need: 3 for a curve, WCAG's bound for
+  // graphics, 4.5 for text), keeping its hue; null: keep it. The palette's dark variants first
+  // (delaylab.viz.style.DARK: black becomes the theme's text colour, wine and indigo lighter ones).
+  function readable(color, theme, need = 3) {
     const c = rgb(color);
     if (!c || c[3] < 0.6) return null;  // not a colour we read, or a translucent fill
     const bg = rgb(theme.bg), fg = rgb(theme.fg);
-    if (contrast(c, bg) >= 3) return null;
+    const mapped = DARK_VARIANTS[hex(c)];
+    if (mapped) {
+      const m = mapped === "foreground" ? theme.fg : mapped;
+      if (rgb(m) && contrast(rgb(m), bg) >= need) return m;
+    }
+    if (contrast(c, bg) >= need) return null;
     if (Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) < 24) return theme.fg;  // black, greys
     for (let t = 0.1; t < 1; t += 0.1) {
       const m = [0, 1, 2].map((i) => Math.round(c[i] + (fg[i] - c[i]) * t));
-      if (contrast(m, bg) >= 3) return `rgb(${m[0]}, ${m[1]}, ${m[2]})`;
+      if (contrast(m, bg) >= need) return `rgb(${m[0]}, ${m[1]}, ${m[2]})`;
     }
     return theme.fg;
   }
@@ -124,7 +140,7 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
       }
     }
     (L.annotations || []).forEach((a, i) => {
-      const c = readable(get(a, "font.color"), theme);
+      const c = readable(get(a, "font.color"), theme, 4.5);
       if (c) layout[`annotations[${i}].font.color`] = c;
     });
     (L.shapes || []).forEach((s, i) => {
@@ -139,7 +155,7 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
     const traces = (gd.data || []).map((t) => {
       const out = {};
       for (const path of ["line.color", "marker.color", "textfont.color"]) {
-        const c = readable(get(t, path), theme);
+        const c = readable(get(t, path), theme, path === "textfont.color" ? 4.5 : 3);
         if (c) out[path] = c;
       }
       return out;
@@ -182,13 +198,115 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
     }
   }
 
+  // ---------------------------------------------------------------- a phone's width
+  const plain = (s) => String(s ?? "").replace(/<[^>]+>/g, "");
+
+  // ``text`` (plotly's HTML subset: <br>, <sup>, <b> …) broken into lines of at most ``chars``
+  function wrap(text, chars) {
+    if (!text) return text;
+    return String(text).split(/<br\s*\/?>/i).map((part) => {
+      const m = part.match(/^\s*<(sup|sub|b|i)>(.*)<\/\1>\s*$/i);
+      const [open, inner, close] = m ? [`<${m[1]}>`, m[2], `</${m[1]}>`] : ["", part, ""];
+      const room = m && m[1].toLowerCase() === "sup" ? Math.round(chars * 1.4) : chars;
+      const lines = [];
+      let line = "";
+      for (const word of inner.split(/\s+/).filter(Boolean)) {
+        if (line && plain(line + " " + word).length > room) { lines.push(line); line = word; }
+        else line = line ? `${line} ${word}` : word;
+      }
+      if (line) lines.push(line);
+      return lines.map((l) => open + l + close).join("<br>");
+    }).join("<br>");
+  }
+
+  const lines = (text) => (text ? String(text).split(/<br\s*\/?>/i).length : 0);
+
+  // the characters a legend entry's line may hold at this width (longer names are wrapped)
+  const legendChars = (width) => Math.max(12, Math.floor((width - 70) / 7.2));
+
+  // the height (px) a horizontal legend of these entries (their lengths in characters) takes at this width
+  function legendHeight(chars, width) {
+    const room = legendChars(width);
+    let height = 0, row = 0, used = 0;
+    for (const n of chars) {
+      const lines = Math.ceil(n / room), w = 46 + 7.2 * Math.min(n, room);
+      if (used && used + w > width - 20) { height += row; row = 0; used = 0; }
+      used += w;
+      row = Math.max(row, 6 + 17 * lines);
+    }
+    return chars.length ? height + row + 8 : 0;
+  }
+
+
+  // A FigureWidget on a narrow screen (a dashboard on a phone): the legend under the plot, the
+  // title wrapped, in the page only (not reported to the kernel). Idempotent: called after every
+  // redraw, it changes nothing once the figure is laid out (and re-wraps a title the kernel changed).
+  function phone(gd) {
+    const P = globalThis.Plotly, L = gd._fullLayout;
+    const width = gd.clientWidth;
+    if (!P || !L || !width || width >= 600 || !gd.isConnected) return;
+    const change = {};
+    const title = L.title && L.title.text;
+    if (title && title.trim()) {
+      const wrapped = wrap(title, Math.max(20, Math.floor((width - 20) / (14 * 0.55))));
+      if (wrapped !== title) change["title.text"] = wrapped;
+      if ((L.title.font && L.title.font.size) > 14) change["title.font.size"] = 14;
+      const t = Math.round(lines(wrapped) * 14 * 1.3 + 26);
+      if (L.margin.t < t) change["margin.t"] = t;
+    }
+    const names = (gd.data || []).filter((d) => d.showlegend !== false && d.visible !== false && d.name && d.type !== "pie")
+                                 .map((d) => plain(d.name).length);
+    if (names.length && L.showlegend !== false && L.legend && L.legend.orientation !== "h") {
+      const extra = legendHeight(names, width);
+      Object.assign(change, {"legend.orientation": "h", "legend.x": 0, "legend.xanchor": "left", "legend.y": 0,
+                             "legend.yanchor": "bottom", "legend.xref": "container", "legend.yref": "container",
+                             "margin.b": (L.margin.b || 50) + extra, "margin.r": 12, "height": (L.height || 450) + extra});
+    }
+    // subplot titles wrapped to their column, at 12 px
+    const domains = (letter) => new Set(Object.keys(L).filter((k) => new RegExp(`^${letter}axis\\d*$`).test(k))
+                                          .map((k) => JSON.stringify(L[k].domain || [0, 1])));
+    const cols = Math.max(domains("x").size, 1), rows = Math.max(domains("y").size, 1);
+    (L.annotations || []).forEach((a, i) => {
+      if (a.xref !== "paper" || !a.text || a.showarrow) return;
+      const wrapped = wrap(a.text, Math.max(10, Math.floor((width / cols - 10) / (12 * 0.56))));
+      if (wrapped !== a.text) change[`annotations[${i}].text`] = wrapped;
+      if ((a.font && a.font.size) > 12) change[`annotations[${i}].font.size`] = 12;
+    });
+    // a plotting area a reader can read: at least 200 px per row of panels
+    const height = change.height || L.height || 450;
+    const spans = Object.keys(L).filter((k) => /^yaxis\d*$/.test(k)).map((k) => (L[k].domain || [0, 1])[1] - (L[k].domain || [0, 1])[0]);
+    const span = Math.min(1, ...spans.filter((v) => v > 0));
+    const plot = L._size && !change["margin.b"] ? L._size.h : height - (change["margin.t"] || L.margin.t) - (change["margin.b"] || L.margin.b);
+    const area = plot * span;  // the plotting area as drawn (plotly widens the margins for a legend outside it)
+    if (area < 200) change.height = Math.round(height + (200 - area) / span);
+    if (Object.keys(change).length) P.relayout(gd, {...change, ...(widgets.has(gd) ? {_doNotReportToPy: true} : {})});
+  }
+
   function follow(gd, {widget = false} = {}) {
     if (widget) widgets.add(gd);
     plots.add(new WeakRef(gd));
     let tries = 0;
     const ready = () => {  // once plotly has drawn the figure
-      if (gd._fullLayout && globalThis.Plotly) apply(gd);
-      else if (tries++ < 600) requestAnimationFrame(ready);
+      if (gd._fullLayout && globalThis.Plotly) {
+        apply(gd);
+        if (widget) {  // a dashboard's figure on a phone (the site lays its figures out itself)
+          phone(gd);
+          // plotly's widget does not follow its box's width outside JupyterLab (a phone turned, a
+          // window narrowed): redrawn at the new width, then laid out for it
+          let width = gd.clientWidth, timer = null;
+          if (globalThis.ResizeObserver) new ResizeObserver(() => {
+            if (Math.abs(gd.clientWidth - width) < 3 || !gd.isConnected) return;
+            width = gd.clientWidth;
+            clearTimeout(timer);
+            // plotly's own resize would report the new size to the kernel: an autosize not reported
+            timer = setTimeout(() => globalThis.Plotly.relayout(gd, {autosize: true, _doNotReportToPy: true}), 150);
+          }).observe(gd);
+          let pending = false;
+          gd.on("plotly_afterplot", () => {
+            if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; phone(gd); }); }
+          });
+        }
+      } else if (tries++ < 600) requestAnimationFrame(ready);
     };
     ready();
   }
@@ -208,6 +326,7 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
                                                         attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"]});
   };
   if (document.body) watch(); else document.addEventListener("DOMContentLoaded", watch);
-  return {follow, apply, applyAll, page, readable, contrast, rgb};
+  return {follow, apply, applyAll, page, readable, contrast, rgb,
+          text: {plain, wrap, lines, legendChars, legendHeight}};
 })());
-"""
+""" % {"dark": json.dumps({k.upper(): v for k, v in DARK.items()})}

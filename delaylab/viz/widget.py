@@ -96,18 +96,27 @@ function inTurn(draw) {
 }
 
 // The figure's text alternative (delaylab.viz.describe, synced as _description) as the accessible
-// name of its view: a screen reader reads what the figure shows instead of its SVG's tick labels.
+// name of its view, a figure (not an image: it holds plotly's mode-bar buttons, which stay
+// reachable); its SVG, tick labels and legend entries, is hidden from screen readers, which read
+// what the figure shows instead. The name is not a live region: a slider's move is not read out.
 function labelled(model, el) {
   const label = () => {
     const text = model.get("_description");
     if (text) {
-      el.setAttribute("role", "img");
+      el.setAttribute("role", "figure");
       el.setAttribute("aria-label", text);
     }
   };
+  const quiet = () => el.querySelectorAll("svg.main-svg:not([aria-hidden])").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
   label();
+  quiet();
+  const svgs = new MutationObserver(quiet);
+  svgs.observe(el, {childList: true, subtree: true});
   model.on("change:_description", label);
-  return () => model.off("change:_description", label);
+  return () => {
+    svgs.disconnect();
+    model.off("change:_description", label);
+  };
 }
 
 export default () => {
@@ -247,7 +256,8 @@ class FigureWidget(go.FigureWidget):
 
     For every reader: ``_description``, the figure's text alternative made from its data
     (:func:`delaylab.viz.describe.describe`, refreshed after every update), is the view's
-    accessible name (``role="img"``, ``aria-label``); and the view follows the page's light or
+    accessible name (``role="figure"``, ``aria-label``; its SVG hidden from screen readers); and
+    the view follows the page's light or
     dark theme (:mod:`delaylab.viz.theme`).
     """
 

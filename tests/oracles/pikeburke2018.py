@@ -51,12 +51,14 @@ def sizes(variant, T, mean_delay=0.0, variance=0.0, bound=0.0):
     return out
 
 
-def plain_phased(variant, theta, u_reward, delays, mean_delay=0.0, variance=0.0, bound=0.0):
-    """One run of ODAAF / ODAAF-B / ODAAF-V (anonymous sums) or Improved UCB (no delay)."""
+def plain_phased(variant, theta, u_reward, delays, mean_delay=0.0, variance=0.0, bound=0.0, bridge=None):
+    """One run of ODAAF / ODAAF-B / ODAAF-V (anonymous sums) or Improved UCB (no delay);
+    ``bridge`` (True or False) overrides whether the variant plays bridge periods."""
     K, T = len(theta), len(u_reward)
     best_mean = max(theta)
     phases = sizes(variant, T, mean_delay, variance, bound)
-    bridge = variant in ("ODAAF-B", "ODAAF-V")
+    if bridge is None:
+        bridge = variant in ("ODAAF-B", "ODAAF-V")
     pending = defaultdict(float)  # arrival step → sum of the rewards arriving then
     S, N = [0.0] * K, [0.0] * K
     out = np.empty(T)
