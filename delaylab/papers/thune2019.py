@@ -295,7 +295,7 @@ def tradeoff_figure(study):
     fig = go.Figure()
     terms = [("|S_β|: skipped rounds", study["skipped"], "#D55E00", "dash"),
              ("(KTe/2 + D_β)/(4eβ): delays below β", (K * T * E / 2 + study["experienced"]) / (4 * E * b), "#009E73", "dash"),
-             ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), SKY, "dash"),
+             ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), SKY, "dashdot"),
              ("bound (3) of Theorem 3", study["bound"], "#000000", "solid")]
     for name, y, c, dash in terms:
         fig.add_trace(go.Scatter(x=b, y=np.maximum(y, 0.5), mode="lines", name=name, line=dict(color=c, dash=dash, width=2)))
