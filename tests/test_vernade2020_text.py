@@ -250,3 +250,21 @@ def test_r1_15_16_sections_and_readings_are_named_right():
     assert ("\"sample and normalize $K$ actions from $\\{0,1\\}^d$\"; we draw each uniformly from "
             "$\\{0,1\\}^d \\setminus \\{0\\}$") in md
     assert "sample and normalize K actions from {0,1}^d" in " ".join(_readings_section().split())
+
+
+# ------------------------------------------------------------------ review nb03-r2 (reviews/nb03-r2.md)
+def test_r2_1_figure_3_is_ordered_at_the_horizon_not_all_along():
+    """Early on the authors' index is above OTFLinTS and both above uniform play: "stays lowest" was
+    wrong. The text gives the order at T and the crossings, the check cell tests each time."""
+    md, guide = _markdown(), _guide_section()
+    assert "stays lowest" not in md and "stays lowest" not in guide
+    assert "at $T = 10{,}000$ the index of the authors' code ends lowest, then OTFLinTS" in md
+    assert ("Early on, the order of the first three is reversed: at $t = 500$ the authors' index is above OTFLinTS, "
+            "and both are above uniform random play") in md
+    assert ("The authors' index falls below uniform play between $t = 1000$ and $t = 2000$, OTFLinTS only between "
+            "$t = 2000$ and $t = 3000$") in md
+    assert "an ordering at the horizon is not an ordering all along" in guide
+    cell = _check_cell("# Section 6's statements on Figure 3")
+    for piece in ("gap(A, TS, 500)", "gap(TS, U, 500)", "gap(A, U, 1000)", "gap(U, A, 2000)", "gap(TS, U, 2000)",
+                  "gap(U, TS, 3000)", "paper.paired(r3.at(a, t), r3.at(b, t))"):
+        assert piece in cell, piece
