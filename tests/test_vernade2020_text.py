@@ -268,3 +268,20 @@ def test_r2_1_figure_3_is_ordered_at_the_horizon_not_all_along():
     for piece in ("gap(A, TS, 500)", "gap(TS, U, 500)", "gap(A, U, 1000)", "gap(U, A, 2000)", "gap(TS, U, 2000)",
                   "gap(U, TS, 3000)", "paper.paired(r3.at(a, t), r3.at(b, t))"):
         assert piece in cell, piece
+
+
+def test_r2_2_an_action_converts_with_theta_and_is_counted_with_tau_m_theta():
+    md = _markdown()
+    assert "converts, in the end, only with probability" not in md
+    assert ("it converts within the window (and is counted in $B_t$) only with probability "
+            "$\\tau_m \\langle A_s, \\theta\\rangle$") in md
+    # §1: it converts (X_s = 1) with probability <A_s, θ>
+    assert "$X_t \\sim \\text{Bernoulli}(\\langle A_t, \\theta\\rangle)$" in md
+
+
+def test_r2_3_pending_conversions_bias_b_t_one_way_not_the_estimate():
+    """B_t misses Σ c_s A_s with c_s ∈ {−1, 0}; the estimate's shift is V_t⁻¹ times that, and V_t⁻¹
+    has entries of both signs."""
+    md = _markdown()
+    assert "pull the estimate the same way" not in md
+    assert "always bias $B_t$ the same way (they cannot cancel like zero-mean noise)" in md
