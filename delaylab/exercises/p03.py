@@ -102,7 +102,7 @@ def _round_of(V, lam, d=2) -> int:
 
 
 def _width_draw(d):
-    a, b, c = d.integer(20, 60), d.integer(-12, 15), d.integer(15, 50)
+    a, b, c = d.integer(20, 120), d.integer(-12, 15), d.integer(15, 100)
     p = {"V": ((a, b), (b, c)), "a": d.choice(_ACTIONS_2D), "delta": d.choice([0.05, 0.1, 0.2]),
          "lam": d.choice([0.5, 1.0, 2.0]), "delay_term": d.grid(1.0, 4.0, 0.1)}
     return {**p, "t": _round_of(p["V"], p["lam"])}
