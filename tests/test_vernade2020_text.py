@@ -290,7 +290,7 @@ def test_r2_3_pending_conversions_bias_b_t_one_way_not_the_estimate():
 def test_r2_5_the_guide_does_not_say_the_cheap_term_becomes_equal():
     """Measured 1.027 at t = 10m (m = 100): never equal; the notebook checks "within 5%" at t = 10m."""
     guide, md = _guide_section(), _markdown()
-    assert "equal once t ≫ m" not in guide
+    assert "equal once t ≫ m" not in guide and "It is slight once $t \\gg m$" in md
     assert "a delay term up to nearly twice as large while t is of the order of m (within a few per cent once t ≫ m)" \
         in guide
     assert "... and at t = 10m = 1000 within 5% of it" in _check_cell("# Section 3's statements on the cheap delay term")
