@@ -357,7 +357,7 @@ def test_corollary_4s_beta_is_called_corrected_not_reconstructed():
     for K, T, D in [(2, 1000, 0), (2, 1000, 22_400), (3, 2000, 10_000),
                     *zip(rng.integers(2, 20, 40), rng.integers(10, 10**5, 40), rng.integers(0, 10**7, 40))]:
         K, T, D = int(K), int(T), float(D)
-        f = lambda b: 4 * E * b * math.log(K) + (E * K * T / 2 + (1 + 4 * E) * D) / (4 * E * b)  # noqa: E731
+        f = lambda b, K=K, T=T, D=D: 4 * E * b * math.log(K) + (E * K * T / 2 + (1 + 4 * E) * D) / (4 * E * b)  # noqa: E731
         X = E * K * T / 2 + D
         bp, bs = corollary4_beta_printed(K, T, D), corollary4_beta(K, T, D)
         assert bp == pytest.approx(math.sqrt(X / (16 * E * E * math.log(K))))
