@@ -75,10 +75,12 @@ CLAIMS = [
     ("04", "$\\tilde\\Delta_3 = {}$", 0.5 ** 3, ".3f"),
     ("04", "about $0.6\\,\\mathbb E[\\tau] = {}$ of its own rewards leave", 0.6 * float(dl.Uniform(0, 200).mean), ".0f"),
     # notebook 05
-    ("05", "the first $\\sqrt{{KT/\\ln K}} \\approx {}$ rounds", math.sqrt(2 * 8192 / math.log(2)), ".0f"),
-    ("05", "gives ${}$ instead of", float(thune2019.theorem3_bound(
-        2, 1000, np.zeros(1000), math.sqrt((math.e * 1000) / (4 * math.e * math.log(2))))[0]), ".0f"),
-    ("05", "instead of ${}$ at $K = 2$", thune2019.corollary4_bound(2, 1000, 0), ".1f"),
+    ("05", "the first {} rounds, those with", int(np.count_nonzero(dl.sequences.example8_delays(8192, 2))), "d"),
+    ("05", "those with $t < \\sqrt{{KT/\\ln K}} \\approx {}$", math.sqrt(2 * 8192 / math.log(2)), ".1f"),
+    ("05", "the printed $\\beta$ is {} and", dl.policies.skipper.corollary4_beta_printed(2, 1000, 22_400), ".1f"),
+    ("05", "and $\\beta^*$ is {}, computed below", dl.policies.skipper.corollary4_beta(2, 1000, 22_400), ".1f"),
+    ("05", "at these defaults it is {}, below $d = 20$", dl.policies.skipper.corollary4_beta_printed(2, 1000, 22_400),
+     ".1f"),
 ]
 
 
@@ -165,10 +167,13 @@ def test_the_leak_out_of_a_block_carries_theta():
 
 
 def test_readings_state_the_corollary_4_numbers_delaylab_computes():
-    text = (Path(__file__).resolve().parent.parent / "docs" / "readings.md").read_text(encoding="utf-8")
-    old = math.sqrt((math.e * 1000) / (4 * math.e * math.log(2)))
-    assert f"gives {float(thune2019.theorem3_bound(2, 1000, np.zeros(1000), old)[0]):.0f} instead" in text
-    assert f"of {thune2019.corollary4_bound(2, 1000, 0):.1f} at K = 2, T = 1000, D = 0" in text
+    text = " ".join((Path(__file__).resolve().parent.parent / "docs" / "readings.md").read_text(encoding="utf-8").split())
+    printed, corrected = dl.policies.skipper.corollary4_beta_printed, dl.policies.skipper.corollary4_beta
+    assert f"the printed β is {printed(2, 1000, 22_400):.1f}, below the typical delay 20" in text
+    assert f"β* is {corrected(2, 1000, 22_400):.1f}" in text
+    _, d = thune2019.tradeoff_setting()
+    T = thune2019.TRADEOFF_HORIZON
+    assert f"{printed(2, T, d.sum()):.0f} against {corrected(2, T, d.sum()):.0f}" in text
 
 
 # ------------------------------------------------------------- statements found on a reading, paper in hand
