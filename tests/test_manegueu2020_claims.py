@@ -99,7 +99,7 @@ def test_figure_2_is_not_called_close_to_uniform():
 def test_figure_2_claims_hold_on_other_runs():
     """The verdict's claims (U shape, worse than uniform play for every α_hat, more than half the pulls on the
     worse arm, the left arm not exploration) hold on 100 other runs, not only on the notebook's."""
-    claims = paper.figure2_claims(runs=100, seed=7)
+    claims = paper.figure2_claims(runs=100, seed=7, bottom_z=3)  # the verdict: "on other runs of 400, more than three"
     assert all(c.holds for c in claims), "\n".join(map(str, claims))
     assert any("ends above uniform random play" in c.text for c in claims)
 
@@ -133,6 +133,21 @@ def test_at_the_papers_400_runs_the_bottom_of_the_u_lies_at_0_16():
     guide = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
     assert "the minimum between 0.1 and 0.35" not in guide and "more than five paired standard errors above α̂ = 0.16" in guide
 
+
+
+def test_m1_the_default_figure_cannot_place_the_bottom_and_says_so():
+    """Review nb02-r1, M1: at the default 100 runs (seed 0) the minimum is at 0.18 and α_hat = 0.3 is only
+    0.42 ± 0.44 above it, so the default figure cannot show what the 400 runs show; the verdict says so, with
+    its check beside it (the 400-run comparison is paper.figure2_claims's, z = 5)."""
+    c = paper.figure2_default_resolution(runs=100, seed=0)
+    assert c.holds and "above α-hat = 0.18 by 0.42 ± 0.44" in c.evidence
+    assert not paper.figure2_default_resolution(runs=100, seed=2).holds  # it can fail: 3.3 s.e. on seed 2
+    (bottom,) = [c for c in paper.figure2_claims(runs=20, seed=1, bottom_runs=20) if "is not at 0.3" in c.text]
+    assert "needs > 5" in bottom.evidence
+    verdict = _markdown()
+    assert "The default figure's 100 runs cannot show it: there $\\hat\\alpha = 0.3$ lies within two standard " \
+           "errors of the lowest value (checked above)" in verdict
+    assert "paper.figure2_default_resolution(runs=100, seed=0)" in "\n".join(_cells("code"))
 
 # ------------------------------------------------------------------ finding 13: one answer, exact
 def test_the_crossing_step_is_printed_once_and_exactly():
