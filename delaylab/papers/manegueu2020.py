@@ -494,7 +494,7 @@ def figure2_default_resolution(runs=100, seed=0) -> Claim:
     """Why the figure's default cannot place the bottom of the U: with ``runs`` runs from ``seed`` (the
     simulation the figure shows by default, computed once) the regret at α_hat = 0.3 lies within two
     standard errors of the paired difference of the lowest value. A statement about these runs only
-    (other seeds of 100 runs put it up to about 3 s.e. away), which is why :func:`figure2_claims`
+    (other seeds of 100 runs can put it further away), which is why :func:`figure2_claims`
     compares 0.3 with :data:`FIG2_BOTTOM_400` on the paper's 400 runs."""
     res, _ = figure2_results(runs, seed)
     mean, k, se = u_shape(res)
