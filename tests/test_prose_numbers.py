@@ -120,8 +120,8 @@ def test_the_observed_means_stop_misleading_early_on_figure_5_and_never_with_alp
     assert e[1] < e[0]
     text = _markdown("02")
     assert "under round robin, after the step printed in Section 2" in text
-    assert "under round robin, at every step up to $T = 3000$; by the estimate of Exercise 2.3, for about " \
-           "$8\\cdot 10^8$ steps" in text
+    assert "under round robin its expectation is, at every step up to $T = 3000$ (by the estimate of Exercise 2.3, " \
+           "for about $8\\cdot 10^8$ steps)" in text
 
 
 def test_uniform_play_regret_in_example_8():
