@@ -35,7 +35,22 @@ def _tau(mu, m):
 CLAIMS = [
     # notebook 01
     ("01", "$(0 + 0.05 + 0.07)/3 = {}$ per step", vernade2017.round_robin_cost(), ".2f"),
-    ("01", "the regret grows exactly linearly, ${}$ per step", vernade2017.round_robin_cost(), ".2f"),
+    ("01", "round robin, which costs exactly ${}$ per step", vernade2017.round_robin_cost(), ".2f"),
+    ("01", "narrower by $\\sqrt{{\\tau_m}}$ (${}$ at $\\mu = 500$", math.sqrt(_tau(500, 1000)), ".2f"),
+    ("01", "a slope $\\sum_k 1/(2\\tau_m\\Delta_k) = {}$ on", vernade2017.ucb_slope(vernade2017.THETA_L, 1000), ".1f"),
+    ("01", "times the lower bound's ${}$ (the table", vernade2017.lower_bound(vernade2017.THETA_L, 1000), ".1f"),
+    ("01", "on $\\theta_L$, ${}$ times the lower bound's", vernade2017.ucb_slope(vernade2017.THETA_L, 1000)
+     / vernade2017.lower_bound(vernade2017.THETA_L, 1000), ".1f"),
+    ("01", "$\\sum_k 1/(2\\tau_m^2\\Delta_k) = {}$", vernade2017.ucb_slope(vernade2017.THETA_L, 1000, factor=True), ".1f"),
+    ("01", "the Poisson divergence costs (Figure 1's verdict), ${}$ here", vernade2017.poisson_factor(vernade2017.THETA_L, 1000),
+     ".2f"),
+    ("01", "that is ${}$ (censored)", vernade2017.poisson_factor(vernade2017.THETA_L, 1000), ".2f"),
+    ("01", "and ${}$ (uncensored) on $\\theta_L$", vernade2017.poisson_factor(vernade2017.THETA_L, None), ".2f"),
+    ("01", "against ${}$ and $2$ on $\\theta_H$", vernade2017.poisson_factor(vernade2017.THETA_H, 1000), ".2f"),
+    ("01", "against $1.76$ and ${}$ on $\\theta_H$", vernade2017.poisson_factor(vernade2017.THETA_H, None), ".0f"),
+    ("01", "average about ${}$, $380$", vernade2017.observed_delay_mean(500, 1000), ".0f"),
+    ("01", "$238$, ${}$ and $474$", vernade2017.observed_delay_mean(500, 2500), ".0f"),
+    ("01", "$380$ and ${}$ (our computation)", vernade2017.observed_delay_mean(500, 10_000), ".0f"),
     ("01", "(here $\\tau_m = \\tau(400) = {}$)", _tau(200, 400), ".3f"),
     ("01", "at uniform random play's expected cost, ${}$ per step on", vernade2017.round_robin_cost(), ".2f"),
     # notebook 02
@@ -105,8 +120,8 @@ def test_the_observed_means_stop_misleading_early_on_figure_5_and_never_with_alp
     assert e[1] < e[0]
     text = _markdown("02")
     assert "under round robin, after the step printed in Section 2" in text
-    assert "under round robin, at every step up to $T = 3000$; by the estimate of Exercise 2.3, for about " \
-           "$8\\cdot 10^8$ steps" in text
+    assert "under round robin its expectation is, at every step up to $T = 3000$ (by the estimate of Exercise 2.3, " \
+           "for about $8\\cdot 10^8$ steps)" in text
 
 
 def test_uniform_play_regret_in_example_8():
@@ -335,6 +350,8 @@ def test_the_guides_bias_bound_chain_holds():
 
 GUIDE_CLAIMS = [
     ("round robin, {} regret per step on θ_L", vernade2017.round_robin_cost(), ".2f"),
+    ("whose slope is {} on θ_L", vernade2017.ucb_slope(vernade2017.THETA_L, 1000), ".1f"),
+    ("against the lower bound's {} (§7)", vernade2017.lower_bound(vernade2017.THETA_L, 1000), ".1f"),
     ("τ_m goes from {} to", _tau(500, 1000), ".2f"),
     ("goes from 0.86 to {})", _tau(500, 2000), ".2f"),
     ("τ_m drops from 0.86 to {}", _tau(1000, 1000), ".2f"),
