@@ -282,10 +282,10 @@ def solution(eid: str, student=None):
     """The reference answer for ``student`` (the current one when None): a choice key, a number
     (or array), a function, or the model answer of an explain exercise. In a graded release, a
     sentence saying that solutions are off."""
-    from .ui import SOLUTIONS_OFF, solutions_shown
+    from .ui import solutions_off, solutions_shown
 
-    if not solutions_shown():
-        return SolutionsOff(SOLUTIONS_OFF)
+    if not solutions_shown(eid):
+        return SolutionsOff(solutions_off(eid))
     ex = get(eid)
     return ex.solution(params(eid, student)) if ex.parameterised else ex.solution
 
@@ -293,17 +293,17 @@ def solution(eid: str, student=None):
 def solution_code(eid: str, student=None) -> str:
     """The answer cell filled in for ``student``, with their numbers written out. In a graded
     release, like :func:`solution`, a sentence saying that solutions are off."""
-    from .ui import SOLUTIONS_OFF, solutions_shown
+    from .ui import solutions_off, solutions_shown
 
-    return reference_code(eid, student) if solutions_shown() else SolutionsOff(SOLUTIONS_OFF)
+    return reference_code(eid, student) if solutions_shown(eid) else SolutionsOff(solutions_off(eid))
 
 
 def explanation(eid: str, student=None) -> str:
     """Why the solution is right, for ``student``'s numbers ("" if the exercise has none). In a
     graded release, a sentence saying that solutions are off."""
-    from .ui import SOLUTIONS_OFF, solutions_shown
+    from .ui import solutions_off, solutions_shown
 
-    return reference_explanation(eid, student) if solutions_shown() else SolutionsOff(SOLUTIONS_OFF)
+    return reference_explanation(eid, student) if solutions_shown(eid) else SolutionsOff(solutions_off(eid))
 
 
 def reference_code(eid: str, student=None) -> str:

@@ -21,7 +21,7 @@ import ipywidgets as W
 import numpy as np
 
 from ..viz.display import Displayable
-from . import instance
+from . import instance, solutions
 from ._core import (Feedback, check, expectation, get, given, ids, not_answered, params, reference_code,
                     reference_explanation, right, wrong)
 
@@ -29,16 +29,24 @@ _COLOURS = {"correct": ("#E8F5E9", "#1B5E20", "✓"), "wrong": ("#FFF3E0", "#8A3
             "unanswered": ("#F3F4F6", "#374151", "…")}
 _KIND_TEXT = {"predict": "predict", "compute": "compute", "derive": "derive", "explain": "explain why",
               "implement": "implement"}
-#: Set (to "off") in a graded release: no solution is shown (see ``python3 tasks.py assignment``).
-SOLUTIONS_ENV = "DELAYLAB_SOLUTIONS"
+#: Which solutions are shown: "off" on a student's server during homework, "lecture" on the
+#: lecturer's dashboards, ... (:mod:`delaylab.exercises.solutions`).
+SOLUTIONS_ENV = solutions.ENV
 SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your lecturer after the deadline."
 
 
 _GRADED: list = []  # [True] once ex.start(graded=True) ran: a graded release
 
 
-def solutions_shown() -> bool:
-    return not _GRADED and os.environ.get(SOLUTIONS_ENV, "").strip().lower() != "off"
+def solutions_shown(eid: str | None = None) -> bool:
+    """Whether exercise ``eid``'s solution may be shown (None: every exercise's): never in a graded
+    release, else as ``DELAYLAB_SOLUTIONS`` says (:mod:`delaylab.exercises.solutions`)."""
+    return not _GRADED and solutions.shown(eid)
+
+
+def solutions_off(eid: str | None = None) -> str:
+    """What is shown instead of a solution that :func:`solutions_shown` withholds."""
+    return SOLUTIONS_OFF if _GRADED else solutions.why_not(eid)
 
 
 def stars(n: int) -> str:
@@ -289,8 +297,8 @@ class Steps:
 
 def solution_html(eid: str) -> str:
     """The solution for the current student: the answer cell filled in, and why."""
-    if not solutions_shown():
-        return _box(html.escape(SOLUTIONS_OFF), "#8A3B00", "#FFF3E0")
+    if not solutions_shown(eid):
+        return _box(html.escape(solutions_off(eid)), "#8A3B00", "#FFF3E0")
     code = reference_code(eid)
     why = reference_explanation(eid)
     return (f"<pre style='background:#F8F8F8;padding:8px;white-space:pre-wrap;margin:4px 0'>{html.escape(code)}</pre>"
@@ -480,7 +488,7 @@ class Explain(Displayable):
             self.out.value = feedback_html(fb)
             return fb
         _WRITTEN.setdefault(self.eid, self.text.value)
-        if solutions_shown():
+        if solutions_shown(self.eid):
             mine = html.escape(_WRITTEN[self.eid])
             self.out.value = (_box(f"<b>Your first answer:</b> {mine}")
                               + _box(f"<b>A model answer:</b> {html.escape(self.ex.solution)}", "#1B5E20", "#E8F5E9")
@@ -488,7 +496,7 @@ class Explain(Displayable):
             self.ticks.children = [W.Checkbox(value=False, description=p, indent=False,
                                               layout=W.Layout(width="auto")) for p in self.ex.points]
         else:
-            self.out.value = _box("Your answer is written down. " + html.escape(SOLUTIONS_OFF))
+            self.out.value = _box("Your answer is written down. " + html.escape(solutions_off(self.eid)))
         return fb
 
     @property
