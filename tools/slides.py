@@ -12,8 +12,19 @@ The rule (each cell's ``metadata.slideshow.slide_type``, which RISE and nbconver
 * a code cell that shows something (its last line is an expression, e.g. ``panel`` or
   ``fig1.widget``: a live panel or a figure) starts a **sub-slide**, so that every panel and
   figure gets the whole screen under the text that introduces it;
+* but a cell of an exercise (its last line a call ``ex.…(…)``: the student's numbers, the check
+  and its hints, a predict or explain question, a race's verdict, ``ex.start``) continues the
+  slide of the text before it: an exercise is one slide, its statement with its widgets, not
+  three (two of them nearly empty);
+* and a sub-slide does not start after a slide that would be nearly empty: while the current
+  slide holds less than :data:`SHORT` characters of text (about four lines at the slides'
+  28 px) and no figure, the next sub-slide's cells join it (a section's two-line introduction
+  and the exercise or figure after it are one slide);
 * a code cell tagged ``hide`` (self-checks, hidden in the dashboards too) is **skipped**;
 * every other cell continues the current slide (``-``).
+
+The browser tests (tests/test_browser.py) measure the result on every screen of every deck: no
+slide nearly empty, no text below the sizes a lecture hall needs, nothing covering text.
 
 The notebook's ``metadata.rise`` gets ``scroll: true`` (a long slide scrolls instead of being
 cut) and the light theme. Nothing else is touched: the file is rewritten exactly as Jupyter
@@ -25,11 +36,18 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RISE = {"scroll": True, "theme": "simple", "transition": "none", "enable_chalkboard": False}
+#: characters of text below which a slide takes the next sub-slide's cells in (see the rule)
+SHORT = 320
+#: what an exercise's widgets count for, in characters of text (a box of one or two lines; a
+#: predict question's choices or an explanation's text field: more)
+WIDGET_TEXT = {"predict": 300, "explain": 300}
+WIDGET_DEFAULT = 150
 
 
 def _source(cell) -> str:
@@ -50,7 +68,24 @@ def shows_something(code: str) -> bool:
     return not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "print")
 
 
+def exercise_call(code: str) -> str | None:
+    """The name ``f`` when the cell's last statement is a call ``ex.f(…)`` (an exercise's
+    widget), else None."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return None
+    call = tree.body[-1].value
+    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "ex"):
+        return call.func.attr
+    return None
+
+
 def slide_type(cell) -> str:
+    """The cell's slide type by the rule, before nearly empty slides are merged (:func:`apply`)."""
     text = _source(cell).lstrip()
     if cell["cell_type"] == "markdown":
         first = text.splitlines()[0] if text else ""
@@ -62,15 +97,46 @@ def slide_type(cell) -> str:
     if cell["cell_type"] == "code":
         if "hide" in cell.get("metadata", {}).get("tags", []):
             return "skip"
-        if shows_something(text):
+        if exercise_call(text) is None and shows_something(text):
             return "subslide"
     return "-"
 
 
+def text_length(cell) -> int:
+    """About how many characters of text the cell shows on a slide: a Markdown cell's words
+    (markup, link targets and TeX commands left out), an exercise's widget by its kind, a
+    printed table by its lines, nothing for the rest."""
+    text = _source(cell)
+    if cell["cell_type"] == "markdown":
+        text = re.sub(r"\]\([^)]*\)", "]", text)          # a link's target
+        text = re.sub(r"\\[A-Za-z]+", "x", text)         # a TeX command: one symbol
+        return len(re.sub(r"[#*_`$|{}\[\]\\^-]", "", text).strip())
+    if cell["cell_type"] == "code" and "hide" not in cell.get("metadata", {}).get("tags", []):
+        name = exercise_call(text)
+        if name is not None:
+            return WIDGET_TEXT.get(name, WIDGET_DEFAULT)
+        if shows_something(text) or "print(" in text:
+            return WIDGET_DEFAULT
+    return 0
+
+
+def shows_a_figure(cell) -> bool:
+    return cell["cell_type"] == "code" and slide_type(cell) == "subslide"
+
+
 def apply(nb: dict) -> dict:
     """``nb`` (a notebook as JSON) with slide types set by the rule; modified in place."""
+    held, figure = 0, False  # the current slide's text (characters) and whether it shows a figure
     for cell in nb["cells"]:
-        cell.setdefault("metadata", {})["slideshow"] = {"slide_type": slide_type(cell)}
+        kind = slide_type(cell)
+        if kind == "subslide" and held < SHORT and not figure:
+            kind = "-"  # the slide so far would be nearly empty: this sub-slide joins it
+        if kind in ("slide", "subslide"):
+            held, figure = 0, False
+        if kind != "skip":
+            held += text_length(cell)
+            figure = figure or shows_a_figure(cell)
+        cell.setdefault("metadata", {})["slideshow"] = {"slide_type": kind}
     nb.setdefault("metadata", {})["rise"] = dict(RISE)
     return nb
 
