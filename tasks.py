@@ -2,7 +2,7 @@
 """The workbook's commands. Each one creates or refreshes the local virtual environment
 (.venv) first, so on a fresh machine with python3 a single command does all the set-up.
 
-    python3 tasks.py lab        open the workbook in JupyterLab (notebooks/)
+    python3 tasks.py lab        open the workbook in JupyterLab (notebooks/00_index.ipynb)
                                 (and has git ignore the outputs of saved notebooks: README)
     python3 tasks.py test       run every test: unit tests and the notebooks (nbval), each notebook
                                 twice: as shipped (every exercise "not answered yet") and with every
@@ -27,6 +27,9 @@
                                 grade the submissions in DIR/submitted/, each in a sandbox
                                 (bubblewrap), into DIR's gradebook and DIR/grades-ASSIGNMENT.csv
                                 (docs/instructor.md, "Graded homework")
+    python3 tasks.py progress [STUDENT]
+                                each student's progress through the exercises (the records that
+                                JupyterLab keeps beside the notebooks, notebooks/.delaylab-work/)
     python3 tasks.py clean      remove the virtual environment and caches
     python3 tasks.py clean --cache   empty the sweep cache ($DELAYLAB_CACHE or ~/.cache/delaylab)
 
@@ -60,6 +63,27 @@ def say(msg: str) -> None:
 def run(cmd, check=True, **kw) -> None:
     say(" ".join(str(c) for c in cmd))
     subprocess.run([str(c) for c in cmd], check=check, cwd=ROOT, **kw)
+
+
+def run_with_progress(cmd, what: str, every: float = 10.0) -> None:
+    """``run(cmd)``, saying ``what`` and then, every ``every`` seconds, that it is still at it: a
+    long silent step looks like a hung one."""
+    import threading
+    import time
+
+    say(what + "…")
+    done = threading.Event()
+    started = time.monotonic()
+
+    def tick():
+        while not done.wait(every):
+            say(f"  … still {what.split(',')[0]} ({time.monotonic() - started:.0f} s)")
+
+    threading.Thread(target=tick, daemon=True).start()
+    try:
+        run(cmd)
+    finally:
+        done.set()
 
 
 def _fingerprint() -> str:
@@ -100,7 +124,8 @@ def ensure_venv(extras=("test",)) -> None:
         wanted = sorted(have | set(extras))
         run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
         run([PY, "-m", "pip", "install", "--quiet", "-e", f".[{','.join(wanted)}]" if wanted else "."], env=pip_env())
-        run([PY, "-m", "delaylab.kernels"])  # compile the numba kernels now, not at the first slider move
+        # compile the numba kernels now, not at the first slider move (about a minute on 2 cores)
+        run_with_progress([PY, "-m", "delaylab.kernels"], "compiling the numba kernels, once (about a minute)")
         STAMP.write_text("+".join([_fingerprint(), *wanted]))
         fetch_plotly_basic()
     elif not any((VENV / "share" / "delaylab").glob("plotly-basic-*.min.js")):
@@ -174,11 +199,20 @@ def cmd_lab(args) -> None:
     ensure_venv(extras=())
     configure_git_filter()
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
-    # notebooks/ unless the caller chose a folder (Jupyter refuses a second --notebook-dir)
+    # the checkout's folder, opening notebooks/00_index.ipynb (as on Binder or a hub): the notebooks'
+    # links to ../docs/readings.md then open in JupyterLab; unless the caller chose a folder (Jupyter
+    # refuses a second --notebook-dir)
     chosen = any(a.split("=", 1)[0] in ("--notebook-dir", "--ServerApp.root_dir") for a in args)
-    folder = [] if chosen else ["--notebook-dir", ROOT / "notebooks"]
-    run([PY, "-m", "jupyter", "lab", *folder, *as_root, *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")],
-        env=jupyter_env())
+    folder = [] if chosen else ["--notebook-dir", ROOT, "--LabApp.default_url=/lab/tree/notebooks/00_index.ipynb"]
+    cmd = [str(c) for c in [PY, "-m", "jupyter", "lab", *folder, *as_root,
+                            *_caller_paths(args, "--notebook-dir", "--ServerApp.root_dir")]]
+    if os.name == "posix":
+        # this process becomes JupyterLab: a SIGTERM (a service manager, `kill`, `docker stop`) reaches
+        # the server itself, which shuts its kernels down, instead of ending only this script
+        say(" ".join(cmd))
+        os.chdir(ROOT)
+        os.execve(cmd[0], cmd, jupyter_env())
+    run(cmd, env=jupyter_env())
 
 
 def apt_install(package: str, what: str) -> None:
@@ -353,6 +387,13 @@ def cmd_nbgrader(args) -> None:
     code = subprocess.run([str(GRADE_PY.parent / "nbgrader"), *rest], cwd=course, env=env).returncode
     if code:
         sys.exit(code)
+def cmd_progress(args) -> None:
+    """Each student's progress (delaylab/exercises/work.py): exercises right at the first try, right
+    later, tried, open, hints and solutions seen, per notebook."""
+    ensure_venv(extras=())
+    extra = [] if any(a.split("=", 1)[0] == "--folder" for a in args) else [
+        "--folder", ROOT / "notebooks" / ".delaylab-work"]
+    run([PY, "-m", "delaylab.exercises.work", *_caller_paths(args, "--folder"), *extra])
 
 
 def cmd_clean(args) -> None:
@@ -369,7 +410,7 @@ def cmd_clean(args) -> None:
 
 COMMANDS = {"lab": cmd_lab, "test": cmd_test, "bench": cmd_bench, "book": cmd_book, "dashboard": cmd_dashboard,
             "slides": cmd_slides, "assignment": cmd_assignment, "grade": cmd_grade, "nbgrader": cmd_nbgrader,
-            "clean": cmd_clean}
+            "progress": cmd_progress, "clean": cmd_clean}
 
 
 def main(argv) -> None:

@@ -70,9 +70,9 @@ def test_source_notebook_has_a_graded_cell_per_exercise(nb_id):
 
 
 def test_graded_mode_turns_solutions_off(monkeypatch):
-    from delaylab.exercises import ui
+    from delaylab.exercises import _core, ui
 
-    monkeypatch.setattr(ui, "_GRADED", [])
+    monkeypatch.setattr(_core, "_GRADED", [])
     assert ex.solution("01.n-tilde") == pytest.approx(2.440, abs=1e-3)
     ex.start("alice", graded=True)
     try:
@@ -88,7 +88,7 @@ def test_graded_mode_turns_solutions_off(monkeypatch):
         assert ex.record("01.window", "both-grow").feedback.message.startswith("Your prediction is recorded")
         assert "round robin" not in ex.record("01.window", "both-grow").feedback.message  # no verdict, no reasons
     finally:
-        ui._GRADED.clear()
+        _core._GRADED.clear()
         ex.start("")
 
 

@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -138,10 +139,18 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
         page = _get(f"{url}/lab", token)
         time.sleep(2)  # the kernel's own start-up lines reach the log
         output = (tmp_path / "lab.log").read_text()
+        # a SIGTERM to tasks.py alone (a service manager, `kill`) stops JupyterLab and its kernel with it
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(60)
+        deadline = time.time() + 30
+        while (_group_alive(proc.pid) or _running(f"kernel-{kernel}")) and time.time() < deadline:
+            time.sleep(0.2)
+        orphans = _group_alive(proc.pid) + _running(f"kernel-{kernel}")  # (a kernel has a session of its own)
     finally:
         _stop_group(proc)
         log.close()
         shutil.rmtree(runtime, ignore_errors=True)
+    assert not orphans, f"after a SIGTERM to tasks.py, processes of its group still run: {orphans}"
     assert connection["transport"] == "ipc" and connection["ip"].startswith(str(runtime))
     config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
                                   page, re.S).group(1))
@@ -150,6 +159,32 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
     assert f"Kernel started: {kernel}" in output
     assert "[delaylab] " in output and "-m jupyter lab " in output  # tasks.py's own line
     assert not alarming(output), alarming(output)
+
+
+def _group_alive(pgid: int) -> list:
+    """The processes of group ``pgid`` still running (their command lines), from /proc."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                alive.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:120])
+        except (OSError, IndexError, ValueError):
+            continue
+    return alive
+
+
+def _running(text: str) -> list:
+    """The processes whose command line contains ``text``."""
+    out = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            line = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in line and str(os.getpid()) != cmdline.parent.name:
+            out.append(line[:120])
+    return out
 
 
 def _stop_group(proc) -> None:

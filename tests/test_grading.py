@@ -33,6 +33,7 @@ import pytest
 
 from delaylab import exercises as ex
 from delaylab.exercises import assignment
+from delaylab.exercises import _core
 from delaylab.exercises._core import reference_code
 from delaylab.grading import function_worker as fw
 from delaylab.grading import sandbox as sb
@@ -375,7 +376,7 @@ def test_in_a_graded_release_the_check_cell_checks_the_function_as_the_grader_wi
     rebuilds it from its own cell: in a graded release the check cell says so, before the deadline."""
     from delaylab.exercises import ui
 
-    monkeypatch.setattr(ui, "_GRADED", [True])
+    monkeypatch.setattr(_core, "_GRADED", [True])
     helper_source = "def d_klucb_index(theta_hat, N_tilde, beta):\n    return helper(theta_hat, N_tilde, beta)\n"
     fb = ui.as_graded("01.d-klucb-index", helper_source)
     fn = fb if callable(fb) else None
@@ -427,9 +428,9 @@ def test_the_judge_gives_points_for_the_graders_student_and_says_why_not():
 
 # ------------------------------------------------------------------ the id typed in a graded release
 def test_on_a_hub_a_graded_release_uses_the_hub_user_and_says_so(monkeypatch):
-    from delaylab.exercises import instance, ui
+    from delaylab.exercises import instance
 
-    monkeypatch.setattr(ui, "_GRADED", [])
+    monkeypatch.setattr(_core, "_GRADED", [])
     monkeypatch.setenv("JUPYTERHUB_USER", "frank")
     try:
         started = ex.start("Frank Smith", graded=True)
@@ -442,5 +443,5 @@ def test_on_a_hub_a_graded_release_uses_the_hub_user_and_says_so(monkeypatch):
         assert "you typed" not in ex.start("Frank Smith", graded=True).html()  # no hub: the typed id is used
         assert instance.current() == "frank smith"
     finally:
-        ui._GRADED.clear()
+        _core._GRADED.clear()
         ex.start("")

@@ -36,6 +36,8 @@ CLAIMS = [
     # notebook 01
     ("01", "$(0 + 0.05 + 0.07)/3 = {}$ per step", vernade2017.round_robin_cost(), ".2f"),
     ("01", "the regret grows exactly linearly, ${}$ per step", vernade2017.round_robin_cost(), ".2f"),
+    ("01", "(here $\\tau_m = \\tau(400) = {}$)", _tau(200, 400), ".3f"),
+    ("01", "at uniform random play's expected cost, ${}$ per step on", vernade2017.round_robin_cost(), ".2f"),
     # notebook 02
     ("02", "the deviation term is still ${}$ after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
     ("02", "$0.6\\,\\tau_1(10) = {}$", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),
@@ -46,6 +48,8 @@ CLAIMS = [
     ("02", "$\\log(24\\sqrt{{29}}/0.42)/\\log\\bar T_t \\approx {}/\\log \\bar T_t",
      math.log(24 * math.sqrt(29) / 0.42), ".1f"),
     ("02", "\\ge {}$ for $\\bar T_t \\le 10^4$", math.log(24 * math.sqrt(29) / 0.42) / math.log(1e4), ".1f"),
+    # the bias term 2 n^(−a) falls fastest in n (|d/dn| = 2a n^(−a−1), largest in a) at a = 1/ln n
+    ("02", "$\\hat\\alpha = 1/\\ln T_i$ (about ${}$ for $T_i = 1500$)", 1 / math.log(1500), ".2f"),
     # notebook 03
     ("03", "$2f_{{t,\\delta}} \\approx {}$ multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
     ("03", "In $(100, 500)$, where $\\tau_m = {}$, even the algorithm", _tau(500, 100), ".2f"),
@@ -77,10 +81,23 @@ def test_a_stated_number_is_what_delaylab_computes(nb, text, value, fmt):
     assert stated in _markdown(nb), f"notebook {nb} does not say {stated!r}"
 
 
-def test_the_better_arm_looks_better_after_a_few_hundred_pulls():
-    """Notebook 02, Section 4: 'the gap 0.2 exceeds the bias of the observed means after a few hundred pulls'."""
+def test_the_observed_means_stop_misleading_early_on_figure_5_and_never_with_alpha_0_1():
+    """Notebook 02, Section 4: with a gap of 0.2 the observed means stop misleading early (under round robin,
+    after the step printed in Section 2); with α₂ = 0.1, Δ = 0.1 the better arm's expected observed mean is the
+    lower one at every step up to T = 3000, and by the estimate of Exercise 2.3 for about 8·10⁸ steps: with
+    every step lag spaced by 2 (round robin), the bias is about μ₂ t^(−α)/(1 − α), the other arm's (α = 1)
+    vanishes, so the crossing is at t = ((1 − α)(1 − μ₁/μ₂))^(−1/α)."""
     assert 100 <= manegueu2020.looks_worse_until() <= 400
-    assert "after a few hundred pulls" in _markdown("02")
+    assert manegueu2020.looks_worse_until((0.6, 0.7), (1.0, 0.1), 3000) == 3000
+    t_cross = ((1 - 0.1) * (1 - 0.6 / 0.7)) ** (-1 / 0.1)
+    assert 7.5e8 < t_cross < 8.5e8
+    # the exact expectation far beyond the horizon: still the lower one at t = 200,000
+    e = manegueu2020.expected_observed_mean((0.6, 0.7), manegueu2020.pareto_arms((1.0, 0.1)), [200_000])[0]
+    assert e[1] < e[0]
+    text = _markdown("02")
+    assert "under round robin, after the step printed in Section 2" in text
+    assert "under round robin, at every step up to $T = 3000$; by the estimate of Exercise 2.3, for about " \
+           "$8\\cdot 10^8$ steps" in text
 
 
 def test_uniform_play_regret_in_example_8():
@@ -232,8 +249,10 @@ def test_the_leak_explanation_does_not_cancel_what_differs():
     """04.leak's explanation: arm i's own rewards that leave are θ_i·E[τ], not 'as many' as arm j's θ_j·E[τ]."""
     from delaylab import exercises as ex
 
-    why = ex.explanation("04.leak", student="")
-    assert "As many" not in why and "θ_i·E[τ] of arm i's own rewards leave" in why and "(θ_j − θ_i)·E[τ]" in why
+    from delaylab.exercises.texts import to_plain
+
+    why = to_plain(ex.explanation("04.leak", student=""))
+    assert "As many" not in why and "θᵢ E[τ] of arm i's own rewards leave" in why and "(θⱼ − θᵢ) E[τ]" in why
 
 
 def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
@@ -241,8 +260,10 @@ def test_the_block_bias_diagnosis_says_theta_i_leaves_not_as_many():
     from delaylab import exercises as ex
 
     p = ex.params("04.block-bias", "")
-    msg = ex.check("04.block-bias", p["theta_j"] * (p["d"] / 2) / p["n"], student="").message
-    assert "as many" not in msg and "θ_i·E[τ] of arm i's own rewards also leave the block" in msg
+    from delaylab.exercises.texts import to_plain
+
+    msg = to_plain(ex.check("04.block-bias", p["theta_j"] * (p["d"] / 2) / p["n"], student="").message)
+    assert "as many" not in msg and "θᵢ E[τ] of arm i's own rewards also leave the block" in msg
     guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
     assert "as many of arm i's rewards leave" not in guide
 
@@ -272,6 +293,7 @@ GUIDE_CLAIMS = [
     ("the deviation term is still {} after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
     ("0.6·τ₁(10) = {}", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),
     ("0.8·τ₂(10) = {}", 0.8 * float(dl.Pareto(0.3).cdf(10)), ".2f"),
+    ("2T_i^(−α̂) falls fastest at α̂ = 1/ln T_i, about {} at T_i = 1500", 1 / math.log(1500), ".2f"),
     ("The status line gives τ_m: {}, then", _tau(100, 100), ".2f"),
     ("τ_m: 0.63, then {};", _tau(100, 20), ".2f"),
     ("shrinks by a factor {} while", _tau(100, 100) / _tau(100, 20), ".1f"),

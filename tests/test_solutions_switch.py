@@ -19,7 +19,7 @@ from traitlets import TraitError
 
 from delaylab import exercises as ex
 from delaylab.exercises import solutions
-from delaylab.exercises import ui
+from delaylab.exercises import _core, ui
 from delaylab.exercises.assignment import WEEKS, resolve
 from delaylab.serve import app, cli, pools
 from test_serve import _serve
@@ -34,7 +34,7 @@ def setting(monkeypatch):
             monkeypatch.delenv(solutions.ENV, raising=False)
         else:
             monkeypatch.setenv(solutions.ENV, value)
-    monkeypatch.setattr(ui, "_GRADED", [])
+    monkeypatch.setattr(_core, "_GRADED", [])
     return set_
 
 
@@ -65,7 +65,7 @@ def test_each_setting_shows_what_it_says(setting, value, expected):
 
 def test_a_graded_release_shows_none_whatever_the_setting(setting, monkeypatch):
     setting("all")
-    monkeypatch.setattr(ui, "_GRADED", [True])
+    monkeypatch.setattr(_core, "_GRADED", [True])
     assert not any(ui.solutions_shown(e) for e in ex.ids())
     assert ex.solution("01.n-tilde") == ui.SOLUTIONS_OFF
 

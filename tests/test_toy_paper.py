@@ -241,7 +241,9 @@ def test_a_compute_exercise_right_passes_wrong_fails_and_each_student_has_their_
     try:
         assert ex.check(eid, width(alice)).correct and "alice" in repr(started)
         checked = ex.feedback(eid, width(alice))
-        assert checked.correct and isinstance(checked.widget, W.VBox)  # the verdict, then hints in steps
+        assert checked.correct and checked.widget is None and "Right" in checked.static_html()  # no hint button
+        wrong = ex.feedback(eid, 2 * width(alice))
+        assert not wrong.correct and isinstance(wrong.widget, W.VBox)  # the verdict, then hints in steps
     finally:
         ex.start("")
 

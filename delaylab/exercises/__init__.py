@@ -17,7 +17,9 @@ The contract the notebooks and the tests use::
 too); ``ex.feedback(eid)`` is the check cell of a compute, derive or implement exercise (it grades
 the value the answer cell set when it last ran, and offers hints in steps, then the solution);
 ``ex.race(panel, eid)`` races an implement exercise's function as "your policy" in a live panel,
-on the same draws as the paper's; ``ex.table()`` lists the exercises notebook by notebook. An
+on the same draws as the paper's; ``ex.table()`` lists the exercises notebook by notebook, and
+``ex.progress()`` shows the student's progress through them (each check is kept in a file per
+student beside the notebooks, :mod:`.work`, and restored when a notebook starts again). An
 answer that is ``...`` (as shipped) is "not answered yet", so Run All works for a student who skips.
 
 A paper's module (``p01.py`` … ``p05.py``) adds its exercises with ``register(Exercise(...))``, graded
@@ -30,7 +32,7 @@ from ._core import (KINDS, Exercise, Feedback, check, explanation, get, ids, kin
                     solution_code, wrong_answers)
 from ._core import given as given_text
 from ._core import choice_grader, function_grader, number_grader, numeric, unregister  # for a paper's exercises
-from .ui import explain, feedback, heading, install_capture, predict, race, record, start, table
+from .ui import explain, feedback, heading, install_capture, predict, progress, race, record, start, table
 from .ui import show_given as given
 
 from . import p01, p02, p03, p04, p05  # noqa: E402,F401  (registration, in notebook order)
@@ -38,6 +40,6 @@ from . import p01, p02, p03, p04, p05  # noqa: E402,F401  (registration, in note
 install_capture()  # answers are taken when their cell runs (see .ui)
 
 __all__ = ["KINDS", "Exercise", "Feedback", "check", "explain", "explanation", "feedback", "get", "given",
-           "given_text", "heading", "ids", "kind", "params", "predict", "race", "record", "register", "solution",
+           "given_text", "heading", "ids", "kind", "params", "predict", "progress", "race", "record", "register", "solution",
            "solution_code", "start", "table", "wrong_answers",
            "choice_grader", "function_grader", "number_grader", "numeric", "unregister"]

@@ -141,6 +141,8 @@ class Exercise:
         explain only: what a good answer mentions (the student ticks them off).
     minutes : int
         Expected time for a student who has read the section (for the instructor's guide).
+    tolerance : (rtol, atol) or None
+        compute, derive: the precision the check wants (set by :func:`numeric`; the student is told).
     reveals : tuple of str
         predict only: the words that would give its answer away (the right outcome as the text
         would state it, e.g. "grows linearly in E[τ]"). None of them, nor the right choice's label,
@@ -169,6 +171,7 @@ class Exercise:
     given: Callable | None = None
     points: tuple = ()
     minutes: int = 10
+    tolerance: tuple | None = None
     reveals: tuple = ()
 
     @property
@@ -186,6 +189,13 @@ class Exercise:
 
 
 _REGISTRY: dict[str, Exercise] = {}
+
+#: The notebooks of the workbook (file, short title), for the lists of exercises and the progress.
+NOTEBOOKS = {"01": ("01_delayed_conversions.ipynb", "Delayed conversions"),
+             "02": ("02_arm_dependent_delays.ipynb", "Arm-dependent, heavy-tailed delays"),
+             "03": ("03_linear_delayed.ipynb", "Linear bandits, delayed and censored"),
+             "04": ("04_aggregated_anonymous.ipynb", "Delayed, aggregated, anonymous feedback"),
+             "05": ("05_adversarial_delays.ipynb", "Adversarial bandits, unrestricted delays")}
 
 
 def register(exercise: Exercise) -> Exercise:
@@ -274,6 +284,38 @@ def params(eid: str, student=None) -> dict:
     return dict(_PARAMS[key])
 
 
+#: Which solutions are shown: "off" on a student's server during homework, "lecture" on the
+#: lecturer's dashboards, ... (:mod:`delaylab.exercises.solutions`); none in a graded release.
+SOLUTIONS_ENV = "DELAYLAB_SOLUTIONS"
+SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your lecturer after the deadline."
+_GRADED: list = []  # [True] once ex.start(graded=True) ran: a graded release
+
+
+def solutions_shown(eid: str | None = None) -> bool:
+    """Whether exercise ``eid``'s solution may be shown (None: every exercise's): never in a graded
+    release, else as ``DELAYLAB_SOLUTIONS`` says (:mod:`delaylab.exercises.solutions`)."""
+    from . import solutions
+
+    return not _GRADED and solutions.shown(eid)
+
+
+def solutions_off(eid: str | None = None) -> str:
+    """What is shown instead of a solution that :func:`solutions_shown` withholds."""
+    from . import solutions
+
+    return SOLUTIONS_OFF if _GRADED else solutions.why_not(eid)
+
+
+def mark_graded() -> None:
+    """This kernel runs a graded release (``ex.start(graded=True)``): solutions off from now on."""
+    _GRADED[:] = [True]
+
+
+def graded() -> bool:
+    """Whether this kernel runs a graded release (:func:`mark_graded`)."""
+    return bool(_GRADED)
+
+
 class SolutionsOff(str):
     """What :func:`solution` returns in a graded release (``ex.start(graded=True)``)."""
 
@@ -282,8 +324,6 @@ def solution(eid: str, student=None):
     """The reference answer for ``student`` (the current one when None): a choice key, a number
     (or array), a function, or the model answer of an explain exercise. In a graded release, a
     sentence saying that solutions are off."""
-    from .ui import solutions_off, solutions_shown
-
     if not solutions_shown(eid):
         return SolutionsOff(solutions_off(eid))
     ex = get(eid)
@@ -293,16 +333,12 @@ def solution(eid: str, student=None):
 def solution_code(eid: str, student=None) -> str:
     """The answer cell filled in for ``student``, with their numbers written out. In a graded
     release, like :func:`solution`, a sentence saying that solutions are off."""
-    from .ui import solutions_off, solutions_shown
-
     return reference_code(eid, student) if solutions_shown(eid) else SolutionsOff(solutions_off(eid))
 
 
 def explanation(eid: str, student=None) -> str:
     """Why the solution is right, for ``student``'s numbers ("" if the exercise has none). In a
     graded release, a sentence saying that solutions are off."""
-    from .ui import solutions_off, solutions_shown
-
     return reference_explanation(eid, student) if solutions_shown(eid) else SolutionsOff(solutions_off(eid))
 
 
@@ -347,7 +383,7 @@ def check(eid: str, answer, student=None) -> Feedback:
         fb = wrong(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
     except Exception as exc:  # noqa: BLE001 - a check must never show a traceback
         fb = wrong(f"This answer could not be checked ({type(exc).__name__}: {short(str(exc), 120)}).")
-    if not fb.correct and fb.answered and ex.hint not in fb.message:
+    if not fb.correct and fb.answered and ex.hint not in fb.message and not fb.message.startswith("Close:"):
         fb = wrong(f"{fb.message} Hint: {ex.hint}")
     return fb
 
@@ -428,11 +464,13 @@ def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: s
     ``target(params)``.
 
     ``misconceptions(params)`` gives a list of (value, message) pairs: the typical wrong results
-    (e.g. the raw count N instead of Ñ) with what the student did; an answer there is told so.
+    (e.g. the raw count N instead of Ñ) with what the student did; an answer there is told so. An
+    answer that is none of them but within :data:`CLOSE` times the tolerance is told to give more
+    digits (0.387 for 0.38741), not that it is wrong.
     """
 
-    def close(x, goal):
-        return bool(np.all(np.isclose(x, goal, rtol=rtol, atol=atol)))
+    def close(x, goal, factor=1.0):
+        return bool(np.all(np.isclose(x, goal, rtol=factor * rtol, atol=factor * atol)))
 
     def fmt(x):
         return f"{x:.{digits}g}" if np.ndim(x) == 0 else "(" + ", ".join(f"{v:.{digits}g}" for v in np.ravel(x)) + ")"
@@ -445,9 +483,30 @@ def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: s
         for value, msg in (misconceptions(p) if misconceptions else []):
             if close(x, np.asarray(value, dtype=float).reshape(shape) if shape else float(value)):
                 return wrong(f"{fmt(x)} is not it: {msg}")
+        if close(x, goal, CLOSE):
+            return Feedback(False, f"Close: {fmt_close(x)} is near the answer, but the check wants it "
+                                   f"{wanted(rtol, atol)}. Give more digits (compute it in the cell rather than "
+                                   "copying a rounded value), or check a rounded intermediate step.")
         return wrong(f"{fmt(x)}{unit} is not it.")
 
+    def fmt_close(x):
+        return repr(float(x)) if np.ndim(x) == 0 else "(" + ", ".join(repr(float(v)) for v in np.ravel(x)) + ")"
+
     return grade
+
+
+#: an answer this many tolerances from the right one is "close: give more digits"
+CLOSE = 10.0
+
+
+def wanted(rtol: float, atol: float = 0.0) -> str:
+    """The precision a check wants, in words: "within 0.1% (4 significant digits)"."""
+    import math
+
+    if rtol <= 0:
+        return f"within {atol:g}"
+    digits = max(2, math.ceil(math.log10(5 / rtol)))
+    return f"within {100 * rtol:.2g}% ({digits} significant digits)"
 
 
 def separated(answer, others, rtol: float, factor: float = 3.0) -> bool:
@@ -472,7 +531,7 @@ def numeric(target: Callable[[dict], Any], misconceptions: Callable[[dict], list
         extra = [np.zeros(shape) if shape and np.ndim(v) == 0 else v for v in also_wrong]
         return [v for v, _ in misconceptions(p)] + extra
 
-    return {"solution": target, "accept": accept, "wrong_answers": wrong_answers,
+    return {"solution": target, "accept": accept, "wrong_answers": wrong_answers, "tolerance": (rtol, atol),
             "grade": number_grader(target, rtol=rtol, atol=atol, shape=shape, misconceptions=misconceptions, name=name)}
 
 
@@ -523,9 +582,7 @@ def function_grader(reference: Callable, inputs: Callable[[np.random.Generator],
                 same = np.isclose(got, want, rtol=rtol, atol=atol) | (
                     np.isinf(got) & np.isinf(want) & (np.sign(got) == np.sign(want)))
             if not same.all():
-                i = tuple(int(j) for j in np.argwhere(~same)[0])
-                shown = ", ".join(f"{n}={_fmt(a, i)}" for n, a in zip(_argnames(reference), args))
-                return wrong(f"Not yet: at {shown} it gives {_fmt(got, i)} instead of {_fmt(want, i)}.")
+                return wrong(counterexample(_argnames(reference), args, got, want, same, name))
         if simulate is not None:
             fb = simulate(fn)
             if fb is not None:
@@ -536,21 +593,48 @@ def function_grader(reference: Callable, inputs: Callable[[np.random.Generator],
     return grade
 
 
+def counterexample(names, args, got, want, same, name: str = "function") -> str:
+    """The first input on which the student's function differs, whole: every argument's row of the
+    run that decides it (an elimination depends on the whole row: the best active arm), the small
+    arrays in full, and the two outputs of that run side by side."""
+    i = tuple(int(j) for j in np.argwhere(~same)[0])
+    runs = want.shape[0] if want.ndim else None
+    run = i[0] if runs is not None else None
+    parts = []
+    for n, a in zip(names, args):
+        if isinstance(a, np.ndarray) and a.ndim >= 1 and runs is not None and a.shape[0] == runs and runs > 1:
+            parts.append(f"{n}[{run}] = {_show(a[run])}")
+        else:
+            parts.append(f"{n} = {_show(a)}")
+    where = f"run {run}" if runs is not None and runs > 1 else "this input"
+    g, w = (got[run], want[run]) if runs is not None and want.ndim >= 1 else (got, want)
+    differ = ""
+    if want.ndim >= 2:
+        cols = [int(k) for k in np.argwhere(~np.asarray(same[run]).reshape(-1))[:, 0]]
+        differ = f" (they differ at index {', '.join(map(str, cols[:6]))})"
+    return (f"Not yet: for {where}, with {'; '.join(parts)}, your {name} gives {_show(g)} where it should give "
+            f"{_show(w)}{differ}.")
+
+
+def _show(a, limit: int = 24) -> str:
+    """An argument or an output as the student reads it: a number, or an array in full when small."""
+    if isinstance(a, (bool, np.bool_)):
+        return str(bool(a))
+    if isinstance(a, numbers.Real):
+        return f"{a:.4g}"
+    if isinstance(a, np.ndarray):
+        if a.size > limit:
+            return f"an array of shape {a.shape}"
+        if a.dtype == bool:
+            body = np.array2string(a, separator=", ")
+        else:
+            body = np.array2string(np.asarray(a, dtype=float), separator=", ", precision=4, suppress_small=False,
+                                   formatter={"float_kind": lambda v: f"{v:.4g}"})
+        return body.replace("\n", "")
+    return short(a, 40)
+
+
 def _argnames(fn) -> list[str]:
     import inspect
 
     return list(inspect.signature(fn).parameters)
-
-
-def _fmt(a, i) -> str:
-    if isinstance(a, np.ndarray) and a.ndim == len(i):
-        v = a[i]
-    elif isinstance(a, np.ndarray) and 1 <= a.ndim <= len(i):
-        v = a[i[: a.ndim]]
-    elif isinstance(a, np.ndarray):
-        return "…"
-    else:
-        v = a
-    if isinstance(v, (bool, np.bool_)):
-        return str(bool(v))
-    return f"{v:.4g}" if isinstance(v, numbers.Real) else short(v, 20)

@@ -116,11 +116,64 @@ def _inside(frame, token: int) -> bool:
 _WATCHDOG = _Watchdog()
 
 
+class ExitCalled(SystemExit):
+    """IPython's ``exit()`` or ``quit()`` called inside a student's function (see :class:`_NoExit`)."""
+
+
+def _refuse_exit(*args, **kwargs):
+    raise ExitCalled("exit() or quit()")
+
+
+class _NoExit:
+    """While a student's function runs, IPython's ``exit()`` and ``quit()`` raise instead of asking
+    the kernel to stop. In a kernel they do not raise: they call the shell's ``ask_exit``, which
+    queues a reply that makes the front end shut the kernel down once the cell ends (and all
+    state is lost). The shell's ``ask_exit`` is replaced for the duration of the guarded calls
+    (from any thread), then restored."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved = None
+
+    def __enter__(self):
+        with self._lock:
+            if self._depth == 0:
+                shell = _shell()
+                if shell is not None and hasattr(shell, "ask_exit"):
+                    self._saved = (shell, shell.__dict__.get("ask_exit", _NoExit))
+                    shell.ask_exit = _refuse_exit
+            self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self._saved is not None:
+                shell, before = self._saved
+                if before is _NoExit:
+                    del shell.ask_exit
+                else:
+                    shell.ask_exit = before
+                self._saved = None
+        return False
+
+
+def _shell():
+    ipython = sys.modules.get("IPython")
+    get = getattr(ipython, "get_ipython", None)
+    return get() if get is not None else None
+
+
+_NO_EXIT = _NoExit()
+
+
 def _run(fn, args, seconds):
     """``fn(*args)`` under a time limit; a stop raised anywhere in here leaves through the caller's handler."""
     _token = _WATCHDOG.enter(seconds)
     try:
-        return fn(*args)
+        with _NO_EXIT:
+            return fn(*args)
     finally:
         _WATCHDOG.leave(_token)
 
@@ -130,6 +183,8 @@ def describe(exc: BaseException, name: str) -> str:
     if isinstance(exc, TimeLimit):
         return (f"your {name} was stopped after running longer than {CALL_SECONDS:g} s on one call "
                 f"(an infinite loop, or a loop over every run and arm that numpy could do at once?)")
+    if isinstance(exc, ExitCalled):
+        return f"your {name} called exit() or quit(), which would stop the kernel: return a value instead"
     if isinstance(exc, SystemExit):
         return f"your {name} called exit() (SystemExit): return a value instead"
     if isinstance(exc, KeyboardInterrupt):

@@ -42,10 +42,10 @@ def _nt_wrong(p):
         (3.0, "that is N, the raw number of pulls: a pull whose conversion could still be on its way counts only "
               "for the probability τ that its news has arrived."),
         (_nt(p, cap=False), f"this ignores the window: a conversion later than m = {p['m']} steps is never seen, "
-                            "so no lag counts beyond m (τ(min(t − 1 − s, m)))."),
+                            r"so no lag counts beyond m ($\tau(\min(t-1-s, m))$)."),
         (_nt(p, shift=1), "the lag is off by one: at the decision of step t the learner knows the conversions "
-                          "revealed by the end of step t − 1, so the lag of a pull at s is t − 1 − s."),
-        (3 * _tau(p["mu"], p["m"]), "that is τ_m·N, Discarding's count: it holds only for pulls at least m steps "
+                          "revealed by the end of step $t-1$, so the lag of a pull at s is $t-1-s$."),
+        (3 * _tau(p["mu"], p["m"]), r"that is $\tau_m N$, Discarding's count: it holds only for pulls at least m steps "
                                     "old, and your most recent pull is younger than that."),
     ]
 
@@ -61,8 +61,8 @@ def _nt_draw(d):
 def _nt_given(p):
     s = p["pulls"]
     return (f"the arm was pulled at steps s = {s[0]}, {s[1]} and {s[2]}; the learner now decides step t = {p['t']}. "
-            f"Delays are geometric with mean μ = {p['mu']}, so τ(d) = P(D ≤ d) = 1 − λ^(d+1) with "
-            f"λ = μ/(1 + μ) = {p['mu']}/{p['mu'] + 1}; the window is m = {p['m']}.")
+            rf"Delays are geometric with mean μ = {p['mu']}, so $\tau(d) = P(D \le d) = 1 - \lambda^{{d+1}}$ with "
+            rf"$\lambda = \mu/(1 + \mu) = {p['mu']}/{p['mu'] + 1}$; the window is m = {p['m']}.")
 
 
 def _nt_code(p):
@@ -76,10 +76,10 @@ def _nt_code(p):
 def _nt_explain(p):
     lags = _nt_lags(p)
     capped = [min(e, p["m"]) for e in lags]
-    terms = " + ".join(f"τ({c})" for c in capped)
+    terms = " + ".join(rf"\tau({c})" for c in capped)
     return (f"Lags at t = {p['t']}: {', '.join(map(str, lags))}; capped at m = {p['m']}: "
-            f"{', '.join(map(str, capped))}. Ñ = {terms} = {_nt(p):.4f}. Dividing the conversions seen by Ñ, not by "
-            f"N = 3, removes the bias of the pulls whose news may still come.")
+            rf"{', '.join(map(str, capped))}. $\tilde N = {terms} = {_nt(p):.4f}$. Dividing the conversions seen by "
+            r"$\tilde N$, not by $N = 3$, removes the bias of the pulls whose news may still come.")
 
 
 register(Exercise(
@@ -98,8 +98,8 @@ register(Exercise(
     **numeric(_nt, _nt_wrong, rtol=1e-3, name="n_tilde"),
     hints=("Section 2 (Counting what could have been seen): each pull counts for the probability that its "
            "conversion, if any, has been seen by now — which depends on how long ago it was made.",
-           "Ñ = Σ over the pulls s of τ(min(t − 1 − s, m)), with τ(d) = 1 − λ^(d+1): compute each lag t − 1 − s, "
-           "cap it at m, and add the three τ's."),
+           r"$\tilde N = \sum_s \tau(\min(t-1-s, m))$ over the pulls s, with $\tau(d) = 1 - \lambda^{d+1}$: compute "
+           r"each lag $t-1-s$, cap it at m, and add the three values of τ."),
     explanation=_nt_explain,
 ))
 
@@ -113,13 +113,13 @@ def _pending(p):
 def _pending_wrong(p):
     lam, r, K = _lam(p["mu"]), p["r"], p["K"]
     return [
-        (float(p["mu"]), "that is the limit for an arm pulled at EVERY step (λ/(1 − λ) = μ); this arm is pulled "
+        (float(p["mu"]), r"that is the limit for an arm pulled at EVERY step ($\lambda/(1-\lambda) = \mu$); this arm is pulled "
                          f"every {K} steps."),
         (lam ** r / (1 - lam ** K), "the lag is off by one: a pull of lag e is still pending with probability "
-                                    "P(D > e) = λ^(e+1), not λ^e."),
+                                    r"$P(D > e) = \lambda^{e+1}$, not $\lambda^e$."),
         (lam ** (r + 1) / (1 - lam), f"this sums over every lag r, r + 1, r + 2, …; the arm's pulls are {K} steps "
                                      f"apart: lags r, r + {K}, r + {2 * K}, …"),
-        (p["mu"] / K, "a share 1/K of μ is a guess, not the sum: write N − Ñ as a sum over the arm's pulls."),
+        (p["mu"] / K, r"a share 1/K of μ is a guess, not the sum: write $N - \tilde N$ as a sum over the arm's pulls."),
     ]
 
 
@@ -138,7 +138,7 @@ register(Exercise(
     stub=("# ✎ Exercise 1.2: the limit of N − Ñ as t → ∞, for YOUR numbers (derive it on paper first).\n"
           "pending = ...\n"),
     solution_code=lambda p: (f"lam = {p['mu']} / {p['mu'] + 1}                  # λ = μ/(1 + μ)\n"
-                             f"# lags r, r + K, r + 2K, …: N − Ñ = Σ_j P(D > r + jK) = Σ_j λ^(r + jK + 1)\n"
+                             f"# lags r, r + K, r + 2K, …: a geometric series (see the explanation)\n"
                              f"pending = lam ** ({p['r']} + 1) / (1 - lam ** {p['K']})   # a geometric series\n"),
     draw=_pending_draw,
     default={"K": 3, "mu": 10, "r": 0},
@@ -146,14 +146,17 @@ register(Exercise(
                      f"mean μ = {p['mu']} and no window. At the decision, this arm's most recent pull has lag "
                      f"t − 1 − s = {p['r']}, the one before lag {p['r'] + p['K']}, and so on."),
     **numeric(_pending, _pending_wrong, rtol=1e-3, name="pending"),
-    hints=("Section 2, after Exercise 1.1: N − Ñ is the weight O still pending — each past pull counts for the "
-           "probability P(D > lag) that its news has not arrived yet.",
-           "P(D > e) = λ^(e+1) with λ = μ/(1 + μ), and the arm's lags are r, r + K, r + 2K, …: the sum is a "
-           "geometric series, Σ_j x^j = 1/(1 − x) for |x| < 1."),
-    explanation=lambda p: (f"N − Ñ = Σ_j P(D > r + jK) = Σ_j λ^(r + jK + 1) = λ^(r+1)/(1 − λ^K) = {_pending(p):.4f} "
-                           f"(λ = {_lam(p['mu']):.4f}). It does not grow with t: the recursion O ← λ(O + 1{{A_t = k}}) "
-                           "of Eq. (6) keeps exactly this weight up to date in O(1) per step. For an arm pulled at "
-                           "every step (K = 1) it is λ/(1 − λ) = μ, the mean delay."),
+    hints=(r"Section 2, after Exercise 1.1: $N - \tilde N$ is the weight O still pending — each past pull counts for "
+           r"the probability $P(D > \text{lag})$ that its news has not arrived yet.",
+           r"$P(D > e) = \lambda^{e+1}$ with $\lambda = \mu/(1 + \mu)$, and the arm's lags are r, r + K, r + 2K, …: the "
+           r"sum is a geometric series, $\sum_j x^j = 1/(1 - x)$ for $|x| < 1$."),
+    explanation=lambda p: (r"$N - \tilde N = \sum_j P(D > r + jK) = \sum_j \lambda^{r + jK + 1} = "
+                           rf"\lambda^{{r+1}}/(1 - \lambda^K) = {_pending(p):.4f}$ "
+                           rf"($\lambda = {_lam(p['mu']):.4f}$). It does not grow with t: the recursion "
+                           r"$O \leftarrow \lambda(O + \mathbb{1}\{A_t = k\})$ "
+                           r"(the paper's Eq. 6, in our timing: the pull just made is pending with probability "
+                           r"$\lambda$) keeps exactly this weight up to date in O(1) per step. For an arm pulled at "
+                           r"every step ($K = 1$) it is $\lambda/(1 - \lambda) = \mu$, the mean delay."),
 ))
 
 
@@ -175,25 +178,28 @@ register(Exercise(
     },
     solution="discarding-grows",
     grade=choice_grader("discarding-grows", {
-        "both-shrink": f"A larger window does show more conversions (τ_m rises from {_TAU_1000:.2f} to "
+        "both-shrink": rf"A larger window does show more conversions ($\tau_m$ rises from {_TAU_1000:.2f} to "
                        f"{_TAU_2000:.2f}), but Discarding uses only pulls at least m steps old: for its first "
                        f"m = {2 * WINDOW} steps it has no index and plays round robin, {_RR_COST:.2f} regret per step "
-                       "on θ_L.",
+                       r"on $\theta_L$.",
         "discarding-grows": f"Discarding plays round robin until its pulls are m steps old: with m = {2 * WINDOW} "
                             f"that is {_RR_COST:.2f} × {2 * WINDOW} = {_RR_COST * 2 * WINDOW:.0f} regret before it "
-                            "learns anything. D-KLUCB uses every pull from the start; τ_m rises from "
+                            r"learns anything. D-KLUCB uses every pull from the start; $\tau_m$ rises from "
                             f"{_TAU_1000:.2f} to {_TAU_2000:.2f}, so it sees a few more conversions and its regret "
                             "barely moves.",
-        "both-grow": "D-KLUCB does not wait: it divides by Ñ and uses every pull from the first step, so a longer "
+        "both-grow": r"D-KLUCB does not wait: it divides by $\tilde N$ and uses every pull from the first step, so a longer "
                      "window only shows it more conversions.",
         "dklucb-grows": "It is the other way round: Discarding waits m steps before it has an index.",
     }),
     hints=("Section 3 (The algorithms): which pulls does each policy use at step t, and what does Discarding do "
            "before any pull is m steps old?",
-           f"Round robin on θ_L costs the mean gap, {_RR_COST:.2f} per step; τ_m = P(D ≤ m) changes little "
-           f"between m = {WINDOW} and {2 * WINDOW}."),
+           rf"Round robin on $\theta_L$ costs the mean gap, {_RR_COST:.2f} per step. $\tau_m = P(D \le m)$ rises "
+           f"from {_TAU_1000:.2f} to {_TAU_2000:.2f} between m = {WINDOW} and {2 * WINDOW}: how much more does a "
+           "policy that uses every pull from the start then see?"),
     explanation="Move the window slider from 1000 to 2000 in the panel below and read the two curves at T.",
     wrong_answers=["both-shrink", "both-grow", "dklucb-grows"],
+    reveals=("grows a lot", "barely changes", "barely moves", "twice as high", "round robin for 2000",
+             "for its first m = 2000 steps", "doubling the window hurts discarding"),
 ))
 
 
@@ -217,10 +223,10 @@ _KL_CODE = '''def d_klucb_index(theta_hat, N_tilde, beta):
     def d_pois(p, q):                                   # p log(p/q) + q − p, with 0·log 0 = 0
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(p > 0, p * np.log(p / q), 0.0) + q - p
-    lo = np.minimum(theta_hat, 1.0)                     # q = θ̂ is always allowed (d_Pois = 0)
+    lo = np.minimum(theta_hat, 1.0)                     # q = theta_hat is always allowed (d_Pois = 0)
     hi = np.ones_like(lo)
     top = N_tilde * d_pois(theta_hat, hi) <= beta       # q = 1 allowed: the index is 1
-    for _ in range(60):                                 # bisection: d_Pois(θ̂, q) grows with q ≥ θ̂
+    for _ in range(60):                                 # bisection: d_Pois grows with q >= theta_hat
         mid = (lo + hi) / 2
         ok = N_tilde * d_pois(theta_hat, mid) <= beta
         lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
@@ -271,7 +277,9 @@ register(Exercise(
     title="The D-KLUCB index, raced in the live panel",
     answer_name="d_klucb_index",
     stub=("def d_klucb_index(theta_hat, N_tilde, beta):\n"
-          "    \"\"\"D-KLUCB's index for every run and arm: the largest q in [θ̂, 1] with Ñ·d_Pois(θ̂, q) ≤ β.\n"
+          "    \"\"\"D-KLUCB's index for every run and arm: the largest q in [theta_hat, 1] with\n"
+          "    N_tilde * d_Pois(theta_hat, q) <= beta, and theta_hat itself where theta_hat >= 1\n"
+          "    (possible, since N_tilde < N).\n"
           "    theta_hat, N_tilde: arrays of shape (runs, arms), N_tilde > 0; beta: β(t) = log t, a number.\"\"\"\n"
           "    # your code here (all runs and arms at once)\n"
           "    return ...\n"),
@@ -279,15 +287,17 @@ register(Exercise(
     solution=d_klucb_index,
     grade=function_grader(lambda theta_hat, N_tilde, beta: klucb_poisson(theta_hat, N_tilde, beta),
                           _kl_inputs, rtol=0, atol=1e-6, simulate=_kl_race, name="d_klucb_index"),
-    hints=("Section 3's table: the index is the largest q between θ̂ and 1 whose Poisson divergence from θ̂, "
-           "times Ñ, stays below β(t); above θ̂ that divergence grows with q, so the allowed q form an interval.",
-           "Bisection for all runs and arms at once: lo = θ̂ (always allowed), hi = 1 (check first whether q = 1 is "
-           "allowed); halve [lo, hi] about 50 times, keeping lo allowed. d_Pois(p, q) = p log(p/q) + q − p, with "
-           "0·log 0 = 0 when θ̂ = 0; where θ̂ ≥ 1 the index is θ̂."),
-    explanation=("Bisection works because q ↦ d_Pois(θ̂, q) is increasing on [θ̂, ∞): the set of allowed q is the "
-                 "interval [θ̂, index]. delaylab solves the same equation with three Newton steps "
+    hints=(r"Section 3's table: the index is the largest q between $\hat\theta$ and 1 whose Poisson divergence from "
+           r"$\hat\theta$, times $\tilde N$, stays below $\beta(t)$; above $\hat\theta$ that divergence grows with q, so "
+           "the allowed q form an interval.",
+           r"Bisection for all runs and arms at once: lo = $\hat\theta$ (always allowed), hi = 1 (check first whether "
+           r"$q = 1$ is allowed); halve [lo, hi] about 50 times, keeping lo allowed. "
+           r"$d_{\mathrm{Pois}}(p, q) = p\log(p/q) + q - p$, with $0\cdot\log 0 = 0$ when $\hat\theta = 0$; where "
+           r"$\hat\theta \ge 1$ the index is $\hat\theta$."),
+    explanation=(r"Bisection works because $q \mapsto d_{\mathrm{Pois}}(\hat\theta, q)$ is increasing on "
+                 r"$[\hat\theta, \infty)$: the set of allowed q is the interval $[\hat\theta, \text{index}]$. delaylab solves the same equation with three Newton steps "
                  "(delaylab.indices.klucb_poisson); both agree to 1e-10. The Poisson divergence, not the Bernoulli "
-                 "one, is what Lemma 13 makes valid for sums of Bernoulli variables with different rates τθ."),
+                 r"one, is what Lemma 13 makes valid for sums of Bernoulli variables with different rates $\tau\theta$."),
     wrong_answers=[
         lambda theta_hat, N_tilde, beta: np.zeros_like(theta_hat),
         lambda theta_hat, N_tilde, beta: klucb_bernoulli(np.minimum(theta_hat, 1.0), N_tilde, beta),  # Bernoulli
@@ -309,16 +319,17 @@ def _lb_wrong(p):
     gap = p["best"] - p["other"]
     return [
         (bounds.lai_robbins_slope(th), "that is Lai & Robbins' constant (Theorem 4, uncensored): with a window, only "
-                                       "a share τ_m of the conversions is ever seen, so the divergence is between "
-                                       "τ_mθ_k and τ_mθ*."),
-        (bounds.censored_slope(th, tm, paper_regret=True), "that is the paper's constant for its own regret L(T), "
-                                                           "whose terms carry a factor τ_m; the panel plots the "
-                                                           "pseudo-regret Σ Δ (no factor τ_m)."),
+                                       r"a share $\tau_m$ of the conversions is ever seen, so the divergence is between "
+                                       r"$\tau_m\theta_k$ and $\tau_m\theta^*$."),
+        (bounds.censored_slope(th, tm, paper_regret=True), "that is Theorem 3's constant as printed, for the paper's "
+                                                           r"own regret L(T), whose terms carry a factor $\tau_m$; this "
+                                                           r"exercise asks for the slope of the pseudo-regret "
+                                                           r"$\sum\Delta$ (no factor $\tau_m$), the one the panel draws."),
         (gap / float(kl_bernoulli(tm * p["best"], tm * p["other"])), "the divergence's arguments are swapped: "
-                                                                     "d(τ_mθ_k, τ_mθ*), the suboptimal arm first."),
+                                                                     r"$d(\tau_m\theta_k, \tau_m\theta^*)$, the suboptimal arm first."),
         (1 / float(kl_bernoulli(tm * p["other"], tm * p["best"])), "that is the number of pulls per log T of the "
                                                                    "suboptimal arm; the regret multiplies it by the "
-                                                                   f"gap Δ = {gap:g}."),
+                                                                   rf"gap $\Delta = {gap:g}$."),
     ]
 
 
@@ -333,9 +344,9 @@ register(Exercise(
     kind="compute",
     stars=2,
     minutes=12,
-    title="The constant of Theorem 3's lower bound",
+    title="The slope of the censored lower bound",
     answer_name="slope_c",
-    stub=("# ✎ Exercise 1.5: the constant c of Theorem 3 for YOUR numbers (shown above).\n"
+    stub=("# ✎ Exercise 1.5: the slope c of the censored lower bound for the PSEUDO-REGRET, for YOUR numbers.\n"
           "# dl.Geometric(mean=μ).cdf(m) gives τ_m; dl.indices.kl_bernoulli(p, q) the divergence d(p, q).\n"
           "slope_c = ...\n"),
     solution_code=lambda p: (f"tau_m = dl.Geometric(mean={p['mu']}).cdf({p['m']})      # P(D ≤ m) ≈ "
@@ -348,24 +359,29 @@ register(Exercise(
                      f"window m = {p['m']}."),
     **numeric(_lb, _lb_wrong, rtol=2e-3, name="slope_c"),
     hints=("Section 5 (the lower bounds): in the censored model (Theorem 3) the divergence is taken between the "
-           "scaled rates, and each suboptimal pull costs its gap.",
-           "c = Σ_k Δ_k / d(τ_mθ_k, τ_mθ*) with τ_m = P(D ≤ m), d the Bernoulli divergence, the suboptimal arm "
-           "first; here one suboptimal arm."),
-    explanation=lambda p: (f"τ_m = P(D ≤ {p['m']}) = {_tau(p['mu'], p['m']):.3f}, and c = Δ/d(τ_m·{p['other']}, "
-                           f"τ_m·{p['best']}) = {_lb(p):.3f}, above the uncensored "
-                           f"{bounds.lai_robbins_slope((p['best'], p['other'])):.3f}: censoring makes the problem "
-                           "harder. This is an asymptotic slope (T → ∞): at the panel's horizons the curves may lie "
-                           "below c·log T."),
+           "scaled rates, and each suboptimal pull costs its gap in the pseudo-regret.",
+           r"$c = \sum_k \Delta_k / d(\tau_m\theta_k, \tau_m\theta^*)$ with $\tau_m = P(D \le m)$, d the Bernoulli "
+           r"divergence, the suboptimal arm first; here one suboptimal arm. No factor $\tau_m$ in front: that one "
+           "belongs to the paper's regret L(T)."),
+    explanation=lambda p: (rf"$\tau_m = P(D \le {p['m']}) = {_tau(p['mu'], p['m']):.3f}$, and "
+                           rf"$c = \Delta/d(\tau_m \cdot {p['other']}, \tau_m \cdot {p['best']}) = {_lb(p):.3f}$, above "
+                           f"the uncensored {bounds.lai_robbins_slope((p['best'], p['other'])):.3f}: censoring makes "
+                           r"the problem harder. Theorem 3 as printed multiplies each term by $\tau_m$ (here "
+                           f"{bounds.censored_slope((p['best'], p['other']), _tau(p['mu'], p['m']), paper_regret=True):.3f}"
+                           ") because the paper's regret L(T) counts only the conversions seen. This is an asymptotic "
+                           r"slope ($T \to \infty$): at the panel's horizons the curves may lie below $c\log T$."),
 ))
 
 
 # ---------------------------------------------------------------- 1.6 explain: why a window changes the difficulty
-_WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information, by an "
-               "amount that does not grow with T, so after log T-many pulls the learner knows as much as without "
-               "delays — an additive cost, invisible in the log T slope. With a window, a share 1 − τ_m of the "
-               "conversions is lost for good: each pull only tells about the rate τ_m·θ, and the rates τ_mθ_k and "
-               "τ_mθ* are closer in divergence than θ_k and θ*, so each suboptimal arm needs more pulls, "
-               "log T / d(τ_mθ_k, τ_mθ*).")
+_WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information. With a "
+               r"finite mean delay $\mu$, the pulls whose news is still pending weigh at most $\mu$ in total "
+               r"($\sum_e P(D > e) = E[D]$), a number that does not grow with T: the learner knows as much as one "
+               r"without delays that made about $\mu$ fewer pulls — an additive cost, invisible in the $\log T$ slope. "
+               r"With a window, a share $1 - \tau_m$ of the conversions is lost for good: each pull only tells about "
+               r"the rate $\tau_m\theta$, and the rates $\tau_m\theta_k$ and $\tau_m\theta^*$ are closer in "
+               r"divergence than $\theta_k$ and $\theta^*$, so each suboptimal arm needs more pulls, "
+               r"$\log T / d(\tau_m\theta_k, \tau_m\theta^*)$.")
 
 register(Exercise(
     id="01.why-window",
@@ -376,8 +392,9 @@ register(Exercise(
     solution=_WHY_WINDOW,
     points=("without a window, delays postpone the information but every conversion arrives",
             "the postponement is a constant that does not grow with T (an additive cost)",
-            "with a window, a share 1 − τ_m of the conversions is lost for good: a pull tells only about τ_m·θ",
-            "scaled rates are harder to tell apart: more pulls, log T / d(τ_mθ_k, τ_mθ*)"),
+            r"with a window, a share $1 - \tau_m$ of the conversions is lost for good: a pull tells only about "
+            r"$\tau_m\theta$",
+            r"scaled rates are harder to tell apart: more pulls, $\log T / d(\tau_m\theta_k, \tau_m\theta^*)$"),
     hints=("Section 5: compare what a pull eventually tells the learner with and without a window.",
            "Without a window: everything arrives, only later. With one: what fraction arrives, and what does the "
            "divergence between the scaled rates do to the number of pulls needed?"),

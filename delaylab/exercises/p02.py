@@ -44,16 +44,18 @@ register(Exercise(
                  f"t = {_UNTIL}.",
         "equal": "The bias depends on each arm's own delay law: arm 2's heavier tail (α = 0.3) hides many more of "
                  "its conversions than arm 1's (α = 1).",
-        "zero": f"A Pareto delay is often short (P(D ≤ 1) = {float(Pareto(0.3).cdf(1)):.2f} even for α = 0.3): "
+        "zero": rf"A Pareto delay is often short ($P(D \le 1) = {float(Pareto(0.3).cdf(1)):.2f}$ even for α = 0.3): "
                 "conversions trickle in from the start.",
     }),
     hints=("Section 2 (What the learner estimates): the observed mean divides the conversions seen so far by all "
            "the pulls, and how many have been seen depends on each arm's own delays.",
-           "E μ̂_i(t) = μ_i times the average over arm i's pulls of τ_i(t − 1 − s): compare that share for a tail "
-           "index 1 and for 0.3."),
+           r"$\mathbb{E}\,\hat\mu_i(t)$ is $\mu_i$ times the average over arm i's pulls of $\tau_i(t-1-s)$: compare "
+           "that share for a tail index 1 and for 0.3."),
     explanation=f"The expected observed means at t = {_AT} are {_LOOKS[0]:.2f} (arm 1) and {_LOOKS[1]:.2f} (arm 2): "
                 "see the figure below.",
     wrong_answers=["better", "equal", "zero"],
+    reveals=("looks worse", "better arm looks worse", "the lower observed mean", "arm 1 looks better",
+             "worse arm looks better"),
 ))
 
 
@@ -72,11 +74,12 @@ def _bias_wrong(p):
         (float(law.sf(lags).mean()), "that is the share of conversions still on their way; the bias is μ times that "
                                      "share (only pulls that convert can be missing)."),
         (float(mu * law.sf(lags + 1).mean()), "the lags are off by one: at the decision of step t the learner knows "
-                                              "what was revealed by the end of step t − 1, so the lag of a pull at s "
-                                              f"is t − 1 − s (0 for the pull at s = {n})."),
-        (2 * n ** -min(a, 0.5), "that is Theorem 1's worst-case bound 2·T_i^(−(α∧1/2)), which holds for every law of "
-                                "Assumption 1; the bias of this arm is smaller."),
-        (float(mu * (1 - law.sf(lags).mean())), "that is E[μ̂], the observed mean itself; the bias is μ − E[μ̂]."),
+                                              r"what was revealed by the end of step $t-1$, so the lag of a pull at s "
+                                              f"is $t-1-s$ (0 for the pull at s = {n})."),
+        (2 * n ** -min(a, 0.5), r"that is Theorem 1's worst-case bound $2T_i^{-(\alpha\wedge 1/2)}$, which holds for "
+                                "every law of Assumption 1; the bias of this arm is smaller."),
+        (float(mu * (1 - law.sf(lags).mean())), r"that is $\mathbb{E}[\hat\mu]$, the observed mean itself; the bias is "
+                                                r"$\mu - \mathbb{E}[\hat\mu]$."),
     ]
 
 
@@ -87,22 +90,26 @@ register(Exercise(
     minutes=10,
     title="The bias of the observed mean",
     answer_name="bias",
-    stub=("# ✎ Exercise 2.2: μ − E[μ̂] for YOUR numbers (shown above); numpy is fine.\n"
+    stub=("# ✎ Exercise 2.2: mu - E[mu_hat] for YOUR numbers (shown above); numpy is fine.\n"
           "bias = ...\n"),
     solution_code=lambda p: (f"lags = np.arange({p['n']})                     # t − 1 − s for s = {p['n']}, …, 1\n"
                              f"bias = {p['mu']} * np.mean((1.0 + lags) ** -{p['alpha']})   # ≈ {_bias(p):.4f}\n"),
     draw=lambda d: {"mu": d.grid(0.5, 0.95, 0.01), "alpha": d.grid(0.15, 0.6, 0.01), "n": d.integer(6, 16)},
     default={"mu": 0.8, "alpha": 0.3, "n": 10},
-    given=lambda p: (f"an arm with μ = {p['mu']} and Pareto delays, P(D > u) = (1 + u)^(−{p['alpha']}) for "
+    given=lambda p: (rf"an arm with μ = {p['mu']} and Pareto delays, $P(D > u) = (1 + u)^{{-{p['alpha']}}}$ for "
                      f"u = 0, 1, 2, …, was pulled at every step s = 1, …, {p['n']}; the learner now decides step "
-                     f"t = {p['n'] + 1}. By how much is its observed mean too low on average, μ − E[μ̂(t)]?"),
+                     rf"t = {p['n'] + 1}. By how much is its observed mean too low on average, "
+                     r"$\mu - \mathbb{E}[\hat\mu(t)]$?"),
     **numeric(_bias, _bias_wrong, rtol=1e-3, name="bias"),
-    hints=("Section 2: the formula for E μ̂_i(t) — which share of the pulls can have shown their conversion by now?",
-           "μ − E μ̂ = (μ/T_i)·Σ_s P(D > t − 1 − s): here the lags are 0, 1, …, n − 1 and P(D > u) = (1 + u)^(−α)."),
-    explanation=lambda p: (f"Lags 0 … {p['n'] - 1}: μ − E μ̂ = {p['mu']} × mean((1 + u)^(−{p['alpha']})) = "
-                           f"{_bias(p):.4f}, so μ̂ ≈ {p['mu'] - _bias(p):.3f} on average after {p['n']} pulls. "
-                           f"Theorem 1's bound 2·{p['n']}^(−{min(p['alpha'], 0.5)}) = "
-                           f"{2 * p['n'] ** -min(p['alpha'], 0.5):.3f} is a worst case over all laws with this tail."),
+    hints=(r"Section 2: the formula for $\mathbb{E}\,\hat\mu_i(t)$ — which share of the pulls can have shown their "
+           "conversion by now?",
+           r"$\mu - \mathbb{E}\,\hat\mu = \frac{\mu}{T_i}\sum_s P(D > t-1-s)$: here the lags are 0, 1, …, n − 1 and "
+           r"$P(D > u) = (1 + u)^{-\alpha}$."),
+    explanation=lambda p: (rf"Lags 0 … {p['n'] - 1}: $\mu - \mathbb{{E}}\,\hat\mu = {p['mu']} \times "
+                           rf"\operatorname{{mean}}_u (1 + u)^{{-{p['alpha']}}} = {_bias(p):.4f}$, so "
+                           rf"$\hat\mu \approx {p['mu'] - _bias(p):.3f}$ on average after {p['n']} pulls. "
+                           rf"Theorem 1's bound $2 \cdot {p['n']}^{{-{min(p['alpha'], 0.5)}}} = "
+                           f"{2 * p['n'] ** -min(p['alpha'], 0.5):.3f}$ is a worst case over all laws with this tail."),
 ))
 
 
@@ -114,10 +121,11 @@ def _rate(p):
 def _rate_wrong(p):
     mu, a = p["mu"], p["alpha"]
     return [
-        (mu / a, "the integral of x^(−α) is x^(1−α)/(1 − α), not x^(1−α)/α."),
+        (mu / a, r"the integral of $x^{-\alpha}$ is $x^{1-\alpha}/(1-\alpha)$, not $x^{1-\alpha}/\alpha$."),
         (1 / (1 - a), "only the pulls that convert can be missing: the bias carries the factor μ."),
-        (mu, "the sum Σ v^(−α) up to T grows like T^(1−α)/(1 − α): the factor 1/(1 − α) does not vanish."),
-        (mu * (1 - a), "the factor is 1/(1 − α), from the integral of x^(−α), not 1 − α."),
+        (mu, r"the sum $\sum_{v \le T} v^{-\alpha}$ grows like $T^{1-\alpha}/(1-\alpha)$: the factor "
+             r"$1/(1-\alpha)$ does not vanish."),
+        (mu * (1 - a), r"the factor is $1/(1-\alpha)$, from the integral of $x^{-\alpha}$, not $1-\alpha$."),
     ]
 
 
@@ -128,28 +136,32 @@ register(Exercise(
     minutes=25,
     title="How fast the bias of the observed mean vanishes",
     answer_name="bias_limit",
-    stub=("# ✎ Exercise 2.3: the limit of T^α · (μ − E[μ̂(T)]) as T → ∞, for YOUR numbers (derive it first).\n"
+    stub=("# ✎ Exercise 2.3: the limit of T**alpha * (mu - E[mu_hat(T)]) as T → ∞, for YOUR numbers (derive it first).\n"
           "bias_limit = ...\n"),
-    solution_code=lambda p: ("# b(T) = (μ/T)·Σ_{v=1}^{T} v^(−α) and Σ_{v=1}^{T} v^(−α) ≈ T^(1−α)/(1 − α) (α < 1),\n"
-                             "# so T^α · b(T) → μ/(1 − α)\n"
+    solution_code=lambda p: ("# T**alpha * b(T) tends to mu / (1 - alpha): the derivation is below\n"
                              f"bias_limit = {p['mu']} / (1 - {p['alpha']})\n"),
     draw=lambda d: {"mu": d.grid(0.3, 0.95, 0.01), "alpha": d.grid(0.1, 0.8, 0.01)},
     default={"mu": 0.8, "alpha": 0.3},
-    given=lambda p: (f"an arm with μ = {p['mu']} and Pareto delays, P(D > u) = (1 + u)^(−α) with α = {p['alpha']}, "
-                     f"is pulled at every step s = 1, …, T; b(T) = μ − E[μ̂] at the decision of step T + 1."),
+    given=lambda p: (rf"an arm with μ = {p['mu']} and Pareto delays, $P(D > u) = (1 + u)^{{-\alpha}}$ with "
+                     f"α = {p['alpha']}, is pulled at every step s = 1, …, T; "
+                     r"$b(T) = \mu - \mathbb{E}[\hat\mu]$ at the decision of step T + 1."),
     **numeric(_rate, _rate_wrong, rtol=1e-3, name="bias_limit"),
-    hints=("Section 2's formula for E μ̂_i(t), with every step a pull: b(T) is μ times the average of "
-           "P(D > lag) over the lags 0, …, T − 1.",
-           "With v = lag + 1, b(T) = (μ/T)·Σ_{v=1}^{T} v^(−α); compare the sum with ∫_1^T x^(−α) dx = "
-           "(T^(1−α) − 1)/(1 − α), then multiply by T^α and let T → ∞."),
-    explanation=lambda p: (f"T^α·b(T) → μ/(1 − α) = {_rate(p):.4f}. So the observed mean's bias vanishes like "
-                           f"T^(−α) = T^(−{p['alpha']}): for α < 1/2 more slowly than the statistical error "
-                           "T^(−1/2). That is why Theorem 1 pays 2·T_i^(−(α∧1/2)), and why tails with α < 1/2 "
+    hints=(r"Section 2's formula for $\mathbb{E}\,\hat\mu_i(t)$, with every step a pull: b(T) is μ times the average "
+           r"of $P(D > \text{lag})$ over the lags 0, …, T − 1.",
+           r"With $v = \text{lag} + 1$, $b(T) = \frac{\mu}{T}\sum_{v=1}^{T} v^{-\alpha}$; compare the sum with "
+           r"$\int_1^T x^{-\alpha}\,dx = \frac{T^{1-\alpha} - 1}{1-\alpha}$, then multiply by $T^\alpha$ and let "
+           r"$T \to \infty$."),
+    explanation=lambda p: (r"$b(T) = \frac{\mu}{T}\sum_{v=1}^{T} v^{-\alpha}$ and "
+                           r"$\sum_{v=1}^{T} v^{-\alpha} \approx \frac{T^{1-\alpha}}{1-\alpha}$ for $\alpha < 1$, so "
+                           rf"$T^\alpha b(T) \to \mu/(1-\alpha) = {_rate(p):.4f}$. So the observed mean's bias "
+                           rf"vanishes like $T^{{-\alpha}} = T^{{-{p['alpha']}}}$: for $\alpha < 1/2$ more slowly than "
+                           r"the statistical error $T^{-1/2}$. That is why Theorem 1 pays "
+                           r"$2T_i^{-(\alpha\wedge 1/2)}$, and why tails with $\alpha < 1/2$ "
                            "change the rate of the regret (Theorems 3–4)."),
 ))
 
 
-# ---------------------------------------------------------------- 2.4 predict: the choice of α̂ (Section 3)
+# ---------------------------------------------------------------- 2.4 predict: the choice of alpha-hat (Section 3)
 _FIG2_T = 3000
 _BIAS_AT_T = {a: 2 * _FIG2_T ** -min(a, 0.5) for a in (0.1, 0.5)}
 _DEV_AT_T = float(np.sqrt(2 * log_term(2, _FIG2_T) / _FIG2_T))
@@ -168,28 +180,36 @@ register(Exercise(
     },
     solution="u-shaped",
     grade=choice_grader("u-shaped", {
-        "decreasing": "Up to a point: beyond min α_i = 0.3 the bias term no longer covers the conversions of the "
-                      "heavier-tailed arm still on their way, and the index can trust a mean that is biased low.",
-        "increasing": "A small α̂ is valid for every tail, but it pays a bias term 2·T_i^(−α̂) that stays large for "
-                      "a long time: the policy keeps exploring the worse arm.",
-        "u-shaped": "Too small an α̂ over-pays the bias (more exploration), too large an α̂ under-pays it; the paper "
-                    "finds the bottom near α̂ = min α_i = 0.3. Figure 2 below measures how deep the U is.",
-        "flat": f"At T = {_FIG2_T} the bias term is still {_BIAS_AT_T[0.1]:.2f} after {_FIG2_T} pulls for α̂ = 0.1, "
-                f"against {_BIAS_AT_T[0.5]:.2f} for α̂ = 0.5 (and a deviation term of {_DEV_AT_T:.2f}): α̂ matters for "
-                "the whole horizon.",
+        "decreasing": r"Up to a point: beyond $\min_i \alpha_i = 0.3$ the bias term no longer covers the conversions "
+                      "of the heavier-tailed arm still on their way, and the index can trust a mean that is biased low.",
+        "increasing": r"Only beyond a point: a small $\hat\alpha$ is valid for every tail, but its bias term "
+                      r"$2T_i^{-\hat\alpha}$ stays large and nearly flat in $T_i$ for a long time, which costs regret "
+                      "too (the paper reads it as exploring too much). Figure 2 below measures both ends.",
+        "u-shaped": r"That is what the paper reports: too small an $\hat\alpha$ over-pays the bias, too large an "
+                    r"$\hat\alpha$ under-pays it, with the bottom near $\hat\alpha = \min_i \alpha_i = 0.3$. Figure 2 "
+                    "below measures how deep the U is on this instance, and where it lies against uniform random play.",
+        "flat": rf"At T = {_FIG2_T} the bias term is still {_BIAS_AT_T[0.1]:.2f} after {_FIG2_T} pulls for "
+                rf"$\hat\alpha = 0.1$, against {_BIAS_AT_T[0.5]:.2f} for $\hat\alpha = 0.5$ (and a deviation term of "
+                rf"{_DEV_AT_T:.2f}): $\hat\alpha$ changes the index for the whole horizon.",
     }),
-    hints=("Section 3: what does the bias term 2·T_i^(−(α̂∧1/2)) do to exploration when α̂ is small, and what "
-           "happens when it is smaller than the bias the heavier tail really causes?",
-           "Two effects pull in opposite directions: a small α̂ explores too much, an α̂ above min α_i can trust "
-           "a mean that is biased low."),
-    explanation="Figure 2 below: the regret against α̂ ∈ [0.02, 0.5], all values on the same draws.",
+    hints=(r"Section 3: what does the bias term $2T_i^{-(\hat\alpha\wedge 1/2)}$ look like as a function of $T_i$ "
+           r"when $\hat\alpha$ is small, and what happens when it is smaller than the bias the heavier tail really "
+           "causes?",
+           r"Two effects pull in opposite directions: a small $\hat\alpha$ pays a large, nearly flat bias term for a "
+           r"long time; an $\hat\alpha$ above $\min_i \alpha_i$ pays less than the bias the heavier tail causes."),
+    explanation=r"Figure 2 below: the regret against $\hat\alpha \in [0.02, 0.5]$, all values on the same draws, "
+                "beside uniform random play on the same draws.",
     wrong_answers=["decreasing", "increasing", "flat"],
+    reveals=("is U-shaped", "U-shaped in", "the U is", "a shallow U", "first decreases, then increases", "decreases, then increases",
+             "too shallow", "U shape"),
 ))
 
 
 # ---------------------------------------------------------------- 2.5 implement: Patient Bandits' index (Section 3)
+#: the pulls beyond which the bias term 2·n^(−0.3) exceeds the deviation term sqrt(2 log(2KT³)/n) (K = 2, T = 3000)
+_CROSS_03 = (np.sqrt(2 * log_term(2, _FIG2_T)) / 2) ** (1 / (0.5 - 0.3))
 def patient_ucb(mu_hat, T_i, alpha, K, T):
-    """Patient Bandits' UCB (Theorem 1): μ̂ + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−min(α, 1/2))."""
+    """Patient Bandits' UCB (Theorem 1): mu_hat + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−min(α, 1/2))."""
     deviation = np.sqrt(2 * np.log(2 * K * T**3) / T_i)
     bias = 2 * T_i ** (-min(alpha, 0.5))
     return mu_hat + deviation + bias
@@ -205,7 +225,7 @@ def _patient_inputs(rng):
 
 
 class StudentPatientBandits(PatientBandits):
-    """Patient Bandits whose index is the student's function of (μ̂, T_i, α, K, T)."""
+    """Patient Bandits whose index is the student's function of (mu_hat, T_i, α, K, T)."""
 
     def __init__(self, index_fn=None, alpha=0.5):
         self.index_fn = index_fn
@@ -240,7 +260,7 @@ register(Exercise(
     answer_name="patient_ucb",
     stub=("def patient_ucb(mu_hat, T_i, alpha, K, T):\n"
           "    \"\"\"Patient Bandits' UCB for every run and arm (mu_hat, T_i: arrays of shape (runs, arms), T_i ≥ 1).\n"
-          "    alpha: the tail index the policy assumes (α̂), K: number of arms, T: horizon.\"\"\"\n"
+          "    alpha: the tail index the policy assumes (alpha-hat), K: number of arms, T: horizon.\"\"\"\n"
           "    # your code here\n"
           "    return ...\n"),
     solution_code=("def patient_ucb(mu_hat, T_i, alpha, K, T):\n"
@@ -252,12 +272,14 @@ register(Exercise(
                           _patient_inputs, simulate=_patient_race, name="patient_ucb"),
     hints=("Section 3 (Patient Bandits: pay for the bias explicitly): the index is the observed mean plus two "
            "terms, one for the random fluctuation and one for the conversions still on their way.",
-           "UCB_i = μ̂_i + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−(α∧1/2)), with α∧1/2 = min(α, 1/2); every operation "
-           "works on whole arrays."),
-    explanation=("The deviation term sqrt(2 log(2KT³)/T_i) is twice the two-sided Hoeffding width "
-                 "sqrt(log(2/δ)/(2T_i)) at δ = 1/(KT³); the bias term pays, in the worst case allowed by "
-                 "Assumption 1, for the conversions still on their way. With α̂ ≥ 1/2 the bias term decays like the "
-                 "deviation term; below, it dominates."),
+           r"$\mathrm{UCB}_i = \hat\mu_i + \sqrt{2\log(2KT^3)/T_i} + 2T_i^{-(\alpha\wedge 1/2)}$, with "
+           r"$\alpha\wedge 1/2 = \min(\alpha, 1/2)$; every operation works on whole arrays."),
+    explanation=(r"The deviation term $\sqrt{2\log(2KT^3)/T_i}$ is twice the two-sided Hoeffding width "
+                 r"$\sqrt{\log(2/\delta)/(2T_i)}$ at $\delta = 1/(KT^3)$ per arm and round; the bias term pays, in the "
+                 r"worst case allowed by Assumption 1, for the conversions still on their way. With "
+                 r"$\hat\alpha \ge 1/2$ the bias term decays like the deviation term; below, it decays more slowly "
+                 f"and dominates once $T_i$ is large (beyond about {_CROSS_03:.0f} pulls for "
+                 r"$\hat\alpha = 0.3$ at $K = 2$, $T = 3000$)."),
     wrong_answers=[
         lambda mu_hat, T_i, alpha, K, T: np.zeros_like(mu_hat),
         lambda mu_hat, T_i, alpha, K, T: mu_hat + np.sqrt(2 * np.log(2 * K * T**3) / T_i),        # no bias term
@@ -271,12 +293,12 @@ register(Exercise(
 
 
 # ---------------------------------------------------------------- 2.6 explain: why not divide by Ñ?
-_WHY_NOT_CORRECT = ("Dividing by Ñ needs each arm's delay law τ_i, to know how likely each pull's conversion is to "
+_WHY_NOT_CORRECT = (r"Dividing by $\tilde N$ needs each arm's delay law $\tau_i$, to know how likely each pull's conversion is to "
                     "have arrived. Here the laws differ across arms and are unknown, and they cannot be learnt from "
                     "what is observed: an arm that always converts after an infinite delay and an arm that never "
                     "converts look the same (the problem is not identifiable). Assumption 1 only bounds the tails, "
                     "so Patient Bandits keeps the biased observed mean and adds to its index the largest bias the "
-                    "assumption allows, 2·T_i^(−(α∧1/2)): the index stays an upper confidence bound.")
+                    r"assumption allows, $2T_i^{-(\alpha\wedge 1/2)}$: the index stays an upper confidence bound.")
 
 register(Exercise(
     id="02.why-not-correct",
@@ -285,12 +307,13 @@ register(Exercise(
     minutes=8,
     title="Why Patient Bandits cannot divide by Ñ",
     solution=_WHY_NOT_CORRECT,
-    points=("Ñ needs each arm's delay law, which is unknown and differs across arms",
+    points=(r"$\tilde N$ needs each arm's delay law, which is unknown and differs across arms",
             "the laws cannot be learnt from conversions alone (not identifiable)",
             "Assumption 1 bounds the bias instead of removing it",
             "the bias term keeps the index an upper confidence bound (optimistic)"),
     hints=("Section 1 (why this is hard — identifiability) and Section 3: what does notebook 01's correction need "
            "to know?",
-           "Ñ weights each pull by τ(lag). Which τ, here? And what does Assumption 1 give instead?"),
+           r"$\tilde N$ weights each pull by $\tau(\text{lag})$. Which τ, here? And what does Assumption 1 give "
+           "instead?"),
     wrong_answers=[],
 ))

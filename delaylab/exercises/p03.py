@@ -44,20 +44,22 @@ register(Exercise(
     },
     solution="tau-theta",
     grade=choice_grader("tau-theta", {
-        "theta": "Every action enters V_t at once, but only the conversions that arrive within m steps enter B_t: "
-                 "on average a fraction τ_m of them. The estimate is shrunk by τ_m.",
-        "tau-theta": f"Each action is in V_t, but it converts within the window only with probability "
-                     f"τ_m⟨A_s, θ⟩: θ̂ᵂ estimates τ_m·θ (here τ_m = P(D ≤ {_M_E}) = {_TAU_E:.3f}). It ranks the "
-                     "actions as θ does, with gaps between them τ_m times smaller.",
-        "zero": f"With geometric delays of mean {_MU_E}, τ_m = P(D ≤ {_M_E}) = {_TAU_E:.2f}: most conversions do arrive "
-                "within the window. The estimate is shrunk, not lost.",
-        "beyond": "The window discards conversions, it never adds any: B_t has fewer terms than without censoring, so "
-                  "the estimate is shorter than θ, not longer.",
+        "theta": r"Every action enters $V_t$ at once, but only the conversions that arrive within m steps enter "
+                 r"$B_t$: on average a fraction $\tau_m$ of them. The estimate is shrunk by $\tau_m$.",
+        "tau-theta": f"Each action is in $V_t$, but it converts within the window only with probability "
+                     rf"$\tau_m\langle A_s, \theta\rangle$: $\hat\theta^W$ estimates $\tau_m\theta$ (here "
+                     rf"$\tau_m = P(D \le {_M_E}) = {_TAU_E:.3f}$). It ranks the actions as θ does, with gaps between "
+                     r"them $\tau_m$ times smaller.",
+        "zero": rf"With geometric delays of mean {_MU_E}, $\tau_m = P(D \le {_M_E}) = {_TAU_E:.2f}$: most conversions "
+                "do arrive within the window. The estimate is shrunk, not lost.",
+        "beyond": r"The window discards conversions, it never adds any: $B_t$ has fewer terms than without censoring, "
+                  "so the estimate is shorter than θ, not longer.",
     }),
-    hints=("Which sum contains every past action (V_t), and which only the conversions seen within m steps (B_t)?",
-           "A conversion counts in B_t only if it arrives within m steps: with probability τ_m = P(D ≤ m)."),
-    explanation="θ̂ᵂ_t = V_t⁻¹B_t with every action in V_t and only the conversions seen within m steps in B_t: "
-                "it converges to τ_m·θ, τ_m = P(D ≤ m).",
+    hints=(r"Which sum contains every past action ($V_t$), and which only the conversions seen within m steps "
+           r"($B_t$)?",
+           r"A conversion counts in $B_t$ only if it arrives within m steps: with probability $\tau_m = P(D \le m)$."),
+    explanation=r"$\hat\theta^W_t = V_t^{-1}B_t$ with every action in $V_t$ and only the conversions seen within m "
+                r"steps in $B_t$: it converges to $\tau_m\theta$, $\tau_m = P(D \le m)$.",
     wrong_answers=["theta", "zero", "beyond"],
     reveals=("estimates $\\tau_m\\theta$", "heads for $\\tau_m\\theta$", "converges to τ_m·θ", "shrunk by τ_m",
              "shorter than θ"),
@@ -84,12 +86,12 @@ def _width_wrong(p):
     f, norm, V, a = _width_parts(p)
     dt = p["delay_term"]
     return [
-        (2 * f * norm, "you left out the delay term: α_{t,δ} = 2f_{t,δ} + Σ‖A_s‖, and the sum is the price of the "
-                       "delays."),
-        ((f + dt) * norm, "α_{t,δ} has 2f_{t,δ}, not f_{t,δ}."),
-        ((2 * f + dt) * float(np.sqrt(a @ V @ a)), "the norm is taken in V⁻¹ (the ellipse is narrow where V is "
+        (2 * f * norm, r"you left out the delay term: $\alpha_{t,\delta} = 2f_{t,\delta} + "
+                       r"\sum_s \lVert A_s\rVert_{V^{-1}}$, and the sum is the price of the delays."),
+        ((f + dt) * norm, r"$\alpha_{t,\delta}$ has $2f_{t,\delta}$, not $f_{t,\delta}$."),
+        ((2 * f + dt) * float(np.sqrt(a @ V @ a)), r"the norm is taken in $V^{-1}$ (the ellipse is narrow where V is "
                                                    "large), not in V."),
-        ((2 * f + dt) * norm ** 2, "‖a‖ in V⁻¹ is the square root of aᵀV⁻¹a."),
+        ((2 * f + dt) * norm ** 2, r"$\lVert a\rVert_{V^{-1}}$ is the square root of $a^\top V^{-1}a$."),
     ]
 
 
@@ -107,7 +109,7 @@ register(Exercise(
     minutes=12,
     title="The width of the confidence ellipse along one action",
     answer_name="width",
-    stub=("# ✎ Exercise 3.2: the width α_{t,δ}·‖a‖ in V⁻¹ for YOUR numbers (shown above); numpy is np.\n"
+    stub=("# ✎ Exercise 3.2: the width alpha * ||a|| in V^-1 for YOUR numbers (shown above); numpy is np.\n"
           "width = ...\n"),
     solution_code=lambda q: (
         f"V = np.array([[{q['V'][0][0]}, {q['V'][0][1]}], [{q['V'][1][0]}, {q['V'][1][1]}]])\n"
@@ -115,20 +117,24 @@ register(Exercise(
         f"d, lam, delta, t = 2, {q['lam']}, {q['delta']}, {q['t']}\n"
         "f = np.sqrt(lam) + np.sqrt(2 * np.log(1 / delta) + d * np.log((d * lam + t) / (d * lam)))\n"
         f"alpha = 2 * f + {q['delay_term']}                 # + the delay term\n"
-        "width = alpha * np.sqrt(a @ np.linalg.solve(V, a))   # ‖a‖ in V⁻¹ = sqrt(aᵀV⁻¹a)\n"),
+        "width = alpha * np.sqrt(a @ np.linalg.solve(V, a))   # ||a|| in V^-1 = sqrt(a' V^-1 a)\n"),
     draw=_width_draw,
     default={"V": ((41, 12), (12, 26)), "a": (0.6, 0.8), "t": 200, "delta": 0.1, "lam": 1.0, "delay_term": 2.4},
     given=lambda q: (
         f"d = 2, λ = {q['lam']:g}, δ = {q['delta']}, the paper's round t = {q['t']}; "
         f"V = [[{q['V'][0][0]}, {q['V'][0][1]}], [{q['V'][1][0]}, {q['V'][1][1]}]], a = ({q['a'][0]}, "
-        f"{q['a'][1]}), and the delay term Σ_{{s=t−m}}^{{t−1}} ‖A_s‖ in V⁻¹ equals {q['delay_term']}."),
+        rf"{q['a'][1]}), and the delay term $\sum_{{s=t-m}}^{{t-1}} \lVert A_s\rVert_{{V^{{-1}}}}$ equals "
+        f"{q['delay_term']}."),
     **numeric(_width, _width_wrong, rtol=2e-3, name="width"),
-    hints=("Sections 2 and 3: the width is the factor α_{t,δ} of OTFLinUCB's index times the norm of a in V⁻¹.",
-           "α_{t,δ} = 2f_{t,δ} + (delay term), f_{t,δ} = √λ + sqrt(2 log(1/δ) + d log((dλ + t)/(dλ))), and "
-           "‖a‖ in V⁻¹ = sqrt(aᵀV⁻¹a) (np.linalg.solve(V, a) gives V⁻¹a)."),
+    hints=(r"Sections 2 and 3: the width is the factor $\alpha_{t,\delta}$ of OTFLinUCB's index times the norm of "
+           r"a in $V^{-1}$.",
+           r"$\alpha_{t,\delta} = 2f_{t,\delta} + \text{(delay term)}$, "
+           r"$f_{t,\delta} = \sqrt\lambda + \sqrt{2\log(1/\delta) + d\log\frac{d\lambda + t}{d\lambda}}$, and "
+           r"$\lVert a\rVert_{V^{-1}} = \sqrt{a^\top V^{-1}a}$ (np.linalg.solve(V, a) gives $V^{-1}a$)."),
     explanation=lambda q: (
-        f"f = √λ + sqrt(2 log(1/δ) + d log((dλ + t)/(dλ))) = {_width_parts(q)[0]:.3f}, so α = 2f + "
-        f"{q['delay_term']} = {2 * _width_parts(q)[0] + q['delay_term']:.3f}; ‖a‖ in V⁻¹ = {_width_parts(q)[1]:.4f}: "
+        r"$f = \sqrt\lambda + \sqrt{2\log(1/\delta) + d\log\frac{d\lambda + t}{d\lambda}} = "
+        rf"{_width_parts(q)[0]:.3f}$, so $\alpha = 2f + {q['delay_term']} = "
+        rf"{2 * _width_parts(q)[0] + q['delay_term']:.3f}$; $\lVert a\rVert_{{V^{{-1}}}} = {_width_parts(q)[1]:.4f}$: "
         f"the width is their product, {_width(q):.4f}."),
 ))
 
@@ -152,13 +158,13 @@ def _target_wrong(p):
     G, theta, tm = _gram(p), np.asarray(p["theta"], dtype=float), _tau(p["mu"], p["m"])
     V = G + p["lam"] * np.eye(2)
     return [
-        (tm * theta, "that is τ_m·θ, the limit as t → ∞; at finite t the regulariser λI shrinks the estimate "
-                     "too: E θ̂ᵂ = τ_m·V⁻¹(V − λI)θ."),
-        (np.linalg.solve(V, G @ theta), "that is ridge regression without censoring: only a share τ_m = P(D ≤ m) of "
-                                        "the conversions is counted in B_t."),
-        (_tau(p["mu"], p["m"] - 1) * np.linalg.solve(V, G @ theta), "τ_m = P(D ≤ m) = 1 − (μ/(μ + 1))^(m+1) for "
-                                                                   "the geometric law of mean μ on {0, 1, …}; this "
-                                                                   "uses P(D ≤ m − 1)."),
+        (tm * theta, r"that is $\tau_m\theta$, the limit as $t \to \infty$; at finite t the regulariser $\lambda I$ "
+                     r"shrinks the estimate too: $\mathbb{E}\,\hat\theta^W = \tau_m V^{-1}(V - \lambda I)\theta$."),
+        (np.linalg.solve(V, G @ theta), "that is ridge regression without censoring: only a share "
+                                        r"$\tau_m = P(D \le m)$ of the conversions is counted in $B_t$."),
+        (_tau(p["mu"], p["m"] - 1) * np.linalg.solve(V, G @ theta), r"$\tau_m = P(D \le m) = 1 - (\mu/(\mu + 1))^{m+1}$ "
+                                                                   r"for the geometric law of mean μ on {0, 1, …}; "
+                                                                   r"this uses $P(D \le m - 1)$."),
         (theta, "θ itself: least squares with censored conversions does not estimate θ."),
     ]
 
@@ -170,16 +176,16 @@ register(Exercise(
     minutes=25,
     title="The mean of the windowed estimate at a finite time",
     answer_name="mean_estimate",
-    stub=("# ✎ Exercise 3.3: E[θ̂ᵂ_t] for YOUR numbers (shown above), two numbers: derive the formula first.\n"
+    stub=("# ✎ Exercise 3.3: E[theta_hat_t] for YOUR numbers (shown above), two numbers: derive the formula first.\n"
           "mean_estimate = ...\n"),
     solution_code=lambda p: (
         f"tau_m = 1 - ({p['mu']} / {p['mu'] + 1}) ** ({p['m']} + 1)          # P(D ≤ m), geometric law\n"
         f"A = np.array([[1, 0]] * {p['counts'][0]} + [[0, 1]] * {p['counts'][1]} + [[2 ** -0.5, 2 ** -0.5]] * "
         f"{p['counts'][2]})\n"
-        "G = A.T @ A                                          # Σ A_s A_sᵀ\n"
-        f"V = G + {p['lam']:g} * np.eye(2)                     # V_t = Σ A_s A_sᵀ + λI\n"
+        "G = A.T @ A                                          # the sum of A_s A_s'\n"
+        f"V = G + {p['lam']:g} * np.eye(2)                     # V_t = G + lam I\n"
         f"theta = np.array([{p['theta'][0]}, {p['theta'][1]}])\n"
-        "mean_estimate = tau_m * np.linalg.solve(V, G @ theta)   # E[B_t] = τ_m·G θ, E θ̂ᵂ = V⁻¹ E[B_t]\n"),
+        "mean_estimate = tau_m * np.linalg.solve(V, G @ theta)   # V^-1 E[B_t], E[B_t] = tau_m G theta\n"),
     draw=lambda d: {"counts": (d.integer(2, 30), d.integer(2, 30), d.integer(2, 30)), "lam": d.choice([1.0, 2.0, 5.0]),
                     "theta": (d.grid(0.1, 0.7, 0.05), d.grid(0.1, 0.7, 0.05)), "mu": d.integer(20, 200),
                     "m": int(d.grid(20, 300, 10))},
@@ -187,17 +193,19 @@ register(Exercise(
     given=lambda p: (f"d = 2 and λ = {p['lam']:g}. The learner has played e₁ = (1, 0) {p['counts'][0]} times, "
                      f"e₂ = (0, 1) {p['counts'][1]} times and u = (1/√2, 1/√2) {p['counts'][2]} times, all more than "
                      f"m steps ago; θ = ({p['theta'][0]}, {p['theta'][1]}); delays are geometric with mean "
-                     f"μ = {p['mu']}; the window is m = {p['m']}. Give E[θ̂ᵂ_t] as two numbers, e.g. "
+                     rf"μ = {p['mu']}; the window is m = {p['m']}. Give $\mathbb{{E}}[\hat\theta^W_t]$ as two numbers, e.g. "
                      "np.array([x, y])."),
     **numeric(_target, _target_wrong, rtol=2e-3, shape=(2,), name="mean_estimate"),
-    hints=("Section 2: θ̂ᵂ_t = V_t⁻¹B_t, V_t holds every action and λI, B_t only the conversions seen within m "
-           "steps; the actions are fixed, so take the expectation of B_t alone.",
-           "For a pull more than m steps old, E[Ỹ_s] = P(D ≤ m)·⟨A_s, θ⟩, so E[B_t] = τ_m·(Σ A_s A_sᵀ)θ = "
-           "τ_m(V_t − λI)θ; then E θ̂ᵂ_t = V_t⁻¹ E[B_t]."),
-    explanation=lambda p: (f"E[θ̂ᵂ_t] = τ_m·V_t⁻¹(V_t − λI)θ = ({_target(p)[0]:.4f}, {_target(p)[1]:.4f}), with "
-                           f"τ_m = {_tau(p['mu'], p['m']):.4f}. Two shrinkages: τ_m, which stays (the window loses "
-                           "conversions for good), and V_t⁻¹(V_t − λI) = I − λV_t⁻¹, the ridge bias, which vanishes as "
-                           "the actions pile up in V_t. The limit is τ_m·θ."),
+    hints=(r"Section 2: $\hat\theta^W_t = V_t^{-1}B_t$, $V_t$ holds every action and $\lambda I$, $B_t$ only the "
+           r"conversions seen within m steps; the actions are fixed, so take the expectation of $B_t$ alone.",
+           r"For a pull more than m steps old, $\mathbb{E}[\tilde Y_s] = P(D \le m)\langle A_s, \theta\rangle$, so "
+           r"$\mathbb{E}[B_t] = \tau_m\left(\sum_s A_s A_s^\top\right)\theta = \tau_m(V_t - \lambda I)\theta$; then "
+           r"$\mathbb{E}\,\hat\theta^W_t = V_t^{-1}\,\mathbb{E}[B_t]$."),
+    explanation=lambda p: (r"$\mathbb{E}[\hat\theta^W_t] = \tau_m V_t^{-1}(V_t - \lambda I)\theta = "
+                           rf"({_target(p)[0]:.4f}, {_target(p)[1]:.4f})$, with "
+                           rf"$\tau_m = {_tau(p['mu'], p['m']):.4f}$. Two shrinkages: $\tau_m$, which stays (the window "
+                           r"loses conversions for good), and $V_t^{-1}(V_t - \lambda I) = I - \lambda V_t^{-1}$, the "
+                           r"ridge bias, which vanishes as the actions pile up in $V_t$. The limit is $\tau_m\theta$."),
 ))
 
 
@@ -260,8 +268,9 @@ register(Exercise(
     answer_name="otf_index",
     stub=("def otf_index(theta_hat, v_inv, actions, f, delay_term):\n"
           "    \"\"\"OTFLinUCB's index for every run and action: an array of shape (runs, K).\n"
-          "    theta_hat (runs, d): θ̂ᵂ_t; v_inv (runs, d, d): V_t⁻¹; actions (runs, K, d): the round's actions;\n"
-          "    f (runs,): f_{t,δ}; delay_term (runs,): Σ_{s=t−m}^{t−1} ‖A_s‖ in V_t⁻¹.\"\"\"\n"
+          "    theta_hat (runs, d): the windowed estimate; v_inv (runs, d, d): V_t^-1; actions (runs, K, d): the\n"
+          "    round's actions; f (runs,): f_{t,delta}; delay_term (runs,): the sum of the last m norms ||A_s||\n"
+          "    in V_t^-1.\"\"\"\n"
           "    # your code here (all runs at once)\n"
           "    return ...\n"),
     solution_code=("def otf_index(theta_hat, v_inv, actions, f, delay_term):\n"
@@ -273,11 +282,13 @@ register(Exercise(
                           name="otf_index"),
     hints=("Section 3 (Algorithm 1): the index of an action is its estimated mean plus the half-width of the "
            "confidence ellipse along it.",
-           "⟨a, θ̂ᵂ_t⟩ + α_{t,δ}·sqrt(aᵀV_t⁻¹a) with α_{t,δ} = 2f_{t,δ} + delay term, for every run b and action k: "
-           "np.einsum (or @ with a batch axis) computes aᵀθ̂ and aᵀV⁻¹a for all of them."),
-    explanation=("The mean ⟨a, θ̂ᵂ⟩ estimates τ_m⟨a, θ⟩; the bonus is the half-width of the confidence ellipse "
-                 "along a. Its factor has two parts: 2f_{t,δ}, the least-squares radius, and the delay term, the price "
-                 "of the m last actions whose conversions may still come."),
+           r"$\langle a, \hat\theta^W_t\rangle + \alpha_{t,\delta}\sqrt{a^\top V_t^{-1}a}$ with "
+           r"$\alpha_{t,\delta} = 2f_{t,\delta} + \text{delay term}$, for every run b and action k: np.einsum (or @ "
+           r"with a batch axis) computes $a^\top\hat\theta$ and $a^\top V^{-1}a$ for all of them."),
+    explanation=(r"The mean $\langle a, \hat\theta^W\rangle$ estimates $\tau_m\langle a, \theta\rangle$; the bonus is the "
+                 r"half-width of the confidence ellipse along a. Its factor has two parts: $2f_{t,\delta}$, the "
+                 "least-squares radius, and the delay term, the price of the m last actions whose conversions may "
+                 "still come."),
     wrong_answers=[
         _zeros_index,
         lambda theta_hat, v_inv, actions, f, delay_term: (               # no delay term
@@ -312,21 +323,22 @@ register(Exercise(
     },
     solution="higher",
     grade=choice_grader("higher", {
-        "lower": f"The delay term does shrink, but the estimate now converges to τ_m·θ with τ_m = P(D ≤ {_M_TO}) = "
-                 f"{_TAU_TO:.3f}: the gaps between actions are {_TAU_FROM / _TAU_TO:.2f} times smaller while f_{{t,δ}} "
-                 "is unchanged. Learning slows down: the regret at T is higher.",
+        "lower": rf"The delay term does shrink, but the estimate now converges to $\tau_m\theta$ with "
+                 rf"$\tau_m = P(D \le {_M_TO}) = {_TAU_TO:.3f}$: the gaps between actions are "
+                 rf"{_TAU_FROM / _TAU_TO:.2f} times smaller while $f_{{t,\delta}}$ is unchanged. Learning slows down: "
+                 "the regret at T is higher.",
         "higher": f"With m = {_M_TO} only {_TAU_TO:.1%} of the conversions are ever counted (against {_TAU_FROM:.1%} "
-                  f"with m = {_M_FROM}); the differences between actions shrink by that factor while the 2f_{{t,δ}} part "
-                  "of the width stays: learning slows down.",
-        "same": f"τ_m multiplies the signal: {_TAU_FROM:.3f} at m = {_M_FROM}, {_TAU_TO:.3f} at m = {_M_TO} (geometric "
+                  rf"with m = {_M_FROM}); the differences between actions shrink by that factor while the "
+                  r"$2f_{t,\delta}$ part of the width stays: learning slows down.",
+        "same": rf"$\tau_m$ multiplies the signal: {_TAU_FROM:.3f} at m = {_M_FROM}, {_TAU_TO:.3f} at m = {_M_TO} (geometric "
                 f"delays, mean {_MU_S}). That is not a constant the learner can ignore.",
     }),
-    hints=("Two things depend on m: the delay term of the width, and the share τ_m of conversions that are counted "
-           "at all.",
-           f"Compare τ_m = P(D ≤ m) at m = {_M_FROM} and m = {_M_TO} for a mean delay of {_MU_S} with what a smaller "
-           "delay term saves."),
-    explanation="A smaller window trims the delay term but throws away most conversions: the signal τ_m·θ weakens "
-                "while 2f_{t,δ} does not, so the regret at T grows.",
+    hints=(r"Two things depend on m: the delay term of the width, and the share $\tau_m$ of conversions that are "
+           "counted at all.",
+           rf"Compare $\tau_m = P(D \le m)$ at m = {_M_FROM} and m = {_M_TO} for a mean delay of {_MU_S} with what a "
+           "smaller delay term saves."),
+    explanation=r"A smaller window trims the delay term but throws away most conversions: the signal $\tau_m\theta$ "
+                r"weakens while $2f_{t,\delta}$ does not, so the regret at T grows.",
     wrong_answers=["lower", "same"],
     reveals=("regret at $T$ rises", "regret at t is higher", "learning slows", "learning slow", "higher regret",
              "regret at $t$ grows"),
@@ -336,13 +348,14 @@ register(Exercise(
 # ---------------------------------------------------------------- 3.6 explain: why the last m actions
 _WHY_LAST_M = ("Only the conversions of the last m actions can still arrive and be counted: an action more than m "
                "steps old has either shown its conversion within the window or never will be counted (the learner "
-               "ignores what comes later), so its contribution to B_t is final. Its censoring has mean τ_m for every "
-               "action, which estimating τ_m·θ instead of θ absorbs, and the rest, 1{D_s ≤ m} − τ_m, is noise like "
-               "the reward's, paid by the second f of 2f_{t,δ}. For the last m actions B_t may still miss "
-               "conversions that will count: that bias is a sum of those actions with coefficients in [−1, 0] "
-               "(a conversion missing for now), so in the V_t⁻¹ norm it is at most the sum of their norms — the "
-               "delay term. Paying nothing would leave that bias uncovered; paying for all past actions would "
-               "widen the set for conversions that can no longer change B_t.")
+               r"ignores what comes later), so its contribution to $B_t$ is final. Its censoring has mean $\tau_m$ for "
+               r"every action, which estimating $\tau_m\theta$ instead of θ absorbs, and the rest, "
+               r"$\mathbb{1}\{D_s \le m\} - \tau_m$, is noise like the reward's, paid by the second f of "
+               r"$2f_{t,\delta}$. For the last m actions $B_t$ may still miss conversions that will count: that bias is "
+               "a sum of those actions with coefficients in [−1, 0] (a conversion missing for now), so in the "
+               r"$V_t^{-1}$ norm it is at most the sum of their norms — the delay term. Paying nothing would leave that "
+               r"bias uncovered; paying for all past actions would widen the set for conversions that can no longer "
+               r"change $B_t$.")
 
 register(Exercise(
     id="03.why-last-m",
@@ -352,12 +365,12 @@ register(Exercise(
     title="Why the width pays for the last m actions only",
     solution=_WHY_LAST_M,
     points=("an action older than m steps is final: its conversion was counted or never will be",
-            "the censoring of older actions has mean τ_m, absorbed by estimating τ_m·θ; its randomness is noise "
-            "covered by 2f",
-            "the last m actions may still get conversions that will count: B_t misses them for now",
-            "that missing part biases the estimate along those actions, at most their norms in V_t⁻¹"),
-    hints=("Section 2: which actions' conversions can still change B_t, and which are settled for good?",
+            r"the censoring of older actions has mean $\tau_m$, absorbed by estimating $\tau_m\theta$; its "
+            "randomness is noise covered by 2f",
+            r"the last m actions may still get conversions that will count: $B_t$ misses them for now",
+            r"that missing part biases the estimate along those actions, at most their norms in $V_t^{-1}$"),
+    hints=(r"Section 2: which actions' conversions can still change $B_t$, and which are settled for good?",
            "Think of an action 2m steps old and one m/2 steps old: what can still happen to each, and what does "
-           "estimating τ_m·θ instead of θ already take into account?"),
+           r"estimating $\tau_m\theta$ instead of θ already take into account?"),
     wrong_answers=[],
 ))

@@ -32,7 +32,8 @@ def _law(p):
 def _law_text(p):
     kind, v = p["law"]
     return {"uniform": f"uniform on {{0, 1, …, {v}}}",
-            "geometric": f"geometric on {{0, 1, 2, …}} with mean {v} (P(τ > k) = λ^(k+1), λ = {v}/{v + 1})",
+            "geometric": rf"geometric on {{0, 1, 2, …}} with mean {v} ($P(\tau > k) = \lambda^{{k+1}}$, "
+                         rf"$\lambda = {v}/{v + 1}$)",
             "poisson": f"Poisson with mean {v}"}[kind]
 
 
@@ -43,16 +44,17 @@ def _leak(p):
 def _leak_wrong(p):
     mean = float(_law(p).mean)
     out = [
-        (mean, "that is E[τ] rewards; only a share θ_j of arm j's pulls gives a reward at all."),
-        (p["theta"] * (mean + 1), "a pull made k + 1 steps before the switch lands in the new block when τ > k, "
-                                  "not τ ≥ k: Σ_k P(τ > k) = E[τ], not E[τ] + 1."),
+        (mean, r"that is $\mathbb{E}[\tau]$ rewards; only a share $\theta_j$ of arm j's pulls gives a reward at all."),
+        (p["theta"] * (mean + 1), r"a pull made k + 1 steps before the switch lands in the new block when $\tau > k$, "
+                                  r"not $\tau \ge k$: $\sum_k P(\tau > k) = \mathbb{E}[\tau]$, not "
+                                  r"$\mathbb{E}[\tau] + 1$."),
         (p["theta"] * mean / 2, "every late reward of arm j lands in arm i's block if the block is long; there is "
                                 "no factor 1/2."),
     ]
     if p["law"][0] == "uniform":
         out.append((p["theta"] * p["law"][1], f"that counts every pull of the last d = {p['law'][1]} steps as "
                                               "arriving late; a pull made k + 1 steps before the switch lands in the "
-                                              "new block only with probability P(τ > k)."))
+                                              r"new block only with probability $P(\tau > k)$."))
     return out
 
 
@@ -67,8 +69,8 @@ def _leak_code(p):
     first = {"uniform": f"E_tau = {v} / 2                 # uniform on {{0, …, {v}}}",
              "geometric": f"E_tau = {v}                     # the geometric law's mean",
              "poisson": f"E_tau = {v}                     # the Poisson law's mean"}[kind]
-    return (f"# a pull made k + 1 steps before the switch lands in the new block if τ > k:\n"
-            f"# Σ_k θ_j·P(τ > k) = θ_j·E[τ]\n"
+    return (f"# a pull made k + 1 steps before the switch lands in the new block if tau > k:\n"
+            f"# the sum over k of theta_j * P(tau > k) is theta_j * E[tau]\n"
             f"{first}\n"
             f"leak = {p['theta']} * E_tau\n")
 
@@ -85,18 +87,21 @@ register(Exercise(
     solution_code=_leak_code,
     draw=_leak_draw,
     default={"theta": 0.6, "law": ("uniform", 20)},
-    given=lambda p: (f"arm j (θ_j = {p['theta']}) was played for a long block; arm i's block starts now and is long. "
+    given=lambda p: (rf"arm j ($\theta_j = {p['theta']}$) was played for a long block; arm i's block starts now and is long. "
                      f"Delays are {_law_text(p)}, the same for every pull. In expectation, how many of arm j's rewards "
                      "arrive during arm i's block (and are credited to it)?"),
     **numeric(_leak, _leak_wrong, rtol=1e-3, name="leak"),
     hints=("Section 2 (one run, step by step): which of arm j's pulls, made just before the switch, still have their "
            "reward on the way when arm i's block starts?",
            "A pull made k + 1 steps before the switch lands in the new block when its delay exceeds k: sum "
-           "θ_j·P(τ > k) over k ≥ 0, and use Σ_{k≥0} P(τ > k) = E[τ] for a delay on {0, 1, 2, …}."),
-    explanation=lambda p: (f"θ_j·Σ_{{k≥0}} P(τ > k) = θ_j·E[τ] = {p['theta']} × {float(_law(p).mean):g} = "
-                           f"{_leak(p):.4g} rewards. Meanwhile θ_i·E[τ] of arm i's own rewards leave its block at "
-                           "its end: the two cancel only when θ_i = θ_j, and otherwise the block's sum is off by "
-                           "(θ_j − θ_i)·E[τ], which a long block dilutes — Exercise 4.2 makes this exact."),
+           r"$\theta_j P(\tau > k)$ over $k \ge 0$, and use $\sum_{k\ge 0} P(\tau > k) = \mathbb{E}[\tau]$ for a delay "
+           "on {0, 1, 2, …}."),
+    explanation=lambda p: (r"$\theta_j\sum_{k\ge 0} P(\tau > k) = \theta_j\,\mathbb{E}[\tau] = "
+                           rf"{p['theta']} \times {float(_law(p).mean):g} = {_leak(p):.4g}$ rewards. Meanwhile "
+                           r"$\theta_i\,\mathbb{E}[\tau]$ of arm i's own rewards leave its block at its end: the two "
+                           r"cancel only when $\theta_i = \theta_j$, and otherwise the block's sum is off by "
+                           r"$(\theta_j - \theta_i)\,\mathbb{E}[\tau]$, which a long block dilutes — Exercise 4.2 "
+                           "makes this exact."),
 ))
 
 
@@ -108,12 +113,13 @@ def _bb(p):
 def _bb_wrong(p):
     e, n, ti, tj = p["d"] / 2, p["n"], p["theta_i"], p["theta_j"]
     return [
-        (tj * e / n, "that counts only the rewards of arm j that come in; θ_i·E[τ] of arm i's own rewards also "
-                     "leave the block at its end and are never seen in it."),
+        (tj * e / n, r"that counts only the rewards of arm j that come in; $\theta_i\,\mathbb{E}[\tau]$ of arm i's "
+                     "own rewards also leave the block at its end and are never seen in it."),
         (-ti * e / n, "that counts only arm i's rewards that leave the block; arm j's late rewards come in at its "
                       "start."),
-        ((tj - ti) * e, "that is the bias of the block's SUM; X̄ is its mean over n steps."),
-        ((ti - tj) * e / n, "the sign: arm j's rewards come in (+θ_j·E[τ]), arm i's go out (−θ_i·E[τ])."),
+        ((tj - ti) * e, r"that is the bias of the block's SUM; $\bar X$ is its mean over n steps."),
+        ((ti - tj) * e / n, r"the sign: arm j's rewards come in ($+\theta_j\,\mathbb{E}[\tau]$), arm i's go out "
+                            r"($-\theta_i\,\mathbb{E}[\tau]$)."),
     ]
 
 
@@ -135,19 +141,20 @@ register(Exercise(
           "block_bias = ...\n"),
     solution_code=lambda p: (
         f"E_tau = {p['d']} / 2                             # uniform on {{0, …, {p['d']}}}\n"
-        f"# in: θ_j·E[τ] rewards of arm j; out: θ_i·E[τ] of arm i's own (n = {p['n']} > d: exact)\n"
+        f"# in: theta_j * E[tau] rewards of arm j; out: theta_i * E[tau] of arm i's own (n = {p['n']} > d: exact)\n"
         f"block_bias = ({p['theta_j']} - {p['theta_i']}) * E_tau / {p['n']}\n"),
     draw=_bb_draw,
     default={"theta_i": 0.45, "theta_j": 0.6, "d": 20, "n": 100},
-    given=lambda p: (f"arm j (θ_j = {p['theta_j']}) was played for a long block; then arm i (θ_i = {p['theta_i']}) is "
-                     f"played for n = {p['n']} steps. Delays are uniform on {{0, 1, …, {p['d']}}} for every pull. "
-                     "X̄ is the mean of the n anonymous observations Y_t made during arm i's block. "
-                     "Give E[X̄] − θ_i."),
+    given=lambda p: (rf"arm j ($\theta_j = {p['theta_j']}$) was played for a long block; then arm i "
+                     rf"($\theta_i = {p['theta_i']}$) is played for n = {p['n']} steps. Delays are uniform on "
+                     rf"{{0, 1, …, {p['d']}}} for every pull. $\bar X$ is the mean of the n anonymous observations "
+                     r"$Y_t$ made during arm i's block. Give $\mathbb{E}[\bar X] - \theta_i$."),
     **numeric(_bb, _bb_wrong, rtol=1e-3, atol=1e-9, name="block_bias"),
     hints=("Section 2 and Exercise 4.1: during arm i's block, some rewards come in from the block before, and some "
            "of arm i's own rewards go out, arriving after the block ends.",
-           "Count both with Σ_{k≥0} P(τ > k) = E[τ]: n·E[X̄] = n·θ_i − θ_i·E[τ] + θ_j·E[τ] when n exceeds the "
-           "largest delay; divide by n."),
+           r"Count both with $\sum_{k\ge 0} P(\tau > k) = \mathbb{E}[\tau]$: "
+           r"$n\,\mathbb{E}[\bar X] = n\theta_i - \theta_i\,\mathbb{E}[\tau] + \theta_j\,\mathbb{E}[\tau]$ when n "
+           "exceeds the largest delay; divide by n."),
     explanation=lambda p: (r"$n\,\mathbb{E}[\bar X] = n\theta_i - \theta_i\,\mathbb{E}[\tau] + \theta_j\,\mathbb{E}[\tau]$, "
                            r"so $\mathbb{E}[\bar X] - \theta_i = (\theta_j - \theta_i)\,\mathbb{E}[\tau]/n = "
                            rf"({p['theta_j']} - {p['theta_i']}) \times {p['d'] / 2:g} / {p['n']} = {_bb(p):.5f}$. The "
@@ -215,10 +222,11 @@ register(Exercise(
     hints=("Step 2 in Section 3: an arm is eliminated when its estimate plus the tolerance falls below the best "
            "estimate — best among which arms?",
            "The max is over the active arms only (np.where(active, means, -np.inf) hides the others); an arm "
-           "survives if it is active and X̄_j + Δ̃_m ≥ that max; an eliminated arm never comes back."),
+           r"survives if it is active and $\bar X_j + \tilde\Delta_m \ge$ that max; an eliminated arm never comes "
+           "back."),
     explanation=("An arm is dropped once it is worse than the best active estimate by more than the tolerance; the "
-                 "tolerance halves every phase while n_m grows so that the estimates are within Δ̃_m/2 of the truth — "
-                 "then the best arm is never dropped (with high probability)."),
+                 r"tolerance halves every phase while $n_m$ grows so that the estimates are within "
+                 r"$\tilde\Delta_m/2$ of the truth — then the best arm is never dropped (with high probability)."),
     wrong_answers=[
         _zeros_survivors,
         lambda means, active, tolerance: active & (means + tolerance[:, None]       # max over every arm
@@ -247,18 +255,21 @@ register(Exercise(
     },
     solution="grows",
     grade=choice_grader("grows", {
-        "grows": "E[τ] enters n_m through the term 6Δ̃_m·m·E[τ]: every phase is longer, the worse arm is played longer "
-                 "before it is eliminated. Appendix F below measures it: about linear in E[τ].",
+        "grows": r"$\mathbb{E}[\tau]$ enters $n_m$ through the term $6\tilde\Delta_m m\,\mathbb{E}[\tau]$: every "
+                 "phase is longer, the worse arm is played longer before it is eliminated. Appendix F below measures "
+                 r"it: about linear in $\mathbb{E}[\tau]$.",
         "same": r"The cost of delays is additive — a term added to the regret, not a factor — but not small: "
                 r"$\mathbb{E}[\tau]$ sits inside $n_m$, so every phase — and the regret paid while both arms are "
                 "active — grows with it. QPM-D, with labelled rewards, barely moves.",
-        "shrinks": "Blocks are longer because they must be: the bias of a block's mean, (θ_j − θ_i)·E[τ]/n, grows with "
-                   "E[τ]. Longer phases mean more pulls of the worse arm before the elimination.",
+        "shrinks": "Blocks are longer because they must be: the bias of a block's mean, "
+                   r"$(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$, grows with $\mathbb{E}[\tau]$. Longer phases mean more "
+                   "pulls of the worse arm before the elimination.",
     }),
-    hints=("Section 3: where does E[τ] enter the phase sizes n_m, and what does the regret pay during a phase?",
-           "While both arms are active, each phase plays the worse arm for about half of its n_m − n_{m−1} steps."),
-    explanation="n_m grows with E[τ] (linearly in the last term under the root), so the worse arm is played longer: "
-                "ODAAF's regret grows about linearly in E[τ] (Appendix F).",
+    hints=(r"Section 3: where does $\mathbb{E}[\tau]$ enter the phase sizes $n_m$, and what does the regret pay during "
+           "a phase?",
+           r"While both arms are active, each phase plays the worse arm for about half of its $n_m - n_{m-1}$ steps."),
+    explanation=r"$n_m$ grows with $\mathbb{E}[\tau]$ (linearly in the last term under the root), so the worse arm is "
+                r"played longer: ODAAF's regret grows about linearly in $\mathbb{E}[\tau]$ (Appendix F).",
     wrong_answers=["same", "shrinks"],
     reveals=("regret grows", "grows markedly", "grows linearly", "grows about linearly", "additive cost of order",
              "flatten later", "longer phases", "phases lengthen", "qpm-d barely moves", "played longer"),

@@ -41,15 +41,15 @@ def _eta_wrong(p):
     trunc = 1 / (4 * E * s)
     no_d = math.sqrt(math.log(K) / (K * T * E / 2))
     return [
-        (trunc, f"that is the truncation 1/(4e·d_max) = 1/(4e·{s}); here it is larger than Theorem 1's η, so the "
-                "minimum is η itself."),
-        (no_d, "you left out D, the sum of all the delays: η = sqrt(ln K/(KTe/2 + D))."),
-        (min(math.sqrt(math.log(K) / (K * T / 2 + D)), trunc), "the first term of the denominator is KTe/2 (with "
-                                                               "e = 2.718…), not KT/2."),
-        (min(math.sqrt(math.log10(K) / (K * T * E / 2 + D)), trunc), "ln K is the natural logarithm (math.log), "
-                                                                     "not log₁₀."),
-        (1 / (4 * E * p["d"]), "d_max is the largest delay of the sequence, and the truncation does not bind here "
-                               "anyway: compare it with Theorem 1's η."),
+        (trunc, rf"that is the truncation $1/(4e\,d_{{\max}}) = 1/(4e \cdot {s})$; here it is larger than Theorem "
+                "1's η, so the minimum is η itself."),
+        (no_d, r"you left out D, the sum of all the delays: $\eta = \sqrt{\ln K/(KTe/2 + D)}$."),
+        (min(math.sqrt(math.log(K) / (K * T / 2 + D)), trunc), "the first term of the denominator is "
+                                                               r"$KTe/2$ (with $e = 2.718\ldots$), not $KT/2$."),
+        (min(math.sqrt(math.log10(K) / (K * T * E / 2 + D)), trunc), r"$\ln K$ is the natural logarithm (math.log), "
+                                                                     r"not $\log_{10}$."),
+        (1 / (4 * E * p["d"]), r"$d_{\max}$ is the largest delay of the sequence, and the truncation does not bind "
+                               "here anyway: compare it with Theorem 1's η."),
     ]
 
 
@@ -70,7 +70,7 @@ register(Exercise(
     minutes=10,
     title="DEW's learning rate, tuned by Theorem 1 and truncated",
     answer_name="eta_prime",
-    stub=("# ✎ Exercise 5.1: η' = min(η, 1/(4e·d_max)) with Theorem 1's η, for YOUR sequence (shown above).\n"
+    stub=("# ✎ Exercise 5.1: eta' = min(eta, 1/(4e d_max)) with Theorem 1's eta, for YOUR sequence (shown above).\n"
           "# (math and numpy are imported: math.e, math.log, np.sqrt …)\n"
           "eta_prime = ...\n"),
     solution_code=lambda p: (
@@ -82,17 +82,17 @@ register(Exercise(
     default={"K": 2, "T": 5000, "d": 5, "n": 3, "s": 20},
     given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds; every round has delay d = {p['d']} except {p['n']} "
                      f"round{'s' if p['n'] > 1 else ''} with delay {p['s']}. DEW is tuned as in Theorem 1 (T and D "
-                     "known) and truncated with d_max, the largest delay."),
+                     r"known) and truncated with $d_{\max}$, the largest delay."),
     **numeric(_eta_p, _eta_wrong, rtol=1e-3, name="eta_prime", when=_eta_binds),
     hints=("Section 2: DEW's learning rate is the smaller of two numbers, one from Theorem 1's tuning and one from "
            "the largest delay.",
-           "η = sqrt(ln K/(KTe/2 + D)) with D the sum of ALL the delays, then η' = min(η, 1/(4e·d_max)); compute "
-           "both and compare."),
-    explanation=lambda p: (f"D = {_D(p):,}, η = sqrt(ln {p['K']}/({p['K']}·{p['T']}·e/2 + {_D(p):,})) = "
-                           f"{theorem1_eta(p['K'], p['T'], _D(p)):.4e}; the truncation 1/(4e·{p['s']}) = "
-                           f"{1 / (4 * E * p['s']):.4e} is larger, so η' = η: with delays this small, Theorem 1's "
-                           "tuning holds and gives 2·sqrt((KTe/2 + D) ln K). The sequence of Section 1, with five "
-                           "delays of 500, is the opposite case."),
+           r"$\eta = \sqrt{\ln K/(KTe/2 + D)}$ with D the sum of ALL the delays, then "
+           r"$\eta' = \min(\eta, 1/(4e\,d_{\max}))$; compute both and compare."),
+    explanation=lambda p: (rf"$D = {_D(p):,}$, $\eta = \sqrt{{\ln {p['K']}/({p['K']} \cdot {p['T']} \cdot e/2 + "
+                           rf"{_D(p):,})}} = {theorem1_eta(p['K'], p['T'], _D(p)):.4e}$; the truncation "
+                           rf"$1/(4e \cdot {p['s']}) = {1 / (4 * E * p['s']):.4e}$ is larger, so $\eta' = \eta$: with "
+                           r"delays this small, Theorem 1's tuning holds and gives $2\sqrt{(KTe/2 + D)\ln K}$. The "
+                           "sequence of Section 1, with five delays of 500, is the opposite case."),
 ))
 
 
@@ -165,9 +165,9 @@ register(Exercise(
     answer_name="dew_update",
     stub=("def dew_update(L_hat, run, arm, loss, p_pull, p_now):\n"
           "    \"\"\"The new sums of arrived loss estimates, shape (runs, K), after the losses that just arrived.\n"
-          "    L_hat (runs, K): L̂_t before; one entry per arriving loss: run, arm (int arrays: which run, which\n"
-          "    arm A_s was pulled), loss (ℓ_s(A_s)), p_pull (p_s(A_s), the probability of that arm when it was\n"
-          "    pulled); p_now (runs, K): the current distribution p_t.\"\"\"\n"
+          "    L_hat (runs, K): the sums before; one entry per arriving loss: run, arm (int arrays: which run,\n"
+          "    which arm A_s was pulled), loss (its loss), p_pull (p_s(A_s), the probability of that arm when it\n"
+          "    was pulled); p_now (runs, K): the current distribution p_t.\"\"\"\n"
           "    # your code here (a run may receive several losses at once, even for the same arm)\n"
           "    return ...\n"),
     solution_code=("def dew_update(L_hat, run, arm, loss, p_pull, p_now):\n"
@@ -176,14 +176,14 @@ register(Exercise(
                    "    return out\n"),
     solution=dew_update,
     grade=function_grader(dew_update, _update_inputs, trials=30, simulate=_dew_race, name="dew_update"),
-    hints=("Section 2: each arrived loss adds its importance-weighted estimate to L̂ — divided by a probability, "
-           "but which one: today's, or the one the arm had when it was pulled?",
-           "ℓ̂_s(A_s) = ℓ_s(A_s)/p_s(A_s) with p_s the distribution at the time s of the pull (p_pull, not p_now); "
-           "np.add.at(out, (run, arm), values) adds every entry, also repeated (run, arm) pairs (out[run, arm] += "
-           "values would add a repeated pair once). np.add.at works in place and returns None."),
-    explanation=("Dividing by p_s(A_s) makes the estimate unbiased for the distribution the arm was actually drawn "
-                 "from; the current p_t has moved since (the loss was delayed), and dividing by it biases L̂. "
-                 "DEW then plays p_{t+1} ∝ exp(−η'L̂)."),
+    hints=(r"Section 2: each arrived loss adds its importance-weighted estimate to $\hat L$ — divided by a "
+           "probability, but which one: today's, or the one the arm had when it was pulled?",
+           r"$\hat\ell_s(A_s) = \ell_s(A_s)/p_s(A_s)$ with $p_s$ the distribution at the time s of the pull (p_pull, "
+           "not p_now); np.add.at(out, (run, arm), values) adds every entry, also repeated (run, arm) pairs "
+           "(out[run, arm] += values would add a repeated pair once). np.add.at works in place and returns None."),
+    explanation=(r"Dividing by $p_s(A_s)$ makes the estimate unbiased for the distribution the arm was actually drawn "
+                 r"from; the current $p_t$ has moved since (the loss was delayed), and dividing by it biases $\hat L$. "
+                 r"DEW then plays $p_{t+1} \propto \exp(-\eta'\hat L)$."),
     wrong_answers=[
         _zeros_update,
         lambda L_hat, run, arm, loss, p_pull, p_now: _add(L_hat, run, arm, loss),               # no weighting
@@ -204,14 +204,16 @@ def _beta_wrong(p):
     K, T, D = p["K"], p["T"], p["D"]
     lnK = math.log(K)
     return [
-        (math.sqrt((E * K * T / 2 + D) / (4 * E * lnK)), "with η = 1/(4eβ) the two terms are 4eβ·ln K and "
-                                                         "(…)/(4eβ): balancing them gives (4e)² ln K below the "
-                                                         "fraction, and |S_β| ≤ D/β adds 4eD above it."),
-        (math.sqrt((E * K * T / 2 + D) / (16 * E * E * lnK)), "you left out the skipped rounds: |S_β| ≤ D/β adds "
-                                                              "D/β = 4eD/(4eβ), so the numerator is eKT/2 + (1 + 4e)D."),
-        ((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * lnK), "that is β²: take the square root."),
-        (math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * math.log10(K))), "ln K is the natural "
-                                                                                       "logarithm, not log₁₀."),
+        (math.sqrt((E * K * T / 2 + D) / (4 * E * lnK)), r"with $\eta = 1/(4e\beta)$ the two terms are "
+                                                         r"$4e\beta\ln K$ and $(\ldots)/(4e\beta)$: balancing them gives "
+                                                         r"$(4e)^2\ln K$ below the fraction, and $|S_\beta| \le D/\beta$ "
+                                                         "adds 4eD above it."),
+        (math.sqrt((E * K * T / 2 + D) / (16 * E * E * lnK)), r"you left out the skipped rounds: $|S_\beta| \le D/\beta$ "
+                                                              r"adds $D/\beta = 4eD/(4e\beta)$, so the numerator is "
+                                                              r"$eKT/2 + (1 + 4e)D$."),
+        ((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * lnK), r"that is $\beta^2$: take the square root."),
+        (math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * math.log10(K))), r"$\ln K$ is the natural "
+                                                                                       r"logarithm, not $\log_{10}$."),
     ]
 
 
@@ -226,21 +228,26 @@ register(Exercise(
           "beta_star = ...\n"),
     solution_code=lambda p: (
         f"K, T, D = {p['K']}, {p['T']}, {p['D']}\n"
-        "# bound(β) = D/β + 4eβ·ln K + (eKT/2 + D)/(4eβ) = 4eβ·ln K + (eKT/2 + (1 + 4e)D)/(4eβ):\n"
-        "# the two terms are equal, and their sum smallest, at β² = (eKT/2 + (1 + 4e)D)/(16e² ln K)\n"
+        "# the bound is a*beta + b/beta, smallest where the two terms are equal (the derivation is below)\n"
         "beta_star = math.sqrt((math.e * K * T / 2 + (1 + 4 * math.e) * D) / (16 * math.e**2 * math.log(K)))\n"),
     draw=lambda d: (lambda T: {"K": d.integer(2, 8), "T": T, "D": T * d.integer(1, 40)})(int(d.grid(1000, 20000, 500))),
     default={"K": 3, "T": 2000, "D": 10_000},
     given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds, total delay D = {p['D']:,}. Skipper(β, DEW(η, β)) "
-                     "with η = 1/(4eβ); bound |S_β| by D/β and D_β by D in Theorem 3, then choose β."),
+                     r"with $\eta = 1/(4e\beta)$; bound $|S_\beta|$ by $D/\beta$ and $D_\beta$ by D in Theorem 3, then "
+                     "choose β."),
     **numeric(_beta, _beta_wrong, rtol=2e-3, name="beta_star"),
-    hints=("Section 3: in Theorem 3 with η = 1/(4eβ), |S_β| ≤ D/β (each skipped round has d_t ≥ β) and D_β ≤ D, the "
-           "bound is a sum of a term that grows with β and terms that shrink like 1/β.",
-           "With η = 1/(4eβ), max{ln K/η, 4eβ ln K} = 4eβ ln K, and the rest is (eKT/2 + (1 + 4e)D)/(4eβ): "
-           "minimise aβ + b/β (at β = sqrt(b/a), where the two terms are equal)."),
-    explanation=lambda p: (f"β* = sqrt((eKT/2 + (1 + 4e)D)/(16e² ln K)) = {_beta(p):.3f}; at β* the bound is "
-                           "2·sqrt((KTe/2 + (1 + 4e)D) ln K), Corollary 4's. Our copy of the paper prints β with a "
-                           "damaged formula; this derivation is how we settled it (docs/readings.md, paper 5)."),
+    hints=(r"Section 3: in Theorem 3 with $\eta = 1/(4e\beta)$, $|S_\beta| \le D/\beta$ (each skipped round has "
+           r"$d_t \ge \beta$) and $D_\beta \le D$, the bound is a sum of a term that grows with β and terms that shrink "
+           r"like $1/\beta$.",
+           r"With $\eta = 1/(4e\beta)$, $\max\{\ln K/\eta, 4e\beta\ln K\} = 4e\beta\ln K$, and the rest is "
+           r"$(eKT/2 + (1 + 4e)D)/(4e\beta)$: minimise $a\beta + b/\beta$ (at $\beta = \sqrt{b/a}$, where the two "
+           "terms are equal)."),
+    explanation=lambda p: (r"$\text{bound}(\beta) = D/\beta + 4e\beta\ln K + (eKT/2 + D)/(4e\beta) = "
+                           r"4e\beta\ln K + (eKT/2 + (1 + 4e)D)/(4e\beta)$; the two terms are equal, and their sum "
+                           r"smallest, at $\beta^* = \sqrt{(eKT/2 + (1 + 4e)D)/(16e^2\ln K)} = "
+                           rf"{_beta(p):.3f}$; at $\beta^*$ the bound is $2\sqrt{{(KTe/2 + (1 + 4e)D)\ln K}}$, "
+                           "Corollary 4's. Our copy of the paper prints β with a damaged formula; this derivation is "
+                           "how we settled it (docs/readings.md, paper 5)."),
 ))
 
 
@@ -258,26 +265,28 @@ register(Exercise(
     },
     solution="uniform",
     grade=choice_grader("uniform", {
-        "uniform": "Every round with d_s ≥ β is skipped; with β = 5 and d = 20 that is every round. The base DEW "
+        "uniform": r"Every round with $d_s \ge \beta$ is skipped; with β = 5 and d = 20 that is every round. The base DEW "
                    "never sees a loss and keeps p uniform: each skipped round costs up to one unit of regret "
                    "(Lemma 2).",
-        "better": "Skipper keeps only the losses with d_s < β. With β = 5 and d = 20 there are none left: nothing is "
+        "better": r"Skipper keeps only the losses with $d_s < \beta$. With β = 5 and d = 20 there are none left: nothing is "
                   "fresh enough.",
         "same": "The five huge rounds are skipped for any β ≤ 500, but with β = 5 the 995 ordinary rounds "
                 "(d = 20 ≥ β) are skipped too.",
     }),
-    hints=("Section 3: Skipper gives its base learner only the losses of the rounds NOT in S_β = {t : d_t ≥ β}.",
-           "With β = 5 and d = 20 for the ordinary rounds, which rounds are in S_β?"),
-    explanation="S_β = {t : d_t ≥ β} is every round when β ≤ d: |S_β| = T, the first term of Theorem 3, dominates.",
+    hints=(r"Section 3: Skipper gives its base learner only the losses of the rounds NOT in "
+           r"$S_\beta = \{t : d_t \ge \beta\}$.",
+           r"With β = 5 and d = 20 for the ordinary rounds, which rounds are in $S_\beta$?"),
+    explanation=r"$S_\beta = \{t : d_t \ge \beta\}$ is every round when $\beta \le d$: $|S_\beta| = T$, the first term "
+                "of Theorem 3, dominates.",
     wrong_answers=["better", "same"],
 ))
 
 
 # ---------------------------------------------------------------- 5.5 explain: why skipping helps
-_WHY_SKIP = ("DEW's learning rate must be at most 1/(4e·d_max) for its analysis (the weights must not move much "
+_WHY_SKIP = (r"DEW's learning rate must be at most $1/(4e\,d_{\max})$ for its analysis (the weights must not move much "
              "while feedback is outstanding), so a handful of huge delays forces a tiny rate on every round and DEW "
-             "hardly learns. Skipping the rounds with d_t ≥ β costs at most one unit of regret each (losses are in "
-             "[0, 1]), and the base learner then only sees delays below β, so its rate can be 1/(4eβ). Giving up a "
+             r"hardly learns. Skipping the rounds with $d_t \ge \beta$ costs at most one unit of regret each (losses are in "
+             r"[0, 1]), and the base learner then only sees delays below β, so its rate can be $1/(4e\beta)$. Giving up a "
              "few rounds' feedback is cheap; being slow on all rounds is not — as long as few rounds are skipped.")
 
 register(Exercise(
@@ -287,10 +296,10 @@ register(Exercise(
     minutes=8,
     title="Why throwing feedback away helps",
     solution=_WHY_SKIP,
-    points=("DEW's rate is capped by 1/(4e·d_max): one huge delay slows learning on every round",
+    points=(r"DEW's rate is capped by $1/(4e\,d_{\max})$: one huge delay slows learning on every round",
             "a skipped round costs at most one unit of regret (losses in [0, 1])",
-            "the base then sees delays below β only, so its rate can be 1/(4eβ)",
-            "it pays off when few rounds are skipped (the |S_β| term)"),
+            r"the base then sees delays below β only, so its rate can be $1/(4e\beta)$",
+            r"it pays off when few rounds are skipped (the $|S_\beta|$ term)"),
     hints=("Section 2 (why one huge delay ruins DEW) and Section 3 (Lemma 2): what does a huge delay cost DEW, and "
            "what does skipping its round cost?",
            "Compare the learning rate DEW may use with and without the rounds of huge delay, and the price of "

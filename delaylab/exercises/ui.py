@@ -1,13 +1,25 @@
 """What the student sees of an exercise: their numbers, predict and explain widgets, feedback boxes,
 hints in steps, "show solution", and the student's policy racing the paper's in a live panel.
-Everything here works in JupyterLab and on the Voila dashboards (widgets only), and never shows a
-traceback to a student.
+Everything here works in JupyterLab and on the Voila dashboards, and never shows a traceback to a
+student.
+
+**Work that outlasts the kernel.** Each check is written to the student's record (:mod:`.work`,
+a file beside the notebooks) and read back when the notebook runs again: a predict question
+shows the first answer (which stays the first) and the last verdict, an explanation its text, a
+check cell the last verdict. And each output is also **ordinary HTML**: a widget's output carries
+its state as ``text/html`` (:class:`Live`, kept current with ``update_display``), which is what
+a notebook saved from JupyterLab keeps (delaylab's server extension drops the widget views on save,
+:mod:`delaylab.serve.saved`), so a notebook reopened without a kernel shows the answers and
+verdicts, never "Error displaying widget: model not found".
 
 Answers are taken when their cell runs. A notebook's answer cell assigns a variable (``n_tilde =
 …``) or defines a function (``def d_klucb_index(…)``); right after any cell that assigns such a
 name, its value is kept (:func:`capture`, an IPython ``post_run_cell`` hook), and the check cell
 grades that value: a later cell that reuses the name cannot change what is graded, and a value
-the notebook computed elsewhere is never graded in place of the student's.
+the notebook computed elsewhere is never graded in place of the student's. If the answer cell's
+last run set nothing (it printed the value, or stopped with an error), nothing is graded: no
+value of an earlier run stands in for it. An answer cell run before the exercises were imported
+is found in the kernel's history when they are.
 """
 
 from __future__ import annotations
@@ -16,39 +28,22 @@ import ast
 import copy
 import html
 import os
+import uuid
 
 import ipywidgets as W
-import numpy as np
 
 from ..viz.display import Displayable
-from . import instance, solutions
+from . import instance, work
+from .texts import to_html, to_plain
+from ._core import (NOTEBOOKS, SOLUTIONS_ENV, SOLUTIONS_OFF, graded, mark_graded, solutions_off,  # noqa: F401  (re-exported)
+                    solutions_shown)
 from ._core import (Feedback, check, expectation, get, given, ids, not_answered, params, reference_code,
-                    reference_explanation, right, wrong)
+                    reference_explanation, right, wanted, wrong)
 
 _COLOURS = {"correct": ("#E8F5E9", "#1B5E20", "✓"), "wrong": ("#FFF3E0", "#8A3B00", "✗"),
             "unanswered": ("#F3F4F6", "#374151", "…")}
 _KIND_TEXT = {"predict": "predict", "compute": "compute", "derive": "derive", "explain": "explain why",
               "implement": "implement"}
-#: Which solutions are shown: "off" on a student's server during homework, "lecture" on the
-#: lecturer's dashboards, ... (:mod:`delaylab.exercises.solutions`).
-SOLUTIONS_ENV = solutions.ENV
-SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your lecturer after the deadline."
-
-
-_GRADED: list = []  # [True] once ex.start(graded=True) ran: a graded release
-
-
-def solutions_shown(eid: str | None = None) -> bool:
-    """Whether exercise ``eid``'s solution may be shown (None: every exercise's): never in a graded
-    release, else as ``DELAYLAB_SOLUTIONS`` says (:mod:`delaylab.exercises.solutions`)."""
-    return not _GRADED and solutions.shown(eid)
-
-
-def solutions_off(eid: str | None = None) -> str:
-    """What is shown instead of a solution that :func:`solutions_shown` withholds."""
-    return SOLUTIONS_OFF if _GRADED else solutions.why_not(eid)
-
-
 def stars(n: int) -> str:
     return "★" * n + "☆" * (3 - n)
 
@@ -57,19 +52,76 @@ def feedback_html(fb: Feedback, extra: str = "") -> str:
     """The verdict as a coloured box (green: right, orange: wrong, grey: not answered yet)."""
     bg, fg, mark = _COLOURS[fb.status]
     return (f"<div style='background:{bg};color:{fg};border-left:4px solid {fg};padding:6px 10px;"
-            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {html.escape(fb.message)}{extra}</div>")
+            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {to_html(fb.message)}{extra}</div>")
 
 
 def _enforce(eid: str, fb: Feedback) -> None:
     """Under the tests (``DELAYLAB_EXERCISES_EXPECT``), a check that is not as expected fails the cell."""
     want = expectation()
     if want is not None and fb.status != want:
-        raise AssertionError(f"exercise {eid}: expected {want}, got {fb.status}: {fb.message}")
+        raise AssertionError(f"exercise {eid}: expected {want}, got {fb.status}: {to_plain(fb.message)}")
 
 
 def _box(text: str, colour: str = "#374151", background: str = "#F8F9FB") -> str:
     return (f"<div style='background:{background};color:{colour};border-left:4px solid #9CA3AF;padding:6px 10px;"
             f"margin:4px 0;font-size:14px;line-height:1.45'>{text}</div>")
+
+
+def _when(stamp: str | None) -> str:
+    """A recorded time as a student reads it ("on 27 Nov at 16:05")."""
+    import datetime as dt
+
+    try:
+        t = dt.datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return ""
+    return f"on {t.day} {t:%b} at {t:%H:%M}"
+
+
+def _html_output(text: str):
+    """``text`` as an ordinary HTML output (no widget: it needs no kernel to show)."""
+    from IPython.display import HTML
+
+    return HTML(text)
+
+
+class Live(Displayable):
+    """An exercise's output: a widget while the kernel runs, and the same state as ordinary HTML
+    (``text/html`` in the same output) for a notebook saved and reopened without a kernel.
+
+    A subclass builds ``self.widget`` once and gives :meth:`static_html`; it calls
+    :meth:`refresh` after each change, which replaces the HTML of every output it was displayed in.
+    With :attr:`widget` None, the output is the HTML alone."""
+
+    widget = None
+    display_id: str | None = None
+
+    def static_html(self) -> str:
+        raise NotImplementedError
+
+    def _bundle(self) -> dict:
+        data = {"text/html": self.static_html(), "text/plain": repr(self)}
+        if self.widget is not None:  # (ipywidgets 8's view of a model, as its own display sends it)
+            data["application/vnd.jupyter.widget-view+json"] = {"version_major": 2, "version_minor": 0,
+                                                                 "model_id": self.widget.model_id}
+        return data
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        self.display_id = self.display_id or uuid.uuid4().hex
+        display(self._bundle(), raw=True, display_id=self.display_id)
+
+    def refresh(self) -> None:
+        """Update the outputs showing this object (their HTML; the widget updates itself)."""
+        if self.display_id is None:
+            return
+        try:
+            from IPython.display import update_display
+
+            update_display(self._bundle(), raw=True, display_id=self.display_id)
+        except Exception:  # noqa: BLE001 - outside a kernel: nothing to update
+            pass
 
 
 # ------------------------------------------------------------------ the student
@@ -103,7 +155,7 @@ class Started:
     def _ipython_display_(self):
         from IPython.display import display
 
-        display(W.HTML(self.html()))
+        display(_html_output(self.html()))
 
     def __repr__(self) -> str:
         return f"exercises for {self.student!r}" if self.student else "exercises with the default numbers"
@@ -121,10 +173,12 @@ def start(student: str | None = None, graded: bool = False) -> Started:
     (:mod:`delaylab.grading`, which uses the submission's owner's numbers)."""
     install_capture()
     if graded:
-        _GRADED[:] = [True]
+        mark_graded()
     who = instance.set_current(student, graded=graded)
     typed = instance.normalise(student)
-    return Started(who, graded=graded, typed=typed if graded and typed and typed != who else "")
+    started = Started(who, graded=graded, typed=typed if graded and typed and typed != who else "")
+    work.load()  # the student's record: what they answered before (on this machine)
+    return started
 
 
 class Given:
@@ -138,10 +192,20 @@ class Given:
 
         who = instance.current()
         owner = f"for {html.escape(who)}" if who else "default numbers"
-        display(W.HTML(_box(f"<b>Your numbers</b> ({owner}): {html.escape(self.text)}", "#1F2937", "#EEF2FF")))
+        wanted = precision(self.eid)
+        display(_html_output(_box(f"<b>Your numbers</b> ({owner}): {to_html(self.text)}"
+                                  + (f" <i>Precision wanted: {html.escape(wanted)}.</i>" if wanted else ""),
+                                  "#1F2937", "#EEF2FF")))
 
     def __repr__(self) -> str:
-        return f"Your numbers: {self.text}"
+        wanted = precision(self.eid)
+        return f"Your numbers: {to_plain(self.text)}" + (f" Precision wanted: {wanted}." if wanted else "")
+
+
+def precision(eid: str) -> str:
+    """The precision a numeric exercise's check wants, in words ("" for the other exercises)."""
+    tol = get(eid).tolerance
+    return wanted(*tol) if tol else ""
 
 
 def show_given(eid: str) -> Given:
@@ -157,6 +221,14 @@ _MISSING = object()
 _CAPTURED: dict[str, object] = {}
 _SOURCES: dict[str, str] = {}
 _HOOKED: list = []
+_CELLS: dict[str, set] = {}  # a front end's cell id -> the answer names that cell has set
+
+
+class NotSet:
+    """What an answer cell's last run left: nothing (``why`` says what happened)."""
+
+    def __init__(self, why: str):
+        self.why = why
 
 
 def _answer_names() -> set[str]:
@@ -191,23 +263,50 @@ def _snapshot(value):
         return value
 
 
-def capture(source: str, namespace: dict) -> None:
-    """Keep the answers a cell of ``source`` just set in ``namespace`` (and the cell's source)."""
-    for name in assigned_names(source) & _answer_names():
+def capture(source: str, namespace: dict, cell_id: str | None = None, failed: bool = False) -> None:
+    """Keep the answers a cell of ``source`` just set in ``namespace`` (and the cell's source). A cell that set an answer
+    before (the same ``cell_id``, which JupyterLab sends) and now set none, or stopped with an
+    error, leaves no answer: a value from its earlier run is not graded."""
+    names = assigned_names(source) & _answer_names()
+    before = _CELLS.get(cell_id, set()) if cell_id else set()
+    if failed:
+        for name in names | before:
+            _CAPTURED[name] = NotSet("error")
+        return
+    for name in names:
         if name in namespace:
             _CAPTURED[name] = _snapshot(namespace[name])
-            _SOURCES[name] = source
+            _SOURCES[name] = source  # (a graded release checks a function rebuilt from its cell: as_graded)
+    for name in before - names:
+        _CAPTURED[name] = NotSet("unset")
+    if cell_id and names:
+        _CELLS[cell_id] = set(names)
 
 
 def _after_cell(result) -> None:
     try:
-        if getattr(result, "error_in_exec", None) is not None or getattr(result, "error_before_exec", None):
-            return
         ip = _ipython()
-        if ip is not None:
-            capture(result.info.raw_cell or "", ip.user_ns)
+        if ip is None:
+            return
+        info = getattr(result, "info", None)
+        failed = getattr(result, "error_in_exec", None) is not None or bool(getattr(result, "error_before_exec", None))
+        capture(getattr(info, "raw_cell", "") or "", ip.user_ns, getattr(info, "cell_id", None), failed=failed)
     except Exception:  # noqa: BLE001 - never break the student's kernel
         pass
+
+
+def _from_history(ip) -> None:
+    """The answers set by cells run before the exercises were imported (in this kernel): each
+    answer name's value, if the last cell of the history that assigned it is the last to have run."""
+    try:
+        history = list(ip.history_manager.input_hist_raw)
+    except Exception:  # noqa: BLE001 - no history: nothing to recover
+        return
+    names = _answer_names()
+    for source in history:
+        for name in assigned_names(source or "") & names:
+            if name in ip.user_ns:
+                _CAPTURED[name] = _snapshot(ip.user_ns[name])
 
 
 def _ipython():
@@ -226,6 +325,7 @@ def install_capture() -> bool:
     if not _HOOKED or _HOOKED[0] is not ip:
         ip.events.register("post_run_cell", _after_cell)
         _HOOKED[:] = [ip]
+        _from_history(ip)
     return True
 
 
@@ -254,11 +354,13 @@ _ON_DASHBOARD = ("on this dashboard the code is hidden: compute, derive and impl
 class Steps:
     """One button that reveals the hints one by one, then the solution for the student's numbers."""
 
-    def __init__(self, eid: str):
+    def __init__(self, eid: str, shown: int = 0, changed=None):
         ex = get(eid)
-        self.eid, self.shown = eid, 0
+        self.eid = eid
         self.steps = [("where to look", ex.hints[0])] + [("the method", h) for h in ex.hints[1:]]
-        self.out = W.HTML("")
+        self.shown = max(0, min(int(shown), len(self.steps)))  # (restored: the hints seen before, not the solution)
+        self.changed = changed
+        self.out = W.HTML(self._html())
         self.button = W.Button(layout=W.Layout(width="max-content"), icon="lightbulb-o")
         self.button.on_click(lambda _: self.next())
         self._label()
@@ -281,10 +383,16 @@ class Steps:
         else:
             self.shown += 1
             self.out.value = self._html()
+            if self.shown <= n:
+                work.hints_shown(self.eid, self.shown)
+            elif solutions_shown(self.eid):
+                work.solution_shown(self.eid)
         self._label()
+        if self.changed is not None:
+            self.changed()
 
     def _html(self) -> str:
-        parts = [_box(f"<b>Hint {i + 1}</b> ({what}): {html.escape(text)}")
+        parts = [_box(f"<b>Hint {i + 1}</b> ({what}): {to_html(text)}")
                  for i, (what, text) in enumerate(self.steps[: self.shown])]
         if self.shown > len(self.steps):
             parts.append(solution_html(self.eid))
@@ -302,7 +410,7 @@ def solution_html(eid: str) -> str:
     code = reference_code(eid)
     why = reference_explanation(eid)
     return (f"<pre style='background:#F8F8F8;padding:8px;white-space:pre-wrap;margin:4px 0'>{html.escape(code)}</pre>"
-            + (f"<div style='margin:4px 0 8px 0'>{html.escape(why)}</div>" if why else ""))
+            + (f"<div style='margin:4px 0 8px 0'>{to_html(why)}</div>" if why else ""))
 
 
 # ------------------------------------------------------------------ check cells
@@ -314,9 +422,14 @@ def feedback(eid: str, answer=_MISSING, *, namespace: dict | None = None):
         raise ValueError(f"{eid} is a {ex.kind} exercise: its widget checks itself (ex.{ex.kind}(\"{eid}\"))")
     if answer is _MISSING:
         answer = answer_of(eid, namespace)
-        if ex.kind == "implement" and _GRADED and callable(answer) and ex.answer_name in _SOURCES:
+        if ex.kind == "implement" and graded() and callable(answer) and ex.answer_name in _SOURCES:
             answer = as_graded(eid, _SOURCES[ex.answer_name])
-    if answer is _MISSING:
+    if isinstance(answer, NotSet):
+        fb = not_answered(f"the answer cell's last run stopped with an error, so it set no {ex.answer_name}: fix it "
+                          "and run it again, then run this cell." if answer.why == "error" else
+                          f"the answer cell's last run did not set {ex.answer_name} (printing a value does not set "
+                          f"it): write `{ex.answer_name} = …` and run the cell, then run this cell.")
+    elif answer is _MISSING:
         fb = not_answered(_ON_DASHBOARD if on_dashboard() else
                           f"set {ex.answer_name} in the answer cell above and run it, then run this cell again.")
     elif isinstance(answer, Feedback):
@@ -325,6 +438,8 @@ def feedback(eid: str, answer=_MISSING, *, namespace: dict | None = None):
         fb = check(eid, answer)
         if not fb.answered and on_dashboard():
             fb = not_answered(_ON_DASHBOARD)
+        else:
+            work.checked(eid, answer, fb.status, fb.message)
     _enforce(eid, fb)
     return Checked(eid, fb)
 
@@ -351,26 +466,44 @@ def as_graded(eid: str, source: str):
     return fn
 
 
-class Checked(Displayable):
-    """A checked answer as displayed in a notebook: a coloured box, hints in steps, the solution."""
+def _earlier(eid: str, fb: Feedback) -> str:
+    """For an answer not checked in this kernel: what the record says of the last check, as HTML."""
+    item = work.entry(eid) if fb.status == "unanswered" else {}
+    last = item.get("last")
+    if not last:
+        return ""
+    verdict = {"correct": "right", "wrong": "not right yet"}.get(last.get("status"), last.get("status", ""))
+    return (f"<div style='margin-top:4px;font-size:13px'>Your last check, {html.escape(_when(last.get('at')))}: "
+            f"{html.escape(verdict)} — {to_html(last.get('message', ''))}</div>")
+
+
+class Checked(Live):
+    """A checked answer as displayed in a notebook: a coloured box, then (until the answer is right)
+    hints in steps and the solution."""
 
     def __init__(self, eid: str, fb: Feedback):
         self.eid, self.feedback = eid, fb
         self.correct, self.message = fb.correct, fb.message
+        self.steps = None
+        if not fb.correct:  # a right answer needs no hint: the button goes
+            self.steps = Steps(eid, shown=work.entry(eid).get("hints", 0), changed=self.refresh)
+            self.widget = W.VBox([W.HTML(self.verdict_html()), self.steps.widget])
 
-    @property
-    def widget(self) -> W.Widget:
-        return W.VBox([W.HTML(feedback_html(self.feedback)), Steps(self.eid).widget])
+    def verdict_html(self) -> str:
+        return feedback_html(self.feedback, _earlier(self.eid, self.feedback))
+
+    def static_html(self) -> str:
+        return self.verdict_html() + (self.steps.out.value if self.steps is not None else "")
 
     def __repr__(self) -> str:
-        return f"{self.feedback.status}: {self.feedback.message}"
+        return f"{self.feedback.status}: {to_plain(self.feedback.message)}"
 
 
 # ------------------------------------------------------------------ predict
 _FIRST: dict[str, str] = {}
 
 
-class Predict(Displayable):
+class Predict(Live):
     """A predict question as a widget: the choices, a "check" button, the verdict and the reasons.
 
     The student's first answer is kept and shown next to every later verdict. ``choice``
@@ -389,23 +522,47 @@ class Predict(Displayable):
         self.out = W.HTML(feedback_html(not_answered("choose an answer, then click check.")))
         self.feedback = check(eid, None)
         self.button.on_click(lambda _: self.check())
+        self.widget = W.VBox([self.choices, self.button, self.out])
         if choice is not None:
             self.choices.value = choice
             self.check()
+        else:
+            self._restore()
         _enforce(eid, self.feedback)
+
+    def _restore(self) -> None:
+        """The record's first answer (it stays the first) and last verdict, from an earlier session."""
+        item = work.entry(self.eid)
+        first, last = item.get("first"), item.get("last")
+        if not first or first.get("answer") not in self.ex.choices:
+            return
+        _FIRST.setdefault(self.eid, first["answer"])
+        if last and last.get("answer") in self.ex.choices:
+            self.choices.value = last["answer"]
+            self.feedback = check(self.eid, last["answer"])
+            self.out.value = feedback_html(self.feedback, self._first_note(last.get("at")))
+
+    def _first_note(self, when: str | None = None) -> str:
+        first = _FIRST[self.eid]
+        label = html.escape(self.ex.choices.get(first, first))
+        verdict = "right" if first == self.ex.solution else "not it"
+        again = f" (checked {html.escape(_when(when))})" if when else ""
+        return (f"<div style='margin-top:4px;font-size:13px'>Your first answer: “{label}” ({verdict}).{again}"
+                "</div>")
 
     def check(self) -> Feedback:
         fb = check(self.eid, self.choices.value)
         if not fb.answered:
             fb = not_answered("choose an answer, then click check.")
             self.feedback, self.out.value = fb, feedback_html(fb)
+            self.refresh()
             return fb
-        first = _FIRST.setdefault(self.eid, self.choices.value)
-        label = html.escape(self.ex.choices.get(first, first))
-        verdict = "right" if first == self.ex.solution else "not it"
-        note = f"<div style='margin-top:4px;font-size:13px'>Your first answer: “{label}” ({verdict}).</div>"
+        item = work.checked(self.eid, self.choices.value, fb.status, fb.message)
+        recorded = (item.get("first") or {}).get("answer")
+        _FIRST.setdefault(self.eid, recorded if recorded in self.ex.choices else self.choices.value)
         self.feedback = fb
-        self.out.value = feedback_html(fb, note)
+        self.out.value = feedback_html(fb, self._first_note())
+        self.refresh()
         return fb
 
     @property
@@ -413,9 +570,14 @@ class Predict(Displayable):
         """The student's first checked choice (None before any check)."""
         return _FIRST.get(self.eid)
 
-    @property
-    def widget(self) -> W.Widget:
-        return W.VBox([self.choices, self.button, self.out])
+    def static_html(self) -> str:
+        chosen = self.choices.value
+        marks = "".join(f"<li>{'◉' if key == chosen else '○'} {html.escape(label)}</li>"
+                        for key, label in self.ex.choices.items())
+        return (f"<ul style='list-style:none;padding-left:4px;margin:4px 0'>{marks}</ul>" + self.out.value)
+
+    def __repr__(self) -> str:
+        return f"{self.feedback.status}: {to_plain(self.feedback.message)}"
 
 
 def predict(eid: str, choice=None) -> Predict:
@@ -433,10 +595,10 @@ class Recorded:
     def _ipython_display_(self):
         from IPython.display import display
 
-        display(W.HTML(feedback_html(self.feedback)))
+        display(_html_output(feedback_html(self.feedback)))
 
     def __repr__(self) -> str:
-        return self.feedback.message
+        return to_plain(self.feedback.message)
 
 
 def record(eid: str, prediction) -> Recorded:
@@ -458,7 +620,7 @@ def record(eid: str, prediction) -> Recorded:
 _WRITTEN: dict[str, str] = {}
 
 
-class Explain(Displayable):
+class Explain(Live):
     """An "explain why" question: the student writes, then compares with the model answer and ticks
     off the points it mentions (self-assessed; nothing is graded). ``text`` fills the box and
     compares at once (the solved notebooks)."""
@@ -476,32 +638,60 @@ class Explain(Displayable):
         self.ticks = W.VBox([])
         self.feedback = not_answered()
         self.button.on_click(lambda _: self.compare())
+        self.widget = W.VBox([self.text, self.button, self.out, self.ticks])
         if text is not None:
             self.text.value = text
             self.compare()
+        else:
+            self._restore()
         _enforce(eid, self.feedback)
+
+    def _restore(self) -> None:
+        """The record's first explanation and the last one compared, from an earlier session."""
+        item = work.entry(self.eid)
+        first, last = item.get("first"), item.get("last")
+        if not (first and isinstance(first.get("answer"), str)):
+            return
+        _WRITTEN.setdefault(self.eid, first["answer"])
+        if last and isinstance(last.get("answer"), str):
+            self.text.value = last["answer"]
+            self._show(check(self.eid, last["answer"]), record=False)
 
     def compare(self) -> Feedback:
         fb = check(self.eid, self.text.value)
+        return self._show(fb)
+
+    def _show(self, fb: Feedback, record: bool = True) -> Feedback:
         self.feedback = fb
         if not fb.answered or not fb.correct:
             self.out.value = feedback_html(fb)
+            self.refresh()
             return fb
+        if record:
+            item = work.checked(self.eid, self.text.value, fb.status, fb.message)
+            recorded = (item.get("first") or {}).get("answer")
+            _WRITTEN.setdefault(self.eid, recorded if isinstance(recorded, str) else self.text.value)
         _WRITTEN.setdefault(self.eid, self.text.value)
         if solutions_shown(self.eid):
             mine = html.escape(_WRITTEN[self.eid])
             self.out.value = (_box(f"<b>Your first answer:</b> {mine}")
-                              + _box(f"<b>A model answer:</b> {html.escape(self.ex.solution)}", "#1B5E20", "#E8F5E9")
+                              + _box(f"<b>A model answer:</b> {to_html(self.ex.solution)}", "#1B5E20", "#E8F5E9")
                               + _box("<b>Does your answer mention…</b> (tick what it does; nothing is graded)"))
-            self.ticks.children = [W.Checkbox(value=False, description=p, indent=False,
+            self.ticks.children = [W.Checkbox(value=False, description=to_html(p), description_allow_html=True, indent=False,
                                               layout=W.Layout(width="auto")) for p in self.ex.points]
         else:
             self.out.value = _box("Your answer is written down. " + html.escape(solutions_off(self.eid)))
+        self.refresh()
         return fb
 
-    @property
-    def widget(self) -> W.Widget:
-        return W.VBox([self.text, self.button, self.out, self.ticks])
+    def static_html(self) -> str:
+        text = self.text.value.strip()
+        mine = _box(f"<b>Your explanation:</b> {html.escape(text)}") if text else ""
+        points = "".join(f"<li>{to_html(p)}</li>" for p in self.ex.points) if self.ticks.children else ""
+        return mine + self.out.value + (f"<ul style='margin:4px 0'>{points}</ul>" if points else "")
+
+    def __repr__(self) -> str:
+        return f"{self.feedback.status}: {to_plain(self.feedback.message)}"
 
 
 def explain(eid: str, text: str | None = None) -> Explain:
@@ -510,19 +700,31 @@ def explain(eid: str, text: str | None = None) -> Explain:
 
 
 # ------------------------------------------------------------------ racing the student's policy
-class Raced(Displayable):
-    """The race cell's verdict: the student's policy now races in a live panel (or why not)."""
+class Raced(Live):
+    """The race cell's verdict: the student's policy now races in a live panel (or why not). Its
+    comparison is made again at every update of the panel (a slider move, the background
+    computation's last stage), and its output updated: the two numbers it compares are always
+    the panel's current runs and horizon, those of its status line."""
 
-    def __init__(self, eid: str, fb: Feedback, panel=None):
+    def __init__(self, eid: str, fb: Feedback, panel=None, update=None):
         self.eid, self.feedback, self.panel = eid, fb, panel
         self.correct, self.message = fb.correct, fb.message
+        self._update = update
+        if update is not None:
+            panel.raced.listen(self._redraw)
 
-    @property
-    def widget(self) -> W.Widget:
-        return W.HTML(feedback_html(self.feedback))
+    def _redraw(self) -> None:
+        fb = self._update()
+        if fb is None or fb.message == self.feedback.message:
+            return
+        self.feedback, self.correct, self.message = fb, fb.correct, fb.message
+        self.refresh()
+
+    def static_html(self) -> str:
+        return feedback_html(self.feedback)
 
     def __repr__(self) -> str:
-        return f"{self.feedback.status}: {self.feedback.message}"
+        return f"{self.feedback.status}: {to_plain(self.feedback.message)}"
 
 
 def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None = None) -> Raced:
@@ -539,7 +741,11 @@ def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None 
     if ex.policy is None:
         raise ValueError(f"{eid} is not an implement exercise with a policy to race")
     fn = answer_of(eid, namespace)
-    if fn is _MISSING or fn is Ellipsis:
+    update = None
+    if isinstance(fn, NotSet):
+        fb = not_answered(f"the cell of {ex.answer_name} did not define it on its last run: fix it and run it, then "
+                          "run this cell again to race it.")
+    elif fn is _MISSING or fn is Ellipsis:
         fb = not_answered(_ON_DASHBOARD if on_dashboard() else
                           f"write {ex.answer_name} and run its cell, then run this cell again to race it.")
     elif not callable(fn):
@@ -551,8 +757,10 @@ def race(panel, eid: str, *, label: str = "your policy", namespace: dict | None 
                               f"cell again.")
         else:
             fb = _race(panel, ex, fn, label, checked)
+            if panel.race_result is not None:
+                update = lambda: _verdict(panel, ex, label, checked)  # noqa: E731
     _enforce(eid, fb)
-    return Raced(eid, fb, panel)
+    return Raced(eid, fb, panel, update)
 
 
 def _race(panel, ex, fn, label, checked: Feedback) -> Feedback:
@@ -564,20 +772,34 @@ def _race(panel, ex, fn, label, checked: Feedback) -> Feedback:
         return ex.policy(fn, **{k: v for k, v in context.items() if k in accepted})
 
     panel.race(make, label=label)
-    result = panel.race_result
-    if result is None:  # not drawn: the panel is left as it was, the reason said here
+    if panel.race_result is None:  # not drawn: the panel is left as it was, the reason said here
         message = panel.race_message
         panel.race(None)
         return wrong(f"{message[0].upper()}{message[1:]}")
-    yours = float(result.regret[result.names[0]][:, -1].mean())
-    T = int(result.times[-1])
-    compare = f"at T = {T:,}, {label} {yours:.1f}"
-    if ex.race_against:
-        x, y = panel.regret.curve(ex.race_against)
-        if len(y) and x[0] <= T:
-            compare += f", {ex.race_against} {float(np.interp(T, x, y)):.1f} (same draws; lower is better)"
-    if "first_answer" in result.notes:
-        compare += " — a first answer: the panel completes the curves in the background"
+    return _verdict(panel, ex, label, checked)
+
+
+def _verdict(panel, ex, label, checked: Feedback) -> Feedback | None:
+    """The race's verdict on what the panel shows now: the two final mean regrets of the same runs
+    at the same horizon (those of the status line), or, while the panel still computes in the
+    background, a promise of them. None if the panel no longer races this policy."""
+    result = panel.race_result
+    if result is None:
+        return None
+    name = result.names[0]
+    T, R = int(result.times[-1]), int(result.regret[name].shape[0])
+    yours = float(result.regret[name][:, -1].mean())
+    partial = "first_answer" in result.notes or getattr(panel.budget, "partial", None) is not None
+    runs = "the one run" if R == 1 else f"all {R:,} runs"
+    if partial:
+        compare = (f"{label} is drawn on the same first runs as the other curves; the comparison of the final "
+                   "regrets follows when the panel has computed every run (the status line says when)")
+    else:
+        compare = f"at T = {T:,}, over {runs}: {label} {yours:,.1f}"
+        if ex.race_against:
+            x, y = panel.regret.curve(ex.race_against)
+            if len(y) and int(round(float(x[-1]))) == T:
+                compare += f", {ex.race_against} {float(y[-1]):,.1f} (the same draws; lower is better)"
     if checked.correct:
         return right(f"Your policy races in the live panel (curve “{label}”): {compare}. Move a slider: it "
                      f"reruns with the others.")
@@ -586,12 +808,6 @@ def _race(panel, ex, fn, label, checked: Feedback) -> Feedback:
 
 
 # ------------------------------------------------------------------ the list of exercises
-#: The notebooks of the workbook (file, short title), for the index's list of exercises.
-NOTEBOOKS = {"01": ("01_delayed_conversions.ipynb", "Delayed conversions"),
-             "02": ("02_arm_dependent_delays.ipynb", "Arm-dependent, heavy-tailed delays"),
-             "03": ("03_linear_delayed.ipynb", "Linear bandits, delayed and censored"),
-             "04": ("04_aggregated_anonymous.ipynb", "Delayed, aggregated, anonymous feedback"),
-             "05": ("05_adversarial_delays.ipynb", "Adversarial bandits, unrestricted delays")}
 
 
 def heading(eid: str) -> str:
@@ -626,5 +842,67 @@ def table(notebooks=None) -> W.HTML:
     return W.HTML(table_html(notebooks))
 
 
-__all__ = ["Started", "start", "show_given", "feedback", "predict", "explain", "race", "table", "heading",
+_STATE_TEXT = {"right first": ("✓", "right at the first try"), "done": ("✓", "right after a retry"),
+               "tried": ("✗", "tried, not right yet"), "open": ("·", "open")}
+
+
+def progress_html(student: str | None = None) -> str:
+    """The student's progress, notebook by notebook, from the record (:mod:`.work`): how many
+    exercises were right at the first try, right later, tried, and still open, and each exercise's
+    mark. Without ``student``: the current one if ``ex.start`` named one, else every student with a
+    record here."""
+    if student is not None:
+        who = [instance.normalise(student)]
+    elif instance.current():
+        who = [instance.current()]
+    else:
+        who = work.students() or [""]
+    parts = []
+    for s in who:
+        rows = work.progress(s)
+        body = []
+        for nb, row in rows.items():
+            file, title = NOTEBOOKS.get(nb, (None, f"notebook {nb}"))
+            name = f"<a href='{html.escape(file)}'>{nb} · {html.escape(title)}</a>" if file else html.escape(title)
+            marks = " ".join(f"<span title='{html.escape(eid)}: {_STATE_TEXT[st][1]}'>{int(nb)}.{i + 1}&nbsp;"
+                             f"{_STATE_TEXT[st][0]}</span>" for i, (eid, st) in enumerate(row["items"].items()))
+            body.append(f"<tr><td>{name}</td><td>{row['right first']}</td><td>{row['done']}</td><td>{row['tried']}</td>"
+                        f"<td>{row['open']} of {row['exercises']}</td><td>{row['hints']}</td>"
+                        f"<td>{row['solutions']}</td><td>{marks}</td></tr>")
+        head = ("<tr>" + "".join(f"<th style='text-align:left'>{h}</th>" for h in (
+            "notebook", "right at the first try", "right later", "tried, not yet right", "open", "hints seen",
+            "solutions seen", "exercises (✓ right, ✗ not yet, · open)")) + "</tr>")
+        label = html.escape(s) if s else "the default numbers"
+        parts.append(f"<div style='margin:6px 0 2px 0'><b>Progress of {label}</b> (kept beside the notebooks, in "
+                     f"<code>{work.FOLDER}/</code>; in a terminal: <code>python3 tasks.py progress</code>)</div>"
+                     "<table style='border-collapse:collapse;font-size:14px'><thead>" + head + "</thead><tbody>"
+                     + "".join(body) + "</tbody></table>")
+    if not work.enabled():
+        parts.append("<div style='font-size:13px'>(Nothing is recorded here: on a dashboard, or with "
+                     f"{work.RECORD_ENV}=off.)</div>")
+    return "".join(parts)
+
+
+class Progress(Live):
+    """The index notebook's progress table: ordinary HTML (it needs no kernel once saved)."""
+
+    def __init__(self, student: str | None = None):
+        self.student = student
+        self.html = progress_html(student)
+
+    def static_html(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        who = [self.student] if self.student is not None else (work.students() or [""])
+        return "\n\n".join(work.table_text(instance.normalise(s), titles={nb: t for nb, (_, t) in NOTEBOOKS.items()})
+                           for s in who)
+
+
+def progress(student: str | None = None) -> Progress:
+    """The student's progress through the exercises, per notebook (the index notebook shows it)."""
+    return Progress(student)
+
+
+__all__ = ["Started", "start", "show_given", "feedback", "predict", "explain", "race", "table", "heading", "progress",
            "capture", "install_capture", "answer_of", "params", "right", "record", "as_graded"]

@@ -180,6 +180,8 @@ class Panel(Displayable):
             if race is not None:
                 race.draw(self.regret)
         self.draw_below(computed)
+        if race is not None:
+            self.raced.drawn()  # (a verdict comparing the raced policy with the paper's follows the update)
 
     def simulate(self, setting, policies, horizon, runs, seed=0, **kwargs):
         """:func:`delaylab.simulate` within the panel's time budget (:meth:`.budget.Budget.simulate`):

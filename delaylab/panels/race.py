@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..engine import simulate
-from .budget import Cancelled
+from .budget import Cancelled, log
 from .results import ResultCache
 
 #: The curve of the student's policy (its colour is in :mod:`delaylab.viz.style`).
@@ -135,13 +135,30 @@ class Race:
         self.message = ""  # the sentence of the last update ("" when nothing is raced)
         self.result = None  # the Result of the last update (None: nothing drawn)
         self.cache = ResultCache(8)
+        self.listeners: list[Callable[[], None]] = []  # told after each drawing of the raced policy
 
     def set(self, policy: Callable | Any | None, label: str = YOUR_POLICY) -> None:
-        """Race ``policy`` from the next update on (None: nothing), drawn as ``label``."""
+        """Race ``policy`` from the next update on (None: nothing), drawn as ``label``; the
+        listeners of the previous policy are dropped."""
         if not isinstance(label, str) or not label.strip():
             raise ValueError(f"label must be a non-empty string; got {label!r}")
         self.policy, self.label = policy, label.strip()
         self.cache = ResultCache(8)
+        self.listeners = []
+
+    def listen(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after each update of the panel has drawn the raced policy (a slider
+        move, or a stage of the background computation, then from its thread): e.g. a verdict
+        that compares the raced policy's final regret with a curve of the paper's."""
+        self.listeners.append(listener)
+
+    def drawn(self) -> None:
+        """The panel has drawn an update: tell the listeners (a failing one is logged, not raised)."""
+        for listener in list(self.listeners):
+            try:
+                listener()
+            except Exception:  # noqa: BLE001 - a listener never breaks the panel's update
+                log.exception("a listener of the raced policy failed")
 
     def compute(self, race_setting: Callable[[], RaceSetting], run: Callable | None = None) -> RaceDraw:
         """Simulate the raced policy on what ``race_setting()`` says the panel runs, with ``run``
