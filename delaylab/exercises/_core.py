@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import guard, instance
+from . import guard, instance, solutions
 from .guard import NotWritten, StudentError, short
 
 KINDS = ("predict", "compute", "derive", "explain", "implement")
@@ -291,19 +291,30 @@ SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your l
 _GRADED: list = []  # [True] once ex.start(graded=True) ran: a graded release
 
 
+def known_exercises() -> dict:
+    """Every exercise by its id and by its number as its heading says (``"1.1"``)."""
+    out = {}
+    for eid in ids():
+        nb = get(eid).notebook
+        out[eid] = out[f"{int(nb)}.{ids(nb).index(eid) + 1}"] = eid
+    return out
+
+
+def solution_setting(value: str) -> str:
+    """A value of ``DELAYLAB_SOLUTIONS`` (or of the dashboards' ``--solutions``) normalised, or a
+    ValueError naming it and the valid choices (:func:`delaylab.exercises.solutions.check`)."""
+    return solutions.check(value, known_exercises())
+
+
 def solutions_shown(eid: str | None = None) -> bool:
     """Whether exercise ``eid``'s solution may be shown (None: every exercise's): never in a graded
     release, else as ``DELAYLAB_SOLUTIONS`` says (:mod:`delaylab.exercises.solutions`)."""
-    from . import solutions
-
-    return not _GRADED and solutions.shown(eid)
+    return not _GRADED and solutions.shown(eid, known_exercises())
 
 
 def solutions_off(eid: str | None = None) -> str:
     """What is shown instead of a solution that :func:`solutions_shown` withholds."""
-    from . import solutions
-
-    return SOLUTIONS_OFF if _GRADED else solutions.why_not(eid)
+    return SOLUTIONS_OFF if _GRADED else solutions.why_not(eid, known_exercises())
 
 
 def mark_graded() -> None:

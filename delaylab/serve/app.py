@@ -132,10 +132,10 @@ class DashboardServer(Voila):
 
     @validate("solutions")
     def _solutions_setting(self, proposal):
-        from delaylab.exercises import solutions
+        from delaylab.exercises import _core
 
         try:
-            return solutions.check(proposal["value"])
+            return _core.solution_setting(proposal["value"])
         except ValueError as exc:
             raise TraitError(f"DashboardServer.{exc}") from None
 
