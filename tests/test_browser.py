@@ -1423,12 +1423,12 @@ def assert_panel_usable(page, state, size, where):
 
 def fitted(page):
     """Every figure on the screen drawn at its box's width, and laid out for the slides (its fonts
-    raised: delaylab/viz/theme.py), within 3 s; then one frame."""
+    raised: delaylab/viz/theme.py), within 3 s; then two frames drawn."""
     try:
         page.wait_for_function(SLIDES_PDF.FIGURES_FITTED, timeout=3_000, polling=50)
     except Exception:  # noqa: BLE001 - measured as it is: a figure left unfitted shows in the measures
         pass
-    page.wait_for_timeout(120)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
 
 
 def press_on(page, state, size, where):
