@@ -51,7 +51,14 @@ CLAIMS = [
     # the bias term 2 n^(−a) falls fastest in n (|d/dn| = 2a n^(−a−1), largest in a) at a = 1/ln n
     ("02", "$\\hat\\alpha = 1/\\ln T_i$ (about ${}$ for $T_i = 1500$)", 1 / math.log(1500), ".2f"),
     # notebook 03
-    ("03", "$2f_{{t,\\delta}} \\approx {}$ multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
+    ("03", "The radius alone, $2f_{{t,\\delta}}$ ($\\approx {}$ at $t = 1000$", 2 * float(confidence_radius(1000, 5, 1.0, 0.1)),
+     ".0f"),
+    ("03", "at $t = 1000$, $\\approx {}$ at $T = 3000$), is enough", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
+    ("03", "that probability averages ${}", _tau(100, 100), ".2f"),
+    ("03", "that probability averages $0.63 - {}", float(np.mean([_tau(100, k) for k in range(100)])), ".2f"),
+    ("03", "that probability averages $0.63 - 0.37 = {}$", _tau(100, 100) - float(np.mean([_tau(100, k) for k in
+                                                                                          range(100)])), ".2f"),
+    ("03", "($\\tau_m = {}$ minus the mean of $P(D \\le k)$ over $k < m$)", _tau(100, 100), ".2f"),
     ("03", "In $(100, 500)$, where $\\tau_m = {}$, even the algorithm", _tau(500, 100), ".2f"),
     ("03", "$\\tau_m(1 - 1/\\sqrt d) \\approx {}$ here", _tau(100, 100) * (1 - 1 / math.sqrt(5)), ".2f"),
     ("03", "$\\alpha_{{t,\\delta}} \\ge 2f_{{t,\\delta}} \\approx {}$ at $t = 1000$",
@@ -177,12 +184,47 @@ def test_the_alpha_hat_question_names_the_instance_figure_2_measures():
     assert "On Figure 2's instance ($\\mu = (0.5, 0.55)$, $\\alpha = (1, 0.3)$)" in _markdown("02")
 
 
-def test_a_quarter_of_the_criteo_conversions_arrive_after_the_horizon():
+def test_a_quarter_of_the_criteo_delays_exceed_the_horizon():
+    """Review nb03-r1, 6: a quarter of the delays exceed T (10^6 s); of the conversions of a run, more
+    arrive after T (those of late pulls too): the text speaks of the delays."""
     from delaylab.papers import vernade2020
 
     late = 1 - float(dl.criteo(100).cdf(vernade2020.FIG3_HORIZON))
-    assert vernade2020.FIG3_HORIZON == 10_000 and 0.2 < late < 0.3
-    assert "about a quarter arrive after the horizon" in _markdown("03")
+    assert vernade2020.FIG3_HORIZON * vernade2020.FIG3_SCALE == 1e6 and 0.22 < late < 0.27
+    md = _markdown("03")
+    assert "about a quarter arrive after the horizon" not in md
+    assert "a quarter of the delays exceed the whole horizon ($10^6$ s)" in md
+
+
+def test_where_the_large_mode_of_the_criteo_delays_lies():
+    """Review nb03-r1, 5: the large mode of Figure 2 is not 'one to ten days': the density of log10 delay
+    rises from about 10^4.6 s (half a day), peaks near 10^6.15 s (16 days) and ends at 30 days; 40 % of
+    the delays lie between 10^5 and 10^6 s, 23 % beyond. The small mode peaks at about two minutes."""
+    from delaylab.papers import vernade2020
+
+    edges, dens = vernade2020.criteo_log10_density()
+    top = int(np.argmax(dens))
+    assert 6.1 < edges[top] < 6.15 < edges[top + 1] < 6.2
+    assert round(10 ** 6.15 / 86400) == 16 and round(10 ** edges[-1] / 86400) == 30
+    small = int(np.argmax(np.where(edges[:-1] < 3, dens, 0)))   # the mode below 1000 s
+    assert 90 < 10 ** edges[small] < 10 ** edges[small + 1] < 160                 # about two minutes
+    rise = int(np.argmax((edges[:-1] > 4) & (dens > 1.5 * dens[(edges[:-1] > 3.7) & (edges[:-1] < 4.5)].max())))
+    assert round(edges[rise], 1) == 4.6 and 10 ** 4.6 / 3600 == pytest.approx(11, abs=0.2)  # half a day
+    law = dl.criteo(100)                                          # one step = 100 s
+    between, beyond = float(law.cdf(10_000) - law.cdf(1000)), float(1 - law.cdf(10_000))
+    assert f"{between:.0%}" == "40%" and f"{beyond:.0%}" == "23%"
+    md = _markdown("03")
+    assert "one to ten days" not in md and "around a minute to an hour" not in md
+    for piece in ("a small one that peaks at about two minutes", "rises from about half a day ($10^{4.6}$ s)",
+                  "peaks near $10^{6.15}$ s, about 16 days", "ends at the 30-day cut-off",
+                  f"in our law {between:.0%} are, and {beyond:.0%} are longer"):
+        assert piece in md, piece
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    readings = (Path(__file__).resolve().parent.parent / "docs" / "readings.md").read_text(encoding="utf-8")
+    assert "one to ten days" not in guide
+    assert (f"a large one peaking near 16 days; {between:.0%} of the delays lie between 10^5 and 10^6 s, "
+            f"{beyond:.0%} beyond") in guide
+    assert f"{between:.0%} of its delays lie between 10^5 and" in readings and f"and {beyond:.0%} are longer" in readings
 
 
 @pytest.mark.parametrize("nb", ["01", "02", "03", "04", "05"])
@@ -297,8 +339,9 @@ GUIDE_CLAIMS = [
     ("The status line gives τ_m: {}, then", _tau(100, 100), ".2f"),
     ("τ_m: 0.63, then {};", _tau(100, 20), ".2f"),
     ("shrinks by a factor {} while", _tau(100, 100) / _tau(100, 20), ".1f"),
-    ("2f_{{t,δ}} ≈ {} multiplies", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)), ".0f"),
-    ("panel, τ_m = {} and every curve", _tau(500, 100), ".2f"),
+    ("2f_{{t,δ}} ≈ {} multiplies the norm at T = 3000 and alone", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)),
+     ".0f"),
+    ("panel, τ_m = {} and every learner's curve", _tau(500, 100), ".2f"),
     ("m = 2000, τ_m ≈ {}.", float(dl.criteo(100).cdf(2000)), ".2f"),
     ("the signal: {} against", _tau(100, 100), ".2f"),
     ("0.63 against {} |", _tau(100, 20), ".2f"),

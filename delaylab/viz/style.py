@@ -104,6 +104,7 @@ STYLES: dict[str, tuple[str, str]] = {
     "Exp3": ("#000000", "dot"),
     "DEW": (ORANGE, "solid"),
     "Skipper": (BLUE, "solid"),
+    "Skipper without skipping": (GREEN, "dash"),  # its base at its rate, fed every loss: what skipping changes
     "Doubling": (PURPLE, "solid"),
     # the student's own policy raced in a live panel (indigo, drawn thicker with diamond markers)
     "your policy": (INDIGO, "solid"),
@@ -218,5 +219,5 @@ PAPERS: dict[str, tuple[str, ...]] = {
     "02 Manegueu et al. 2020": ("Patient Bandits", "Patient Bandits (no bias term)", "Adapt-Patient Bandits"),
     "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinUCB without delay term", "OTFLinTS", "LinUCB"),
     "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"),
-    "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Doubling"),
+    "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Skipper without skipping", "Doubling"),
 }
