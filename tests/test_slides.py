@@ -146,3 +146,24 @@ def test_committed_notebooks_carry_the_slide_boundaries():
     """Every committed notebook carries the rule's slide metadata (``python3 tasks.py slides``
     sets it after any edit)."""
     assert slides.main(["--check", *map(str, NOTEBOOKS)]) == 0
+
+
+def test_the_outline_names_each_slide_as_the_deck_has_it():
+    """What the guide's "Slide view" lists (tools/slides.py's outline): slides numbered as the
+    slides' counter numbers them, each section, exercise, figure and panel where the deck has it,
+    a race with its exercise, and the text an exercise's slide goes on with after its check."""
+    nb = {"cells": [md("# 1 · Title\n\n" + LONG), code('ex.start("")'), md("## 1. Setting\n\n" + LONG),
+                    code("tl = paper.timeline_figure(theta=0.3)\ntl"),
+                    md("### ✎ Exercise 1.1 (compute): x\n\n" + LONG), code('ex.given("01.x")'), code("x = ..."),
+                    code('ex.feedback("01.x")'), md("The derivation, to read once you have tried it: " + LONG),
+                    md("## 2. Panel\n\n" + LONG), code("panel = ConversionsPanel()\npanel"),
+                    md("### ✎ Exercise 1.2 (implement): y\n\n" + LONG), code('ex.feedback("01.y")'),
+                    md("Once it passes, race it."), code('ex.race(panel, "01.y")'),
+                    md("## 3. Figure 1\n\n" + LONG), code("fig1 = paper.figure1_panel(runs=20)\nfig1")],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    assert slides.outline_text(slides.apply(nb)) == (
+        "9 slides: 1 the title, ex.start · 2 §1 · 3 the timeline figure · "
+        "4 Exercise 1.1, then “The derivation, to read once you have…” · 5 §2 · 6 the live panel · "
+        "7 Exercise 1.2 and its race · 8 §3 · 9 Figure 1.")
+    assert slides.plain(r"What doubling $\mathbb E[\tau]$ does, and where $\tilde N$ matters") == \
+        "What doubling E[τ] does, and where Ñ matters"
