@@ -1276,9 +1276,9 @@ def test_lecture_mode_rise_in_jupyterlab_shows_one_slide_per_section(browser, tm
         server.close()
 
 
-#: the projectors: every notebook's live slides are walked, screen by screen, at one of a 16:9
-#: 1280×720 and a 4:3 1024×768 projector (half of the notebooks each way round) and its panel's
-#: slide is then measured at the other; then the deck is resized to a lecturer's 1920×1080 screen
+#: the projectors: every notebook's live slides are opened at one of a 16:9 1280×720 and a 4:3
+#: 1024×768 projector (half of the notebooks each way round), walked screen by screen, resized to
+#: the other and walked again; then the deck is resized to a lecturer's 1920×1080 screen
 SLIDE_SIZES = [(1280, 720), (1024, 768)]
 LAPTOP = (1920, 1080)
 #: px a slide may be taller than the screen before → scrolls it (delaylab-slides.js's SLACK)
@@ -1319,7 +1319,8 @@ SLIDE = """() => {
 #: the texts on the screen that reveal.js's arrows, the slide number, the progress bar or "more
 #: below" cover; a figure's legend entries that meet an x axis's title or tick labels; how much of
 #: the screen the slide's content fills (from its top); headings that show markup (``<ns0:math>``,
-#: TeX); text on the screen below or beside the slide's box (cut off).
+#: TeX); text on the screen below or beside the slide's box (cut off); a figure whose visible
+#: traces span less than a tenth of a numeric x axis (its data squeezed by something far away).
 LECTURE_HALL = """([prose, other]) => {
   const slide = document.querySelector('.reveal .slides > section.present > section.present')
     || document.querySelector('.reveal .slides > section.present');
@@ -1364,13 +1365,39 @@ LECTURE_HALL = """([prose, other]) => {
     for (const l of legend) for (const a of axes)
       if (l.r.width && a.r.width && meets(l.r, a.r)) overprinted.push(`legend "${l.text}" meets "${a.text}"`);
   }
+  // a figure shows its data: on each numeric x axis the visible traces span at least a tenth of
+  // the axis (05 §5's log axis once ran to 10^189 for a vertical line, its data squeezed to 2 %)
+  const squeezed = [];
+  for (const gd of slide.querySelectorAll('.js-plotly-plot')) {
+    const layout = gd._fullLayout, spans = {};
+    if (!layout || !gd._fullData) continue;
+    for (const t of gd._fullData) {
+      if (t.visible !== true || !t.x || typeof t.x.length !== 'number') continue;
+      const name = 'xaxis' + (t.xaxis || 'x').slice(1), axis = layout[name];
+      if (!axis || !['linear', 'log'].includes(axis.type)) continue;
+      for (let x of Array.from(t.x)) {
+        x = axis.type === 'log' ? (x > 0 ? Math.log10(x) : NaN) : x;
+        if (typeof x !== 'number' || !isFinite(x)) continue;
+        const sp = spans[name] ??= {lo: Infinity, hi: -Infinity};
+        sp.lo = Math.min(sp.lo, x); sp.hi = Math.max(sp.hi, x);
+      }
+    }
+    for (const [name, sp] of Object.entries(spans)) {
+      const [a, b] = layout[name].range, share = (sp.hi - sp.lo) / Math.abs(b - a);
+      if (sp.hi > sp.lo && share < 0.1)
+        squeezed.push(`${(gd.layout.title && (gd.layout.title.text || gd.layout.title)) || 'a figure'}: its data fill ${(100 * share).toFixed(1)} % of ${name} (${a.toPrecision(3)} to ${b.toPrecision(3)})`);
+    }
+  }
   const cells = [...slide.querySelectorAll('[cell-index]')].filter(c => c.getClientRects().length && c.getBoundingClientRect().height > 1);
   const bottom = Math.max(clip.top, ...cells.map(c => c.getBoundingClientRect().bottom));
   const markup = /<\\/?[a-z][\\w:]*[ >]|\\$|\\\\[a-zA-Z]{2,}/;
   const headings = [...slide.querySelectorAll('h1, h2, h3, h4')].map(h => h.textContent).filter(t => markup.test(t));
   const beside = onScreen.filter(t => t.r.right > innerWidth + 1).map(t => t.text);
+  const counter = document.querySelector('.reveal .slide-number');
   return {h: Reveal.getIndices().h, v: Reveal.getIndices().v, top: slide.scrollTop, sizes, small, covered, overprinted,
-          filled: (bottom - clip.top + slide.scrollTop) / clip.height, headings, beside};
+          filled: (bottom - clip.top + slide.scrollTop) / clip.height, headings, beside, squeezed,
+          counter: counter ? counter.textContent.trim() : '',
+          heads: [...slide.querySelectorAll('h1, h2, h3')].map(h => h.textContent.replace(/¶/g, '').trim())};
 }"""
 #: the title slide shows, under the "computing" bar, while the notebook's cells still execute
 COMPUTING = """() => { const bar = document.getElementById('loading'), slide = document.querySelector('.reveal .slides section.present');
@@ -1474,6 +1501,8 @@ class LectureHall:
 
     def __init__(self):
         self.failures, self.sizes, self.screens = [], {}, 0
+        #: each slide's headings, by the number the slides' counter (bottom right) shows on it
+        self.heads: dict[int, list[str]] = {}
 
     def look(self, page, where, whole=True):
         """The screen as it is: covered and cut-off texts, overprinted legends; with ``whole``
@@ -1484,17 +1513,76 @@ class LectureHall:
         here = f"{where}, slide {m['h']}/{m['v']} at {m['top']:.0f} px"
         found = [f"covered: {c}" for c in m["covered"]] + [f"overprinted: {o}" for o in m["overprinted"]]
         found += [f"cut off at the right: {t}" for t in m["beside"]]
+        found += [f"data squeezed: {t}" for t in m["squeezed"]]
         if whole:
             found += [f"too small: {x}" for x in m["small"]] + [f"markup in a heading: {t!r}" for t in m["headings"]]
             if m["top"] == 0 and m["filled"] < NEARLY_EMPTY:
                 found.append(f"nearly empty: its content fills {m['filled']:.0%} of the screen")
             for kind, px in m["sizes"].items():
                 self.sizes[kind] = min(self.sizes.get(kind, px), px)
+            counted = re.match(r"(\d+)\s*/\s*\d+$", m["counter"])
+            if counted:
+                self.heads.setdefault(int(counted.group(1)), m["heads"])
+            else:
+                found.append(f"the slide number reads {m['counter']!r}")
         self.failures += [f"{here}: {f}" for f in dict.fromkeys(found)]
         return m
 
     def check(self):
         assert not self.failures, f"{len(self.failures)} problems for a lecture hall:\n" + "\n".join(self.failures[:40])
+
+
+def walk_deck(page, size, where, hall, n_total):
+    """→ from the first slide (on screen) to the last at ``size``, every screen looked at by
+    ``hall`` (:class:`LectureHall`), a live panel's slide checked usable as it opens, every slide
+    shown. Returns the panels' slides, their first figures' share shown as they open (slide px),
+    the presses and the walk's seconds."""
+    state = page.evaluate(SLIDE)
+    assert state["total"] == n_total and state["past"] == 0, state
+    assert_on_screen(state, size, f"{where}, first slide")
+    seen, presses, panels, shown = {(state["h"], state["v"])}, 0, [], []
+    t1 = time.perf_counter()
+    while True:
+        fitted(page)
+        hall.look(page, where, whole=state["top"] == 0)
+        if state["past"] >= state["total"] - 1 and state["overflow"] - state["top"] <= SLIDE_SLACK:
+            break
+        if state["handle"] and state["figure"] and state["top"] == 0 and (state["h"], state["v"]) not in panels:
+            assert_panel_usable(page, state, size, f"{where}, slide {state['h']}/{state['v']}")
+            panels.append((state["h"], state["v"]))
+            shown.append(f"{state['figure']['shown'] / state['scale']:.0f}/{state['figure']['box']['h'] / state['scale']:.0f}")
+        state = press_on(page, state, size, f"{where}, slide {state['h']}/{state['v']}")
+        presses += 1
+        seen.add((state["h"], state["v"]))
+        assert presses <= 6 * n_total, f"{where}: {presses} presses and still not at the last slide"
+    assert len(seen) == n_total, f"{where}: {len(seen)} of {n_total} slides shown"
+    return panels, shown, presses, time.perf_counter() - t1
+
+
+def assert_the_guide_s_slide_view_is_the_deck(path, heads, n_total):
+    """The instructor's guide lists each paper notebook's deck (its "Slide view", numbered as the
+    slides' counter numbers them): the live deck has as many slides, each section (§N) on the
+    slide of that number under its heading "N. …", each exercise on the slide under its heading
+    "✎ Exercise N.M …". ``heads``: each slide's headings, by the counter's number on it."""
+    guide = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
+    view = re.search(rf"<!-- slide view {path.stem[:2]} -->(\d+) slides: (.*?)\.<!-- /slide view -->", guide, re.S)
+    if path.stem.startswith("00"):
+        assert view is None
+        return
+    assert view, f"docs/instructor.md has no slide view of {path.stem}"
+    assert int(view.group(1)) == n_total == len(heads), (path.stem, view.group(1), n_total, sorted(heads))
+    wrong = []
+    for item in view.group(2).split(" · "):
+        number, what = item.split(" ", 1)
+        on_it = heads[int(number)]
+        section = re.match(r"§(\d+)$", what)
+        exercise = re.match(r"Exercise (\d\.\d+)\b", what)
+        if section and not any(re.match(rf"{section.group(1)}\. ", t) for t in on_it):
+            wrong.append(f"slide {number}: the guide says {what}, the deck shows {on_it}")
+        if exercise and not any(t.startswith(f"✎ Exercise {exercise.group(1)} ") for t in on_it):
+            wrong.append(f"slide {number}: the guide says {what}, the deck shows {on_it}")
+    checked = sum(bool(re.match(r"\d+ (§\d+$|Exercise )", i)) for i in view.group(2).split(" · "))
+    assert checked >= 5 and not wrong, f"{path.stem}: the guide's slide view differs from the deck:\n" + "\n".join(wrong)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -1513,8 +1601,11 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
     ticks, legends and titles) at least 20 px; no slide nearly empty (its content filling less
     than a third of the screen); no text under reveal.js's arrows, the slide number, the progress
     bar or "more below", nor cut off at the right; no legend entry on an x axis's labels; no
-    heading showing markup. The panel's slide is measured again at the other size. Home, from the
-    end, comes back to the title slide's top; End goes to the last slide. On the slide of a live
+    heading showing markup; every figure's data spread over at least a tenth of its x axis (05
+    §5's figure). The whole deck is walked and measured at both sizes. The guide's
+    "Slide view" of the deck names each section and exercise on the slide the counter numbers so
+    (:func:`assert_the_guide_s_slide_view_is_the_deck`). Home, from the end, comes back to the
+    title slide's top; End goes to the last slide. On the slide of a live
     panel: a slider and at least half of its figure on screen at every size, and the slider,
     moved with the keyboard, redraws the figure without moving the deck. A screenshot at each
     size: ``slides-<notebook>-<W>x<H>.png``; the smallest size of each kind of text, per
@@ -1560,27 +1651,11 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
 
         # → from the first slide to the last, each screen looked at as from the back of a room
         hall = LectureHall()
-        state = page.evaluate(SLIDE)
-        assert state["total"] == n_total and state["past"] == 0, state
-        assert_on_screen(state, first, f"{where}, first slide")
-        seen, presses, panels, shown = {(state["h"], state["v"])}, 0, [], []
-        t1 = time.perf_counter()
-        while True:
-            fitted(page)
-            hall.look(page, where, whole=state["top"] == 0)
-            if state["past"] >= state["total"] - 1 and state["overflow"] - state["top"] <= SLIDE_SLACK:
-                break
-            if state["handle"] and state["figure"] and state["top"] == 0 and (state["h"], state["v"]) not in panels:
-                assert_panel_usable(page, state, first, f"{where}, slide {state['h']}/{state['v']}")
-                panels.append((state["h"], state["v"]))
-                shown.append(f"{state['figure']['shown'] / state['scale']:.0f}/{state['figure']['box']['h'] / state['scale']:.0f}")
-            state = press_on(page, state, first, f"{where}, slide {state['h']}/{state['v']}")
-            presses += 1
-            seen.add((state["h"], state["v"]))
-            assert presses <= 6 * n_total, f"{where}: {presses} presses and still not at the last slide"
-        walked = time.perf_counter() - t1
-        assert len(seen) == n_total, f"{where}: {len(seen)} of {n_total} slides shown"
+        panels, shown, presses, walked = walk_deck(page, first, where, hall, n_total)
         assert bool(panels) == has_panel(path), (where, panels)
+        # the guide's "Slide view" of this deck: each section and exercise on the slide whose
+        # number the slides' counter shows (docs/instructor.md, written by tools/slides.py)
+        assert_the_guide_s_slide_view_is_the_deck(path, hall.heads, n_total)
         # Home: the title slide, from its top (reveal.js's own went to the sub-slide seen last); End: the last
         page.keyboard.press("Home")
         page.wait_for_function(f"() => {{ const s = ({SLIDE})(); return s && s.h === 0 && s.v === 0 && s.top === 0; }}",
@@ -1626,10 +1701,23 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
             assert_on_screen(state, size, where)
             if panels:
                 assert_panel_usable(page, state, size, where)
+            page.screenshot(path=str(ARTIFACTS / f"slides-{path.stem}-{size[0]}x{size[1]}.png"))
             if size == second:
+                # the whole deck again, every screen measured, on the other projector
                 fitted(page)
                 hall.look(page, where)
-            page.screenshot(path=str(ARTIFACTS / f"slides-{path.stem}-{size[0]}x{size[1]}.png"))
+                page.keyboard.press("Home")
+                page.wait_for_function(f"() => {{ const s = ({SLIDE})(); return s && s.h === 0 && s.v === 0 && s.top === 0; }}",
+                                       timeout=5_000)
+                again = walk_deck(page, second, where, hall, n_total)
+                assert again[0] == panels, (where, again[0], panels)
+                presses, walked = presses + again[2], walked + again[3]
+                page.evaluate(f"Reveal.slide({h}, {v})")
+                page.wait_for_function(f"() => {{ const s = ({SLIDE})(); return s && s.h === {h} && s.v === {v}; }}")
+                page.evaluate("() => { const s = document.querySelector('.reveal .slides > section.present > section.present')"
+                              " || document.querySelector('.reveal .slides > section.present'); s.scrollTop = 0; }")
+                page.wait_for_timeout(300)
+                state = page.evaluate(SLIDE)
         press_on(page, state, LAPTOP, where)
         hall.check()
 
@@ -1648,8 +1736,9 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
         lines = ["  ".join(str(x).rjust(w) for x, w in zip(row, widths)) for row in [header, *_SLIDE_ROWS]]
         print("\nlive slides: " + lines[-1])
         (ARTIFACTS / "slides.txt").write_text(
-            "live slides (?template=reveal): slides, → presses from the first slide to the last, title slide "
-            "shown under the computing bar (s), all cells and figures drawn (s), the walk (s, each screen measured), "
+            "live slides (?template=reveal): slides, → presses from the first slide to the last (both walks), title slide "
+            "shown under the computing bar (s), all cells and figures drawn (s), the two walks, one at each projector's size "
+            "(s, each screen measured), "
             "the panels' first figure as their slide opens (slide pixels shown/height), requests (all to the server), "
             "the smallest text of each kind on the screens walked\n" + "\n".join(lines) + "\n")
     finally:
