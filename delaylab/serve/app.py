@@ -132,10 +132,10 @@ class DashboardServer(Voila):
 
     @validate("solutions")
     def _solutions_setting(self, proposal):
-        from delaylab.exercises import _core
+        from delaylab.exercises import solution_setting
 
         try:
-            return _core.solution_setting(proposal["value"])
+            return solution_setting(proposal["value"])
         except ValueError as exc:
             raise TraitError(f"DashboardServer.{exc}") from None
 
