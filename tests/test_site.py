@@ -412,7 +412,9 @@ def test_paper_figures_at_the_papers_scale_and_every_panel_explorable(site):
     for path in NOTEBOOKS:
         markup = (folder / f"{path.stem}.html").read_text()
         scales = [html.unescape(s) for s in re.findall(r'<p class="dl-scale">(.*?)</p>', markup)]
-        assert all(s.startswith("At the paper's scale") for s in scales), scales
+        # notebook 04's run counts are ours (the paper's were lost): its figures say "our full scale"
+        full = "At our full scale" if path.stem.startswith("04_") else "At the paper's scale"
+        assert all(s.startswith(full) for s in scales), scales
         nb = nbformat.read(path, as_version=4)
         reproductions = sum(bool(re.search(r"figure\w*_panel\(|example8_panel\(|appendix_f_panel\(", c.source))
                             for c in nb.cells if c.cell_type == "code" and not transform.is_hidden(c))

@@ -55,10 +55,13 @@ _REMEMBERED: dict = {}
 REMEMBER = 12
 
 
-def remembered(key, compute):
+def remembered(key, compute, cache=None):
     """``compute()``, or the result already computed for ``key`` (a figure's name and parameters)
     in this kernel. A run's outcome depends only on the seed, its index and its parameters, so the
-    result is the same array for array; the oldest are forgotten beyond :data:`REMEMBER`."""
+    result is the same array for array; the oldest are forgotten beyond :data:`REMEMBER`. With a
+    disk ``cache`` the sweep reads that instead, so its notes say how many runs it computed."""
+    if cache is not None:
+        return compute()
     if key not in _REMEMBERED:
         if len(_REMEMBERED) >= REMEMBER:
             _REMEMBERED.pop(next(iter(_REMEMBERED)))
@@ -107,7 +110,7 @@ def figure1(runs=100, seed=0, progress=None, horizon=HORIZON, cache=None):
             out[(name, m)] = sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=prog,
                                    cache=cache)
         return out
-    return remembered(("figure1", runs, seed, horizon), compute)
+    return remembered(("figure1", runs, seed, horizon), compute, cache)
 
 
 def _panel_title(name, m):
@@ -171,7 +174,7 @@ def figure2(runs=200, seed=0, progress=None, horizon=HORIZON, cache=None):
                              "Discarding UCB": DiscardingUCB(law, WINDOW),
                              "Discarding KL-UCB": DiscardingKLUCB(law, WINDOW)})
         return sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress, cache=cache)
-    return remembered(("figure2", runs, seed, horizon), compute)
+    return remembered(("figure2", runs, seed, horizon), compute, cache)
 
 
 def draw_figure2(res, plot: CurvePlot) -> None:
@@ -230,7 +233,7 @@ def figure3(runs=100, seed=0, progress=None, horizon=HORIZON, cache=None):
                                              DelayedKLUCB(OnlineGeometric(gamma=1.0), None)}),
                            horizon, runs, seed, checkpoints=CHECKPOINTS, progress=p2, cache=cache)
         return {"censored": censored, "uncensored": uncensored}
-    return remembered(("figure3", runs, seed, horizon), compute)
+    return remembered(("figure3", runs, seed, horizon), compute, cache)
 
 
 def draw_figure3(results, plot: CurvePlot) -> None:

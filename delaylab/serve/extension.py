@@ -61,7 +61,7 @@ from jupyter_core.utils import ensure_async
 from traitlets import Int, default
 from traitlets.config import Config, LoggingConfigurable
 
-from . import voila_patches
+from . import documents, voila_patches
 from .compat import voila_problem
 from .transport import socket_paths_fit
 
@@ -150,7 +150,9 @@ def _load_jupyter_server_extension(serverapp) -> None:
     module = PlotlyModule(serverapp.log)
     module.prepare()
     pattern = url_path_join(serverapp.base_url, r"/delaylab/static/(plotly-widget\.[0-9a-f]+\.js)")
-    serverapp.web_app.add_handlers(".*$", [(pattern, plotly_module_handler(), {"module": module})])
+    # before Voila's render handler: extensions load in the order of their names ("delaylab" first)
+    serverapp.web_app.add_handlers(".*$", [(pattern, plotly_module_handler(), {"module": module}),
+                                           documents.extension_handler(serverapp.base_url, serverapp.root_dir)])
     DashboardProvisioner.module = module
     DashboardProvisioner.static_url = url_path_join(serverapp.base_url, "delaylab/static")
     DashboardProvisioner.kernel_settings = DashboardKernelSpecManager(parent=serverapp)
