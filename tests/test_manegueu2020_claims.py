@@ -619,6 +619,7 @@ def test_r2_4_5_8_9_10_11_nits_of_the_text():
     e = ex.get("02.alpha-hat")
     flat = e.grade("flat", {}).message  # 5
     assert "a shallow one, spanning under a tenth of the regret" in flat
+    assert "yet Figure 2's U is shallow, under a tenth of the regret" in _guide()  # the guide's row for "flat"
     u_claim = [c for c in paper.figure2_claims(runs=100, seed=0) if "under a tenth" in c.text]
     assert len(u_claim) == 1 and u_claim[0].holds
     assert "so does a valid $\\mu_{low}$" not in md and "($d_t$ does not depend on it)" in md  # 8
