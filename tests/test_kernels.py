@@ -294,3 +294,47 @@ def test_kl_indices_and_argmax_equal_numpy_on_a_wide_grid():
     scratch = [np.empty(th.shape) for _ in range(4)]
     index.poisson_choose(th, nt, b, 1.0, *scratch, choice)
     assert np.array_equal(choice, np.argmax(klucb_poisson(th, nt, b[:, None]), axis=1))
+
+
+CALLER = '''from numba import njit
+
+from .helper import step
+
+
+@njit(cache=True)
+def run(x):
+    return step(x)
+'''
+HELPER = '''from numba import njit
+
+
+@njit(cache=True, inline="always")
+def step(x):
+    return x + {}
+'''
+
+
+def test_a_change_in_another_module_of_a_kernel_is_not_served_from_numba_s_cache(tmp_path):
+    """numba caches a function with the code of what it calls from other modules but checks only
+    its own file (numba issue #1833): kernels.drop_stale_cache empties the cache when any of them
+    changed. A caller and an inlined helper in two modules, cached, then the helper changed: the
+    next process must run the new helper (numba alone would give the old answer from its cache)."""
+    import subprocess
+    import sys
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "caller.py").write_text(CALLER)
+    code = ("import pkg.caller as c; from delaylab.kernels import drop_stale_cache; "
+            "print(drop_stale_cache([c]), c.run(1.0))")
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+
+    def answer(increment):
+        (pkg / "helper.py").write_text(HELPER.format(increment))
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        return out.stdout.split()
+
+    assert answer("1.0") == ["True", "2.0"]  # a new cache: stamped
+    assert answer("1.0") == ["False", "2.0"]  # from the cache
+    assert answer("20.0") == ["True", "21.0"]  # the helper changed: the caller's cache was emptied

@@ -103,6 +103,7 @@ def _families():
             from . import exp_weights, index, linear, odaaf, patient, qpmd
 
             _FAMILIES = (index, qpmd, patient, exp_weights, odaaf, linear)
+            drop_stale_cache(_FAMILIES)
         except Exception as err:  # pragma: no cover - depends on the installation
             import warnings
 
@@ -111,3 +112,70 @@ def _families():
                           RuntimeWarning, stacklevel=3)
             _FAMILIES = ()
     return _FAMILIES
+
+
+#: the file, in each folder of numba's cache, holding the digest of the sources its kernels were compiled from
+STAMP = "delaylab-kernels.sha256"
+
+
+def sources(modules) -> dict:
+    """The modules of delaylab whose code or constants the compiled functions of ``modules`` may
+    hold, name -> file: the modules themselves, and those of the delaylab objects they import
+    (the helpers of :mod:`._env`, the policies' state classes and constants such as
+    ``patient.TINY``)."""
+    import inspect
+    import sys
+
+    found = {}
+    for module in modules:
+        found[module.__name__] = module.__file__
+        for obj in vars(module).values():
+            name = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
+            if isinstance(name, str) and name.split(".")[0] == module.__name__.split(".")[0]:
+                source = getattr(sys.modules.get(name), "__file__", None)
+                if source:
+                    found[name] = source
+    return found
+
+
+def drop_stale_cache(modules) -> bool:
+    """Empty numba's on-disk cache of every compiled function of ``modules`` when the sources
+    they were compiled from (:func:`sources`) have changed since: returns whether it did.
+
+    numba keeps, in the cache of a kernel, the code of every function it calls, here the
+    calendar walk of :mod:`._env` inlined into each family's loop, but throws that cache away
+    only when the kernel's own file changes (numba issue #1833, "Caching issue: functions in
+    different modules"; its documentation says so under "Cache invalidation"). An update that
+    changed ``_env.py`` alone (a ``git pull``) would leave every kernel running the old code, and
+    different results from the numpy path's. So each cache folder keeps the digest of the
+    sources (:data:`STAMP`), checked when the kernels are first needed (a few milliseconds);
+    where it differs, every function's cache index is emptied (``recompile()`` of a dispatcher
+    not compiled yet) and the functions compile again at their first call."""
+    import hashlib
+    from pathlib import Path
+
+    from numba.core.dispatcher import Dispatcher
+
+    h = hashlib.sha256()
+    for name, path in sorted(sources(modules).items()):
+        h.update(name.encode() + b"\0" + Path(path).read_bytes())
+    digest = h.hexdigest()
+    compiled = [obj for m in modules for obj in vars(m).values()
+                if isinstance(obj, Dispatcher) and obj.py_func.__module__ == m.__name__ and obj.stats.cache_path]
+    stale = False
+    for folder in sorted({d.stats.cache_path for d in compiled}):
+        stamp = Path(folder) / STAMP
+        try:
+            if stamp.read_text() == digest:
+                continue
+        except OSError:
+            pass
+        stale = True
+        try:
+            for d in compiled:
+                if d.stats.cache_path == folder:
+                    d.recompile()  # nothing compiled in this process yet: only the cache's index emptied
+            stamp.write_text(digest)
+        except OSError:  # a cache folder we cannot write: numba will not write there either
+            pass
+    return stale
