@@ -19,7 +19,8 @@ One module per algorithm family:
 * :mod:`.patient` — Patient Bandits and Adapt-Patient Bandits (Manegueu et al. 2020);
 * :mod:`.exp_weights` — Exp3, DEW, Skipper and Doubling (Thune et al. 2019);
 * :mod:`.odaaf` — ODAAF, ODAAF-B, ODAAF-V and Improved UCB (Pike-Burke et al. 2018), phased;
-* :mod:`.linear` — OTFLinUCB, OTFLinTS and LinUCB (Vernade et al. 2020).
+* :mod:`.linear` — OTFLinUCB, OTFLinTS and LinUCB (Vernade et al. 2020);
+* :mod:`.uniform` — uniform random play, in every setting (the reference curve of every figure).
 
 Where a kernel is no faster than numpy on large batches (KL-UCB, and D-UCB with the geometric
 count, beyond about 2000 runs per chunk; the phased family beyond 100 runs, against the engine's
@@ -100,9 +101,9 @@ def _families():
     global _FAMILIES
     if _FAMILIES is None:
         try:
-            from . import exp_weights, index, linear, odaaf, patient, qpmd
+            from . import exp_weights, index, linear, odaaf, patient, qpmd, uniform
 
-            _FAMILIES = (index, qpmd, patient, exp_weights, odaaf, linear)
+            _FAMILIES = (index, qpmd, patient, exp_weights, odaaf, linear, uniform)
             drop_stale_cache(_FAMILIES)
         except Exception as err:  # pragma: no cover - depends on the installation
             import warnings
