@@ -332,6 +332,13 @@ def lighthouse_pages():
     bench_lighthouse.main(row=row)
 
 
+def start(argv):
+    """The first visitor after a start, each notebook (benchmarks/bench_start.py, issue 37: ≤ 3 s)."""
+    import bench_start
+
+    bench_start.main(argv)
+
+
 def soak(argv):
     """Steady visitors on a `--public` dashboard server (benchmarks/bench_soak.py, issue 29):
     time to a visitor's widget state against its budgets, and whether the server's kernels,
@@ -359,9 +366,10 @@ SECTIONS = {
     "book": book,  # the course site, built cold then warm (several minutes)
     "lighthouse": lighthouse_pages,  # the site's notebook pages on a phone (Lighthouse, from npm)
     "soak": soak,  # steady visitors on a --public server for ten minutes: only when named
+    "start": start,  # a server started ten times, a notebook visited at once: only when named
 }
 #: sections that take options (the arguments after their name) and run only when named
-WITH_OPTIONS = {"soak"}
+WITH_OPTIONS = {"soak", "start"}
 
 
 def main(argv):
