@@ -236,9 +236,8 @@ class BlindKernel(Kernel):
     @property
     def max_batch(self):
         # KL-UCB's Bernoulli index (a log and an expm1 per Newton step): numpy's SIMD loops catch
-        # up on large batches (bench, CPU µs per run-step, kernel against numpy: 0.55 / 0.65 at 1000
-        # runs, 0.63 / 0.67 at 2000, 0.60 / 0.59 at 4000)
-        return 2048 if isinstance(self.policy, KLUCB) else None
+        # up on large batches, from about 800 runs since the engine's blocks grew (benchmarks/RESULTS.md)
+        return 768 if isinstance(self.policy, KLUCB) else None
 
     def arguments(self):
         return self.policy.kernel_state(), isinstance(self.policy, KLUCB)
@@ -385,10 +384,10 @@ class DelayedKernel(Kernel):
     @property
     def max_batch(self):
         # D-UCB's index is two square roots, which numpy's SIMD loops take as fast on large
-        # batches with the O(1) geometric count (bench, CPU µs per run-step, kernel against numpy:
-        # 0.30 / 0.34 at 1000 runs, 0.36 / 0.36 at 2000, 0.35 / 0.34 at 4000). D-KLUCB's Newton
-        # steps (interleaved over runs) and the tabulated count keep the kernel ahead at every size
-        return 2048 if isinstance(self.policy, DelayedUCB) and isinstance(self.policy.count_, GeometricCount) else None
+        # batches with the O(1) geometric count: even at about 1000-1500 runs (benchmarks/RESULTS.md).
+        # D-KLUCB's Newton steps (interleaved over runs) and the tabulated count keep the kernel
+        # ahead at every size
+        return 1024 if isinstance(self.policy, DelayedUCB) and isinstance(self.policy.count_, GeometricCount) else None
 
     def arguments(self):
         return self.policy.kernel_state(), isinstance(self.policy, DelayedKLUCB)
