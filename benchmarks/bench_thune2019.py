@@ -28,7 +28,7 @@ def interactive_updates():
     panel = AdversarialPanel()
     betas, patterns = [40.0, 60.0, 30.0], ["fixed", "spikes"]
 
-    def move_beta():  # a slider move to a new value: what depends on β (Skipper) is recomputed
+    def move_beta():  # a slider move to a new value: what depends on β (Skipper, its twin) is recomputed
         panel._cache.clear()
         panel.update()  # warm: everything computed
         t0 = time.perf_counter()
@@ -49,13 +49,13 @@ def interactive_updates():
 def main():
     t_beta, t_all, panel = interactive_updates()
     T, R = panel.horizon.value, panel.runs.value
-    row(f"nb05 interactive update: β slider (Skipper rerun, T = {T}, {R} runs)", t_beta, "s", "≤ 0.5 s", t_beta <= 0.5)
-    row(f"nb05 interactive update: delay pattern (4 learners rerun, T = {T}, {R} runs)", t_all, "s", "≤ 0.5 s",
+    row(f"nb05 interactive update: β slider (Skipper and its twin rerun, T = {T}, {R} runs)", t_beta, "s", "≤ 0.5 s", t_beta <= 0.5)
+    row(f"nb05 interactive update: delay pattern (5 learners and uniform play rerun, T = {T}, {R} runs)", t_all, "s", "≤ 0.5 s",
         t_all <= 0.5)
     t = best_of(lambda: paper.example8(runs=10), 1)
-    row("nb05 Example 8 sweep, notebook scale (4 learners, T = 2^9…2^14, 10 runs)", t, "s", "≤ 60 s", t <= 60)
+    row("nb05 Example 8 sweep, notebook scale (4 learners and uniform play, T = 2^9…2^14, 10 runs)", t, "s", "≤ 60 s", t <= 60)
     t = best_of(lambda: paper.tradeoff(runs=20), 1)
-    row("nb05 Theorem 3 trade-off (14 β × 20 runs as one grid, T = 3000)", t, "s")
+    row("nb05 Theorem 3 trade-off (Skipper and its twin: 14 β × 20 runs as one grid; uniform play; T = 3000)", t, "s")
     # engine against plain per-run loops, Example 8 at T = 4096
     T = 4096
     losses, d = sq.example8(T, 2, gap=paper.GAP, seed=0)

@@ -26,6 +26,16 @@ Each manifest also records the entry's full key — the problem fingerprint, the
 names of the arrays and :func:`code_version` — and an entry is served only if all of it equals
 what the sweep asks for and every array matches its checksum; anything else is recomputed.
 
+Install-time entries, shared read-only
+--------------------------------------
+Besides its own folder, a cache reads the entries of :func:`shared_folders`: folders filled once
+when delaylab is installed for many users (``python -m delaylab.serve.precompute --shared``, run
+by Binder's postBuild, an image's build or a hub's admin, writes the notebooks' figures at their
+defaults into ``<environment>/share/delaylab/cache``). They are only read: never written, marked
+used or evicted, and an entry there that does not check out is skipped, not deleted. Every
+student of a JupyterHub sharing one environment thus gets the notebooks' figures from it, and
+writes what they compute themselves into their own folder.
+
 A managed store
 ---------------
 The folder is capped (:data:`DEFAULT_MAX_BYTES`, or ``$DELAYLAB_CACHE_MAX`` such as ``20G``, or
@@ -44,6 +54,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -53,7 +64,7 @@ import numpy as np
 from .fingerprints import Uncacheable, fingerprint, sha256_hex
 
 __all__ = ["FORMAT", "DEFAULT_MAX_BYTES", "NOT_HASHED", "Cache", "Uncacheable", "cache_clear", "cache_info",
-           "code_version", "default_folder", "fingerprint", "open_cache"]
+           "code_version", "default_folder", "environment_folder", "fingerprint", "open_cache", "shared_folders"]
 
 #: bump when the layout of entries changes
 FORMAT = 2
@@ -105,6 +116,23 @@ def default_folder() -> Path:
     return Path(base).expanduser() / "delaylab"
 
 
+def environment_folder() -> Path:
+    """The install-time cache of this Python environment: ``<sys.prefix>/share/delaylab/cache``
+    (``python -m delaylab.serve.precompute --shared`` fills it; every user of the environment reads it)."""
+    return Path(sys.prefix) / "share" / "delaylab" / "cache"
+
+
+def shared_folders() -> list:
+    """The read-only caches every :class:`Cache` also reads: the folders in
+    ``$DELAYLAB_SHARED_CACHE`` (separated by ``os.pathsep``; empty: none), else
+    :func:`environment_folder` if it exists."""
+    given = os.environ.get("DELAYLAB_SHARED_CACHE")
+    if given is not None:
+        return [Path(f).expanduser() for f in given.split(os.pathsep) if f]
+    folder = environment_folder()
+    return [folder] if folder.is_dir() else []
+
+
 def open_cache(cache) -> "Cache | None":
     """``cache=`` of :func:`delaylab.sweep`: a folder, True (the default folder), None or False."""
     if cache is None or cache is False:
@@ -126,9 +154,12 @@ class Cache:
     ----------
     folder : str or Path
         Created if needed.
+    shared : list of folders, optional
+        Read-only caches whose entries are served too (see the module's docstring); default
+        :func:`shared_folders`.
     """
 
-    def __init__(self, folder, max_bytes=None):
+    def __init__(self, folder, max_bytes=None, shared=None):
         from ._validate import check_int
         from .summary import parse_bytes
 
@@ -147,6 +178,9 @@ class Cache:
                              f"({exc.strerror or exc}); pass cache=<a writable folder>, set "
                              f"DELAYLAB_CACHE, or cache=None to run without a cache") from None
         self._remove_stale_temporaries(self.folder)
+        own = self.folder.resolve()
+        self.shared = [Path(f) for f in (shared_folders() if shared is None else shared)
+                       if Path(f).expanduser().resolve() != own]
 
     def __repr__(self):
         return f"Cache({str(self.folder)!r})"
@@ -172,12 +206,10 @@ class Cache:
         and dtypes, else a description of the mismatch. Returns ``([(run_ids, arrays)], number
         of corrupt entries deleted)``.
         """
-        folder = self._problem_folder(problem)
-        if not folder.is_dir():
-            return [], 0
         wanted_set = set(int(r) for r in wanted)
         found, corrupt = [], 0
-        for path in sorted(folder.glob("runs-*.npz")):
+        folder = self._problem_folder(problem)
+        for path in sorted(folder.glob("runs-*.npz")) if folder.is_dir() else []:
             try:
                 run_ids, arrays = _read_entry(path, problem, wanted_set, check)
             except _Corrupt:
@@ -195,7 +227,26 @@ class Cache:
                     os.utime(path)  # used now (least-recently-used eviction)
                 except OSError:
                     pass
-        return found, corrupt
+        return found + self._shared_entries(problem, wanted_set, found, check), corrupt
+
+    def _shared_entries(self, problem: str, wanted: set, found: list, check) -> list:
+        """Entries of the read-only :attr:`shared` folders holding wanted runs that ``found`` lacks:
+        only read (an entry that does not check out is skipped, left as it is)."""
+        have = set(int(r) for ids, _ in found for r in ids)
+        out = []
+        for shared in self.shared:
+            folder = Path(shared) / problem
+            for path in sorted(folder.glob("runs-*.npz")) if folder.is_dir() else []:
+                if wanted <= have:
+                    return out
+                try:
+                    run_ids, arrays = _read_entry(path, problem, wanted - have, check)
+                except _Corrupt:
+                    continue
+                if arrays is not None:
+                    out.append((run_ids, arrays))
+                    have.update(int(r) for r in run_ids)
+        return out
 
     def store(self, problem: str, run_ids: np.ndarray, arrays: dict) -> None:
         """Write an entry atomically (a temporary file in the same folder, then os.replace)."""
@@ -260,14 +311,19 @@ class Cache:
 
     def info(self) -> dict:
         """``{"folder", "size" (bytes), "entries", "problems", "oldest", "newest" (datetimes of last
-        use, None when empty), "max_bytes"}``."""
+        use, None when empty), "max_bytes", "shared"}``; ``shared``: the read-only folders also
+        read, each ``{"folder", "size", "entries"}``."""
         import datetime
 
         entries = self._entries()
         when = [datetime.datetime.fromtimestamp(e[0]) for e in entries]
+        shared = []
+        for folder in self.shared:
+            sizes = [p.stat().st_size for p in Path(folder).glob("*/runs-*.npz")]
+            shared.append({"folder": str(folder), "size": sum(sizes), "entries": len(sizes)})
         return {"folder": str(self.folder), "size": sum(e[1] for e in entries), "entries": len(entries),
                 "problems": len({e[2].parent for e in entries}), "oldest": min(when, default=None),
-                "newest": max(when, default=None), "max_bytes": self.max_bytes}
+                "newest": max(when, default=None), "max_bytes": self.max_bytes, "shared": shared}
 
     def clear(self) -> int:
         """Delete every entry (and temporary file) of the folder; returns the bytes freed."""

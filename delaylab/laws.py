@@ -402,10 +402,12 @@ class ScaledPareto(DelayLaw):
     r"""Pareto tail scaled by c: P(D > m) = c·(1 + m)^{−α} for m ≥ 0 (Manegueu et al. 2020, §8.3).
 
     With probability 1 − c the feedback is immediate (D = 0); otherwise D follows
-    :class:`Pareto` (α). The paper's Section 8.3 uses c = 0.7 for the suboptimal arm, so that
-    Assumption 2, c·m^{−α} ≤ P(D > m) ≤ m^{−α}, holds with the constant c = 0.7 of
-    Adapt-Patient Bandits. (Our copy of the paper prints τ(0) = 1 − 0.7/2^α at m = 0; we use the
-    formula of the reading notes, P(D > m) = 0.7(1 + m)^{−α} for every m ≥ 0, i.e. P(D = 0) = 0.3.)
+    :class:`Pareto` (α). The paper's Section 8.3 uses c = 0.7 for the suboptimal arm and says that
+    Assumption 2, c·m^{−α} ≤ P(D > m) ≤ m^{−α} for every m ≥ 1, then holds with c = 0.7. It does
+    not: P(D > m)·m^α = c·(m/(1 + m))^α is smallest at m = 1, so this law satisfies Assumption 2
+    only with a constant up to c·2^{−α} (0.7·2^{−0.3} ≈ 0.569 in Section 8.3). (Our copy of the
+    paper prints τ(0) = 1 − 0.7/2^α at m = 0, which leaves no mass at D = 1; we take
+    P(D > m) = c(1 + m)^{−α} for every m ≥ 0, i.e. P(D = 0) = 1 − c: the two agree for m ≥ 1.)
     E[D] = c·ζ(α) and E[D²] = c·(2ζ(α − 1) − ζ(α)). Draws are computed in log space: very heavy
     tails give :data:`NEVER`, not an overflow.
 

@@ -541,6 +541,27 @@ def test_index_links_to_every_paper_notebook(voila, browser):
         page.close()
 
 
+def test_the_readings_link_opens_a_readable_page_on_a_phone_and_in_the_dark(voila, browser):
+    """The index's link to the readings (``../docs/readings.md``, as in JupyterLab) opens the
+    document as a page: WCAG 2.1 AA by axe-core, light and dark, no sideways scrolling at 390 px."""
+    page = open_dashboard(browser, f"{voila.url}/voila/render/00_index.ipynb")
+    try:
+        page.locator("a[href='../docs/readings.md']").first.click()
+        page.wait_for_url("**/voila/docs/readings.md", timeout=LOAD_TIMEOUT)
+        assert page.title() == "The readings behind the workbook · delaylab"
+        assert page.locator("main h2").count() >= 5  # one section per paper at least
+    finally:
+        page.close()
+    for width, scheme in ((1400, "light"), (390, "light"), (390, "dark")):
+        # bypass_csp: axe-core is injected as a script, which the page's policy forbids
+        other = browser.new_page(viewport={"width": width, "height": 844}, color_scheme=scheme, bypass_csp=True)
+        try:
+            other.goto(f"{voila.url}/voila/docs/readings.md", timeout=LOAD_TIMEOUT)
+            a11y.check_page(other, f"readings, {width} px, {scheme}", contrast=False)
+        finally:
+            other.close()
+
+
 def test_a_page_whose_widgets_are_not_found_reloads_itself_once(voila, browser):
     """A page whose widget views name models its kernel does not have ("widget model not found":
     the figures and controls stay error messages) reloads itself once (the delaylab template),

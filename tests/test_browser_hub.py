@@ -1,18 +1,19 @@
 """The dashboards as Binder and a JupyterHub serve them: Voila inside JupyterLab (a server
-extension, ``/voila/render/<path>``), with the configuration binder/postBuild installs, in chromium.
+extension, ``/voila/render/<path>``), from the environment binder/postBuild builds, in chromium.
 
-A mybinder.org build cannot run here, nor docker: JupyterLab is started the way a JupyterHub's
-single-user server runs it, under a hub's URL prefix (``/user/student/``), from a folder with no
-voila.json (a hub's home), its configuration only what ``binder/postBuild`` installed into a
-throwaway prefix (tests/test_binder.py: delaylab's wheel, so its server extension's switch; the
-page settings), read through JUPYTER_CONFIG_PATH, and the sweep cache filled as postBuild fills it.
-Every notebook's page must then pass the dashboard test of tests/test_browser.py itself (no
-error, no code, every figure drawn from one copy of plotly's module, the formulas as MathML and no
-TeX left, a slider and a selection redraw, a bad seed answered, the save button), and besides:
-the notebook's title shows, the cells tagged ``hide`` are absent, plotly's module comes from the
-server's ``delaylab/static/``, and **no request goes to another host** (every request of every
-page is recorded). The seconds until each page's title and first figure show are printed and kept
-in ``test-artifacts/browser/hub-pages.txt``.
+JupyterLab is started the way a JupyterHub's single-user server runs it, under a hub's URL
+prefix (``/user/student/``), from a folder with no voila.json (a hub's home), with the Python and
+the configuration of the environment that ``binder/postBuild`` built for real
+(tests/test_binder.py's :func:`environment`: delaylab's wheel, so its server extension's switch,
+the page settings, the compiled kernels, the notebooks' figures in the environment's sweep
+cache) and nothing else (no ``JUPYTER_CONFIG_PATH``). A real hub, with two students, PAM logins
+and nbgitpuller, is tests/test_hub.py. Every notebook's page must pass the dashboard test of
+tests/test_browser.py itself (no error, no code, every figure drawn from one copy of plotly's
+module, the formulas as MathML and no TeX left, a slider and a selection redraw, a bad seed
+answered, the save button), and besides: the notebook's title shows, the cells tagged ``hide``
+are absent, plotly's module comes from the server's ``delaylab/static/``, and **no request goes to
+another host** (every request of every page is recorded). The seconds until each page's title and
+first figure show are printed and kept in ``test-artifacts/browser/hub-pages.txt``.
 """
 
 from __future__ import annotations
@@ -20,10 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -31,42 +29,28 @@ import nbformat
 import pytest
 
 import test_browser as dashboards
-from test_binder import run_postbuild
+from test_binder import SYSTEM_PYTHON, environment, is_root
 from test_browser import ARTIFACTS, NOTEBOOKS, ROOT, Server, browser  # noqa: F401  (browser: a fixture)
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not is_root() or not Path(SYSTEM_PYTHON).exists(),
+                                 reason="the environment is built by a non-root user it creates (tests/test_binder.py)")]
 
 #: a JupyterHub serves each user's server under a prefix of this kind
 BASE = "/user/student/"
 REPORT = ARTIFACTS / "hub-pages.txt"
 
 
-def sweep_cache() -> str:
-    """The browser tests' sweep cache (tests/test_browser.py), filled as binder/postBuild fills it
-    (``python -m delaylab.serve.precompute``) unless the dashboards' tests filled it already."""
-    if not dashboards._CACHE:
-        dashboards._CACHE.append(tempfile.mkdtemp(prefix="delaylab-browser-cache-"))
-    cache = dashboards._CACHE[0]
-    if not any(Path(cache).iterdir()):
-        env = {**os.environ, "DELAYLAB_CACHE": cache}
-        env.pop("DELAYLAB_EXERCISES_EXPECT", None)
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "delaylab.serve.precompute", str(ROOT / "notebooks")], env=env,
-                       check=True, capture_output=True, timeout=1800)
-        print(f"\nsweep cache filled as postBuild fills it: {time.perf_counter() - t0:.0f} s")
-    return cache
-
-
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    """JupyterLab as a JupyterHub's single-user server runs it, with Binder's configuration."""
-    prefix = tmp_path_factory.mktemp("binder") / "prefix"
-    run_postbuild(prefix)
+    """JupyterLab as a JupyterHub's single-user server runs it, from Binder's environment."""
+    prefix = Path(environment()["prefix"])
     home = tmp_path_factory.mktemp("home")
     shutil.copytree(ROOT / "notebooks", home / "notebooks")
-    env = {**os.environ, "JUPYTER_CONFIG_PATH": str(prefix / "etc" / "jupyter"), "DELAYLAB_CACHE": sweep_cache()}
-    env.pop("DELAYLAB_EXERCISES_EXPECT", None)  # conftest's, for the notebooks' tests: a visitor is a student
-    server = Server([sys.executable, "-m", "jupyter", "lab", "--no-browser", "--port={port}",
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER_CONFIG_PATH", "DELAYLAB_", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{prefix / 'bin'}{os.pathsep}{env['PATH']}"
+    env["DELAYLAB_CACHE"] = tempfile.mkdtemp(prefix="delaylab-hub-cache-")  # this user's: the shared one serves
+    server = Server([str(prefix / "bin" / "python"), "-m", "jupyter", "lab", "--no-browser", "--port={port}",
                      "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--allow-root",
                      f"--ServerApp.base_url={BASE}", f"--ServerApp.root_dir={home / 'notebooks'}"],
                     f"{BASE}api/status", home, "hub-server.log", env=env)
@@ -75,6 +59,7 @@ def hub(tmp_path_factory):
     REPORT.write_text("")
     yield server
     server.close()
+    shutil.rmtree(env["DELAYLAB_CACHE"], ignore_errors=True)
     log = server.log_path.read_text()
     dashboards.assert_no_output_lost(server)
     assert "delaylab.serve.extension | extension was successfully loaded" in log

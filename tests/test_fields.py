@@ -42,6 +42,19 @@ def test_result_cache_forgets_the_oldest_entries_beyond_its_limit():
     assert list(cache) == ["c", "d", "e"] and cache["e"] == "E"
 
 
+def test_result_cache_keeps_the_entries_a_panel_just_asked_for():
+    """A panel asks for every curve it draws, then stores the missing ones: the stored ones must not
+    push out a curve it asked for (it then reads them all)."""
+    from delaylab.panels.results import ResultCache
+
+    cache = ResultCache(limit=3)
+    for k in "abc":
+        cache[k] = k.upper()
+    assert "a" in cache  # asked for: "b" is now the least recently asked for
+    cache["d"] = "D"
+    assert list(cache) == ["c", "a", "d"] and cache["a"] == "A"
+
+
 def test_selections_are_every_public_single_selection_control_of_ipywidgets():
     """The panels recognise selections by the public classes; a release of ipywidgets that adds
     one under its private base ``_Selection`` must be added to SELECTIONS."""

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -105,9 +106,13 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
     temporary folder, and git's folder hidden (GIT_DIR) so that the checkout's git configuration
     is left alone."""
     t = tasks()
-    notebooks = tmp_path / "notebooks"
-    notebooks.mkdir()
+    # a clone in the server's root, as nbgitpuller leaves it on a hub (the root is the home)
+    notebooks, docs = tmp_path / "course" / "notebooks", tmp_path / "course" / "docs"
+    notebooks.mkdir(parents=True)
+    docs.mkdir()
     (notebooks / "00_index.ipynb").write_bytes((ROOT / "notebooks" / "00_index.ipynb").read_bytes())
+    for name in ("readings.md", "instructor.md"):
+        (docs / name).write_bytes((ROOT / "docs" / name).read_bytes())
     token, port = secrets.token_hex(16), _free_port()
     # the runtime folder (connection files, sockets) as short as a home's ~/.local/share/jupyter/runtime
     runtime = Path(tempfile.mkdtemp(prefix="dl-rt-", dir="/tmp"))
@@ -116,7 +121,7 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
            "IPYTHONDIR": str(tmp_path / "ipython"), "GIT_DIR": str(tmp_path / "no-git")}
     log = open(tmp_path / "lab.log", "w")
     python = shutil.which("python3") or sys.executable
-    proc = subprocess.Popen([python, str(ROOT / "tasks.py"), "lab", f"--notebook-dir={notebooks}", "--no-browser",
+    proc = subprocess.Popen([python, str(ROOT / "tasks.py"), "lab", f"--notebook-dir={tmp_path}", "--no-browser",
                              f"--port={port}", "--ServerApp.ip=127.0.0.1"],
                             cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
@@ -137,6 +142,14 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
             assert proc.poll() is None and time.time() < deadline, (tmp_path / "lab.log").read_text()[-3000:]
             time.sleep(0.3)
         page = _get(f"{url}/lab", token)
+        # the notebooks' link ../docs/readings.md, from the dashboard /voila/render/course/notebooks/00_index.ipynb
+        readings = _get(f"{url}/voila/render/course/docs/readings.md", token)
+        refused = []
+        for path in ("course/docs/instructor.md", "course/docs/..%2F..%2Fcourse%2Fdocs%2Freadings.md"):
+            try:
+                _get(f"{url}/voila/render/{path}", token)
+            except urllib.error.HTTPError as e:
+                refused.append(e.code)
         time.sleep(2)  # the kernel's own start-up lines reach the log
         output = (tmp_path / "lab.log").read_text()
         # a SIGTERM to tasks.py alone (a service manager, `kill`) stops JupyterLab and its kernel with it
@@ -156,9 +169,12 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
                                   page, re.S).group(1))
     assert "@jupyterlab/apputils-extension:announcements" in config["disabledExtensions"]
     assert "delaylab.serve.extension | extension was successfully loaded" in output
+    assert "<title>The readings behind the workbook · delaylab</title>" in readings and "<main>" in readings
+    assert refused[0] == 404 and refused[1] in (403, 404)  # a document not served; a way out (Voila's refusal)
     assert f"Kernel started: {kernel}" in output
     assert "[delaylab] " in output and "-m jupyter lab " in output  # tasks.py's own line
-    assert not alarming(output), alarming(output)
+    alarms = [a for a in alarming(output) if "/course/docs/" not in a]  # the refusals asked for above
+    assert not alarms, alarms
 
 
 def _group_alive(pgid: int) -> list:

@@ -30,6 +30,8 @@ CASES = [
     ("Adapt-Patient/raw estimate", HEAVY, dl.AdaptPatientBandits(c=1.0, alpha_low=0.5, confidence=0.0)),
     ("Adapt-Patient/3 arms, window", PER_ARM, dl.AdaptPatientBandits(c=0.9, alpha_low=0.5, mu_low=0.3,
                                                                      confidence=0.2)),
+    # Patient Bandits without its bias term (the comparison of notebook 02 that isolates it)
+    ("Patient/no bias term", HEAVY, dl.PatientBandits(alpha=0.3, bias=0.0)),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -70,6 +72,7 @@ GRID_CASES = [
     ("Adapt-Patient κ per cell", HEAVY, dl.AdaptPatientBandits(c=1.0, alpha_low=0.3,
                                                                 confidence=np.array([0.0, 0.5, 1.0]))),
     ("Adapt-Patient c per cell", PER_ARM, dl.AdaptPatientBandits(c=np.array([0.3, 1.0]), alpha_low=0.5)),
+    ("Patient bias term per cell", HEAVY, dl.PatientBandits(alpha=0.3, bias=np.array([0.0, 0.5, 1.0]))),
 ]
 
 

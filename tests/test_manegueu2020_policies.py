@@ -138,14 +138,14 @@ class _OneArmEstimator(dl.AdaptPatientBandits):
 
 def test_alpha_estimator_is_unbiased_and_converges_on_the_section_8_3_law():
     """m_{t,D} − m_{t,d} estimates μ(τ(D) − τ(d)) without bias; with d = ⌊(c/2)^{1/α}D⌋ the
-    estimate α̂ = −log(m_{t,D} − m_{t,d}) / log T̄ approaches the tail index α = 0.3."""
+    estimate α_hat = −log(m_{t,D} − m_{t,d}) / log T_bar approaches the tail index α = 0.3."""
     alpha, c, mu = 0.3, 0.7, 0.8
     law = dl.ScaledPareto(alpha, c)
     env = dl.Conversions([mu, 0.5], delays=[law, dl.Pareto(1.0)])
     T, R = 6000, 60
     pol = _OneArmEstimator(c=c, alpha_low=alpha, mu_low=0.6, confidence=0.0)
     res = dl.simulate(env, {"e": pol}, T, R, seed=8, trace=True, checkpoints=[1000, 3000, 6000])
-    a_hat = res.traces["e"]["alpha_hat"]  # (R, 3): α̂ used at steps 1000, 3000, 6000
+    a_hat = res.traces["e"]["alpha_hat"]  # (R, 3): α_hat used at steps 1000, 3000, 6000
     rho = (c / 2) ** (1 / alpha)
     for j, t in enumerate(res.times):
         t_bar = t - 1  # pulls of arm 0 made before the decision of step t (0-based t − 1)
@@ -183,6 +183,7 @@ def test_heavy_tails_and_tiny_alpha_run():
     (dl.PatientBandits(alpha=0), r"alpha = 0 .*\(0, ∞\)"),
     (dl.PatientBandits(alpha=-1), r"alpha = -1 "),
     (dl.PatientBandits(alpha="x"), r"alpha must be a number"),
+    (dl.PatientBandits(alpha=0.3, bias=-1), r"bias = -1 .*\[0, ∞\)"),
     (dl.AdaptPatientBandits(c=0), r"c = 0 .*\(0, 1\]"),
     (dl.AdaptPatientBandits(c=1.2), r"c = 1.2 .*\(0, 1\]"),
     (dl.AdaptPatientBandits(mu_low=0), r"mu_low = 0 .*\(0, 1\]"),

@@ -21,6 +21,7 @@ INSTANCES = [
 @pytest.mark.parametrize("name, params", [
     ("Patient Bandits", dict(alpha=0.25)),
     ("Patient Bandits", dict(alpha=0.02)),
+    ("Patient Bandits", dict(alpha=0.3, bias=0.0)),
     ("Adapt-Patient Bandits", dict()),
     ("Adapt-Patient Bandits", dict(c=0.9, alpha_low=0.5, mu_low=0.3, confidence=0.0)),
     ("Adapt-Patient Bandits", dict(c=1.0, alpha_low=0.3, mu_low=0.9, confidence=0.1)),

@@ -232,7 +232,8 @@ def test_a_forged_negative_value_does_not_block_later_moves():
 def slow_panel():
     """Panel 01 at its largest sizes, with the budget lowered so that a small machine and a fast
     one both need a first answer."""
-    panel = ConversionsPanel(horizon=2000, runs=20, mean_delay=50, window=200)
+    panel = ConversionsPanel(horizon=2000, runs=20, mean_delay=50, window=200,
+                             shown=("UCB1", "D-UCB", "D-KLUCB", "Discarding KL-UCB"))  # UCB1 ticked
     panel.budget.seconds = 0.05
     return panel
 

@@ -106,7 +106,8 @@ def test_one_colour_per_algorithm_and_colour_blind_palette():
     assert style("my own policy") == style("my own policy")  # stable fallback
     okabe_ito_tol = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7",
                      "#7F7F7F", "#44AA99", "#882255", "#332288",  # + Tol indigo: "your policy"
-                     "#636363"}  # uniform random play, the reference curve
+                     "#636363",  # uniform random play, the reference curve
+                     "#C27A00", "#0086A8"}  # Okabe–Ito's orange and sky blue, darkened to 3:1 on white (issue 36)
     assert {c for c, _ in STYLES.values()} <= okabe_ito_tol
 
 
@@ -128,3 +129,46 @@ def test_figure_state_is_synced_for_views_created_later(panel):
     plot = CurvePlot(["D-KLUCB"])
     rep = FigureReproduction(lambda r, p: r, lambda r, pl: pl.set("D-KLUCB", [1, 2], [0, r]), plot, 3, 9)
     assert state_matches_drawing(rep.fig) and rep.fig._widget_data[1]["y"][1] == 3
+
+
+def test_the_default_comparison_isolates_n_tilde():
+    """Issue 33, finding 1: the panel credited the gap between UCB1 and D-UCB to Ñ, while it came
+    from UCB1's wider exploration constant. By default each delay-corrected index is drawn beside
+    itself without Ñ (the two differ in Ñ alone), with uniform random play; UCB1 only when ticked."""
+    from delaylab import UNIFORM
+    from delaylab.panels.conversions import SHOWN, TOGGLES, WITHOUT
+
+    p = ConversionsPanel(horizon=500, runs=10)
+    shown = [n for n in p.toggles if p.toggles[n].value]
+    assert shown == list(SHOWN) and "UCB1" not in shown and "UCB1" in TOGGLES
+    for name in ("D-UCB", "D-KLUCB"):
+        assert name in shown and name + WITHOUT in shown
+        assert visible(p.regret, name) and visible(p.regret, name + WITHOUT)
+    assert visible(p.regret, UNIFORM)
+    p.censored.value = False  # the uncensored names, and uniform play still drawn
+    assert visible(p.regret, "UD-UCB" + WITHOUT) and visible(p.regret, "UD-KLUCB" + WITHOUT) and visible(p.regret, UNIFORM)
+    for box in p.toggles.values():  # nothing ticked: uniform random play stays
+        box.value = False
+    assert visible(p.regret, UNIFORM)
+
+
+def test_a_pair_with_and_without_n_tilde_is_drawn_alike_but_for_the_dash_and_marker():
+    from delaylab.viz.style import symbol
+
+    for name in ("D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB"):
+        assert style(name + " without Ñ")["color"] == style(name)["color"]
+        assert style(name + " without Ñ")["dash"] == "dot" != style(name)["dash"]
+        assert symbol(name + " without Ñ") and not symbol(name)
+
+
+def test_the_notebooks_checks_see_what_the_panel_shows_at_its_defaults():
+    """The check cell of notebook 01's Section 4 computes on fixed parameters (paper.comparison); at
+    the panel's defaults, the panel shows the same final regrets, run by run."""
+    from delaylab import UNIFORM
+    from delaylab.papers import vernade2017 as paper
+
+    p = ConversionsPanel()
+    assert p.budget.wait(300)
+    res = paper.comparison(names=[n for n in p.selected() if n != UNIFORM])
+    for name in p.selected():
+        assert p.regret.curve(name)[1][-1] == pytest.approx(res.final(name).mean(), rel=1e-12), name

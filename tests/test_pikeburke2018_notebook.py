@@ -18,6 +18,7 @@ from delaylab.policies.improved_ucb import improved_ucb_sizes
 from delaylab.policies.odaaf import n_phases, odaaf_sizes
 
 ROOT = Path(__file__).resolve().parent.parent
+READINGS = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
 CELLS = ["".join(c["source"]) for c in
          json.loads((ROOT / "notebooks" / "04_aggregated_anonymous.ipynb").read_text(encoding="utf-8"))["cells"]]
 GUIDE = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
@@ -60,7 +61,7 @@ def test_the_bridge_model_answer_attributes_the_m_term_to_summing_over_pooled_bl
     for wrong in ("feed into the next", "accumulate"):
         assert wrong not in text, wrong
     assert "Section 4.1" in e.solution and "Eq. 3" in e.solution and "Eq. 4" in e.solution
-    assert "Proposition 1" in e.solution and "still active" in e.solution
+    assert "Proposition 1" in e.solution and "is active in phase $m$" in e.solution
     assert any("active in the current phase" in p for p in e.points)
     guide = section(GUIDE, "## Notebook 04", "## Notebook 05")
     assert "errors no longer accumulate" not in guide and "makes errors accumulate" not in guide
@@ -139,3 +140,226 @@ def test_claims_of_the_notebook_hold_on_their_own_parameters():
 def test_every_verdict_has_its_check_cell_on_fixed_parameters(start):
     src = cell(start)
     assert "dl.claims.check(" in src and "panel." not in src and "fig2.results" not in src and "figF" not in src
+
+
+# ------------------------------------------------------------- review nb04-r1: an independent expert's findings
+def readings4() -> str:
+    return section(READINGS, "## 4. Delayed, aggregated, anonymous feedback", "## 5.")
+
+
+def guide4() -> str:
+    return section(GUIDE, "## Notebook 04", "## Notebook 05")
+
+
+def step1_end(sizes, phase: int, arms: int = 2, bridges: bool = True) -> int:
+    """The step (0-based) at whose end Step 1 of ``phase`` ends: where an elimination of that phase is
+    recorded. Each phase plays ``arms`` blocks of n_m − n_{m−1} steps, then (with bridges) one more."""
+    t, prev = 0, 0
+    for m, n in enumerate(np.asarray(sizes, dtype=int), start=1):
+        block = int(n) - prev
+        t += arms * block
+        if m == phase:
+            return t - 1
+        t += block if bridges else 0
+        prev = int(n)
+    raise ValueError(phase)
+
+
+def test_r1_finding_1_figure_2_says_when_odaaf_v_eliminates_not_that_it_still_rises():
+    """Half-normal delays: ODAAF-V eliminates the worse arm at the end of its third phase's Step 1, step
+    24,535 of 30,000, in every run of the figure; its curve is flat after it. The claims read the
+    elimination steps of the figure's own runs (main tested a growth ratio that did not say this)."""
+    law = paper.unbounded_laws()["half-normal"]
+    sizes = dl.policies.odaaf.odaaf_v_sizes(np.arange(1, 5), 30_000, float(law.mean), float(law.var))
+    assert step1_end(sizes, 3) == 24_535
+    verdict = cell("**Verdict (Figure 2")
+    assert "still rise at this horizon" not in verdict and "not yet:" not in verdict
+    assert "at step 24,535 of 30,000 (the end of its third phase's Step 1), in every run" in verdict
+    assert "with geometric delays it has eliminated it in no run by $T$" in verdict
+    f2 = paper.figure2(runs=40, horizon=30_000)
+    el = paper.figure2_eliminations(f2)
+    assert len(el) == 12 and np.all(el[("ODAAF-V", "half-normal")] == 24_535)
+    assert np.all(el[("ODAAF-V", "geometric")] == -1)
+    assert all((e >= 0).mean() >= 0.9 for k, e in el.items() if k != ("ODAAF-V", "geometric"))
+    a, _ = f2["unbounded"]["half-normal"]
+    r = a.regret["ODAAF-V"]
+    after = a.times > 24_535
+    assert np.all(r[:, after] == r[:, [-1]])  # flat after the elimination, in every run
+    claims = paper.figure2_claims(f2)
+    assert all(c.holds for c in claims), "\n".join(map(str, claims))
+    texts = " ".join(c.text for c in claims)
+    assert "last quarter" not in texts and "out by T in at least 9 runs of 10" in texts
+    assert "24,535" in paper.summary_figure2(f2) and "24,535" in str(claims)
+
+
+def test_r1_finding_2_the_hint_says_the_worse_arm_plays_all_of_its_block():
+    """With two active arms Step 1 lasts 2(n_m − n_{m−1}) steps and the worse arm plays n_m − n_{m−1} of
+    them (checked on ODAAF's recorded samples at the ends of its blocks)."""
+    hints = " ".join(ex.get("04.double-delay").hints)
+    assert "for about half of its" not in hints
+    assert r"for all of its block, $n_m - n_{m-1}$ steps: half of the phase's Step 1" in hints
+    n1, n2 = (int(v) for v in odaaf_sizes([1, 2], 30_000, 10.0))
+    ends = [n1, 2 * n1, 2 * n1 + (n2 - n1), 2 * n1 + 2 * (n2 - n1)]
+    res = dl.simulate(dl.AggregatedAnonymous(paper.THETA, dl.Fixed(0)), {"ODAAF": dl.ODAAF(mean_delay=10.0)},
+                      30_000, 4, 0, checkpoints=ends, trace=True)
+    samples = res.traces["ODAAF"]["samples"]  # (runs, checkpoints, K)
+    assert np.all(samples[:, 1] == [n1, n1]) and np.all(samples[:, 3] == [n2, n2])
+    assert np.all(samples[:, 2] == [n2, n1])  # phase 2: the better arm's block first, then the worse arm's
+
+
+def test_r1_finding_3_odaafs_growth_in_e_tau_is_its_schedule_not_the_delays():
+    """ODAAF and ODAAF-V, told E[τ], on the same runs with no delay at all end with the same regret, run
+    for run: the growth in E[τ] is what the worst-case schedule costs. The text, the figure's legend and
+    the claims say so; main credited it to the delays ("aggregated anonymous feedback costs ODAAF")."""
+    study = paper.appendix_f(runs=10, horizon=30_000)
+    for name in ("ODAAF", "ODAAF-V"):
+        assert np.array_equal(study["anonymous"].final(name), study["told, no delay"].final(name)), name
+    claims = paper.appendix_f_claims(study, paper.qpmd_far(runs=40, horizon=30_000))
+    same = [c for c in claims if "no delay at all" in c.text]
+    assert len(same) == 2 and all(c.holds for c in same) and "identical in 50 of 50" in str(same[0])
+    dbl = paper.doubling_claims(paper.doubling(runs=20, horizon=5000, gap=0.3))
+    assert any("no delay at all" in c.text and c.holds for c in dbl)
+    fr = paper.appendix_f_panel(runs=2, horizon=3000)
+    names = [t.name for t in fr.fig.data]
+    assert "ODAAF told E[τ], no delay at all" in names and "ODAAF told E[τ] = 0, no delay" in names
+    assert "ODAAF, no delay (told E[τ] = 0)" not in names
+    assert "then UCB1): what delays cost is the distance to it" not in fr.caption.value
+    assert "what its schedule, set for the worst case, costs" in fr.caption.value
+    notebook = "\n".join(CELLS)
+    for old in ("aggregated anonymous feedback costs ODAAF far more than delays cost QPM-D",
+                "what delays cost is the distance to its own line", "measures what delays cost with ODAAF itself",
+                "ODAAF's delay cost grows", "what delays cost it compared with labelled feedback"):
+        assert old not in notebook, old
+    verdict = cell("**Verdict (Appendix F")
+    assert "ODAAF's growth is what its schedule costs, not what the delays it meets cost" in verdict
+    assert "on the same runs with no delay at all, ODAAF and ODAAF-V end with the same regret" in verdict
+    assert "The **hollow markers** are ODAAF and ODAAF-V told the same" in cell("## 6. Appendix F")
+    assert "it ends with exactly the same regret" in cell("### What doubling")
+    assert "matched references of what delays cost" not in READINGS
+    assert "the same runs with no delay at all" in readings4() and "hollow markers" in guide4()
+
+
+def test_r1_finding_3_the_delays_shift_odaafs_estimated_gap_by_less_than_a_tenth_of_the_tolerance():
+    """Why the delays change no decision (Appendix F's verdict): per Exercise 4.2, each block of the
+    pooled estimate is off by (θ_j − θ_i)E[τ] in its sum, the first block by −θ_1 E[τ]; the estimated
+    gap then moves by at most (2mΔ + θ_1)E[τ]/n_m, under a tenth of the tolerance in every phase run by T."""
+    T, (t1, t2) = 30_000, paper.THETA
+    m = np.arange(1, n_phases(T) + 1)
+    worst = 0.0
+    for mu in paper.MEANS_F:
+        for n in (odaaf_sizes(m, T, mu), dl.policies.odaaf.odaaf_v_sizes(m, T, mu, mu)):
+            run = [k for k in m if step1_end(n, k, bridges=True) < T]
+            for k in run:
+                shift = (2 * k * (t1 - t2) + t1) * mu / n[k - 1]
+                worst = max(worst, shift / 0.5 ** k)
+    assert 0.05 < worst < 0.1, worst
+    assert "in expectation, by less than a tenth of the tolerance in every phase here" in cell("**Verdict (Appendix F")
+
+
+def test_r1_finding_4_odaaf_b_loses_its_m_term_only_below_the_binding_bound():
+    """ODAAF-B's n_m = max(n'_m, ⌈m·d̃_m⌉) has no term growing with m only while m·d < n'_m (d below 433 at
+    T = 5000, E[τ] = 10); for large d it is ODAAF's n_m (the paper's Section 4.2: "revert back")."""
+    from delaylab.policies.odaaf import odaaf_b_binding_bound, odaaf_b_sizes
+
+    assert odaaf_b_binding_bound(5000, 10.0) == 433
+    m = np.arange(1, n_phases(5000) + 1)
+    assert np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 10**6), odaaf_sizes(m, 5000, 10.0))
+    assert np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 432), odaaf_b_sizes(m, 5000, 10.0, 20))
+    assert not np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 434), odaaf_b_sizes(m, 5000, 10.0, 20))
+    sec3 = cell("## 3. The algorithm")
+    assert "ODAAF-B's and ODAAF-V's terms do not grow with $m$" not in sec3
+    assert "($d$ below 433 at $T = 5000$ and $\\mathbb E[\\tau] = 10$" in sec3 and "revert back" in sec3
+    assert "and ODAAF-B's none while $m\\,d$ stays below $n'_m$" in cell("### ✎ Exercise 4.5")
+    e = ex.get("04.why-bridge")
+    assert "phase sizes need none" not in e.solution and "for large $d$ they revert" in e.solution
+    assert any("ODAAF-B's none while $m\\,d$ stays below $n'_m$" in p for p in e.points)
+    assert "phase sizes with no term growing with m" not in " ".join(e.points)
+    assert "ODAAF-B's none while $m\\,d$ stays below $n'_m$" in cell("## What to remember").replace(
+        "so does knowing a bound $d$ (ODAAF-B) while", "ODAAF-B's none while")
+    assert "ODAAF-B's and ODAAF-V's phase sizes, with no term growing in m" not in guide4()
+    assert "433" in readings4() and "while m·d stays below n'_m" in guide4()
+
+
+def test_r1_finding_5_the_bridge_answer_credits_the_papers_stated_purpose_and_the_right_distances():
+    """On the event that every estimate of phase m − 1 was within Δ̃_{m−1}/2, an arm that survives its test
+    has a gap ≤ 2Δ̃_{m−1} = 4Δ̃_m, and the bound is reached (checked with delaylab's Step 2 on random
+    cases): "of the order of the tolerance", not "about Δ̃_m at most". The rubric gives a point to the
+    paper's stated purpose, breaking the dependence."""
+    from delaylab.policies.odaaf import survivors
+
+    rng = np.random.default_rng(4)
+    tol = 0.5 ** rng.integers(1, 6, size=20_000).astype(float)
+    theta = rng.uniform(0, 1, size=(tol.size, 4))
+    means = theta + rng.uniform(-0.5, 0.5, size=theta.shape) * tol[:, None]
+    keep = survivors(means, np.ones(theta.shape, dtype=bool), tol)
+    gaps = np.where(keep, theta.max(axis=1, keepdims=True) - theta, 0.0) / tol[:, None]
+    assert gaps.max() <= 2 + 1e-12 and gaps.max() > 1.8  # ≤ 2Δ̃_{m−1}, and nearly reached
+    e = ex.get("04.why-bridge")
+    assert "breaks the dependence" in e.points[0] and "impair the validity" in e.solution
+    assert "Conditioning on [the good event] does not effect this" in e.solution
+    assert "far worse" not in e.solution and "by about the tolerance" not in e.solution
+    assert "$4\\tilde\\Delta_m$" in e.solution and "only twice as far" in e.solution and "phase 1" in e.solution
+    assert "break the dependence" in cell("## What to remember") and "Exercise 4.5's model answer" in cell("**What the")
+    guide = guide4()
+    assert "give it the first point only" not in guide and "earns point 1 in full" in guide
+    assert "breaks the dependence" in readings4() and "at most twice as far" in readings4()
+
+
+def test_r1_finding_6_a_reward_lands_if_its_delay_is_at_least_its_distance():
+    """A pull k + 1 steps before the change lands in the next block iff τ ≥ k + 1: the expected count over the
+    last pulls is Σ_{j≥1} P(τ ≥ j) = E[τ] (uniform on {0..20}: 10), not Σ_{j≥1} P(τ > j)."""
+    law = dl.Uniform(0, 20)
+    j = np.arange(1, 200)
+    assert float(np.sum(1 - law.cdf(j - 1))) == pytest.approx(10.0)
+    assert float(np.sum(1 - law.cdf(j))) == pytest.approx(10.0 - 20 / 21)
+    text = readings4()
+    assert "only if its delay exceeds its distance to the change" not in text
+    assert "only if its delay is at least its distance to the change" in text
+
+
+def test_r1_finding_7_symbols_our_copy_lost_are_marked_as_ours_in_quotes():
+    assert "calculated in phase [$m$] and the delayed pay-offs seeping into phase [$m+1$]" in cell("## 3. The alg")
+    assert "increase linearly in [$\\mathbb E[\\tau]$]. This is shown in Appendix F\" (the brackets are ours" in \
+        cell("## 6. Appendix F")
+    assert "the brackets are ours" in cell("## 3. The algorithm")
+
+
+def test_r1_finding_8_our_run_counts_are_not_called_the_papers():
+    notebook = "\n".join(CELLS)
+    assert "paper scale" not in notebook and "at our full scale" in cell("## 5. Figure 2")
+    assert "paper-scale" not in guide4() and "full-scale buttons" in guide4()
+    for fr in (paper.figure2_panel(runs=2, horizon=300), paper.appendix_f_panel(runs=2, horizon=300)):
+        assert fr.button.description == f"Run at our full scale: {paper.RUNS} runs"
+        assert "our full scale: 100" in fr.status.value and "the paper" not in fr.status.value
+        assert "paper scale" not in fr.caption.value and "(our choice: the paper's numbers were lost)" in fr.caption.value
+        from delaylab.site.kernel import reproduction_html
+
+        assert "2 runs (our full scale: 100)." in reproduction_html(fr)
+
+
+def test_r1_finding_9_qpmds_error_bars_are_stated_as_computed():
+    study = paper.appendix_f(runs=10, horizon=30_000)
+    _, se = paper.final_regret(study, "QPM-D")
+    assert np.all(1.96 * se > 10)  # not "a few units tall"
+    text = paper.summary_appendix_f(study)
+    assert all(f"±{v:.1f}" in text for v in 1.96 * se)
+    assert "a few units tall" not in cell("## 6. Appendix F")
+    fr = paper.appendix_f_panel(runs=2, horizon=300)
+    assert "a few units tall" not in fr.caption.value and "sizes are in the line above this caption" in fr.caption.value
+    from delaylab.site.kernel import reproduction_html
+
+    assert "95% error bars: ±" in reproduction_html(fr)  # the line above the caption, on the course site too
+
+
+def test_r1_finding_10_odaaf_v_with_geometric_delays_does_not_eliminate_only_just_at_the_horizon():
+    """At T = 50,000 ODAAF-V (geometric delays) eliminates at the end of its third phase's Step 1, step
+    35,408, in every run: 71 % of the horizon. The verdict says "in part", not "yes"."""
+    law = paper.unbounded_laws()["geometric"]
+    sizes = dl.policies.odaaf.odaaf_v_sizes(np.arange(1, 5), 50_000, float(law.mean), float(law.var))
+    assert step1_end(sizes, 3) == 35_408 < 0.8 * 50_000
+    (claim,) = paper.odaaf_v_geometric_claims(runs=40, horizon=50_000)
+    assert claim.holds and "35,408" in str(claim), claim
+    verdict = cell("**Verdict (Figure 2")
+    assert "(iii) yes" not in verdict and "(iii) in part" in verdict
+    assert "at step 35,408 (again the end of its third phase's Step 1)" in verdict
+    assert "well within the horizon" not in paper.__doc__

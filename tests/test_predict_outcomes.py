@@ -18,6 +18,7 @@ from delaylab.panels.adversarial import AdversarialPanel  # noqa: E402
 from delaylab.panels.anonymous import AnonymousPanel  # noqa: E402
 from delaylab.panels.conversions import ConversionsPanel  # noqa: E402
 from delaylab.panels.linear import LinearPanel  # noqa: E402
+from delaylab.policies.simple import UNIFORM  # noqa: E402
 
 
 def _move(panel, attr, value, names):
@@ -49,9 +50,18 @@ def test_a_window_below_the_mean_delay_raises_the_linear_regret():
     assert ex.solution("03.small-window") == "higher"
     p = LinearPanel()
     assert (p.mean_delay.value, p.window.value, p.horizon.value) == (100, 100, 1000)
-    a, b = _move(p, "window", 20, ["OTFLinUCB", "OTFLinTS"])
-    for name in a:
+    a, b = _move(p, "window", 20, ["OTFLinUCB", "OTFLinTS", UNIFORM])
+    for name in ("OTFLinUCB", "OTFLinTS"):
         assert b[name] > 1.1 * a[name], (name, a[name], b[name])
+    # the feedback (review nb03-r1, 12): OTFLinTS learns more slowly; OTFLinUCB does worse than uniform
+    # random play at both windows (uniform play does not depend on the window)
+    assert a[UNIFORM] == b[UNIFORM] and a["OTFLinTS"] < a[UNIFORM]
+    assert a["OTFLinUCB"] > 1.3 * a[UNIFORM] and b["OTFLinUCB"] > 1.3 * b[UNIFORM]
+    texts = [ex.get("03.small-window").grade(c, {}).message for c in ("lower", "higher")]
+    texts.append(ex.get("03.small-window").explanation)
+    for text in texts:
+        assert "learning slows down" not in text.lower()
+        assert "OTFLinTS learns more slowly" in text and "worse than uniform random play" in text
 
 
 def test_doubling_the_expected_delay_raises_odaafs_regret():

@@ -23,9 +23,11 @@ def _no_term(window, delta, lam, width):
     return make_policy("OTFLinUCB without delay term", window, delta, lam, width)
 
 
+#: panel 01's policies with UCB1 ticked (it is not by default): the twin of a raced UCB1
+WITH_UCB1 = ("UCB1", "D-UCB", "D-KLUCB", "Discarding KL-UCB")
 # panel, a policy built from the panel's context, the panel's own curve of that same policy, a slider to move
 PANELS = {
-    "conversions": (lambda: ConversionsPanel(horizon=500, runs=10, mean_delay=100, window=300),
+    "conversions": (lambda: ConversionsPanel(horizon=500, runs=10, mean_delay=100, window=300, shown=WITH_UCB1),
                     lambda: UCB1(), "UCB1", "window"),
     "arm_delays": (lambda: ArmDelaysPanel(horizon=500, runs=10), lambda: UCB1(), "UCB1", "horizon"),
     "linear": (lambda: LinearPanel(horizon=300, runs=4, dim=3, n_actions=5), _no_term, "OTFLinUCB without delay term",
@@ -173,7 +175,7 @@ def test_one_slider_move_draws_the_race_and_its_status_with_the_papers_curves(wh
 def test_a_first_answer_and_its_refinement_draw_the_race_with_the_papers_curves():
     """With a first answer, the paper's curves and the student's show the same first runs in the
     same message, and the status line says so in words; the refinement redraws them together."""
-    panel = ConversionsPanel(horizon=3000, runs=40, mean_delay=100, window=300)
+    panel = ConversionsPanel(horizon=3000, runs=40, mean_delay=100, window=300, shown=WITH_UCB1)
     panel.race(lambda: UCB1())
     assert panel.budget.wait(120)
     panel.budget.seconds = 0.05  # a first answer at any size on any machine
@@ -197,7 +199,7 @@ def test_a_first_answer_and_its_refinement_draw_the_race_with_the_papers_curves(
 def test_the_race_answers_within_the_budget_then_refines():
     """The student's simulation goes through the panel's time budget: a first answer (fewer runs or
     a shorter horizon) at once, then the full one from the background refinement, equal to a direct run."""
-    panel = ConversionsPanel(horizon=3000, runs=40, mean_delay=100, window=300)
+    panel = ConversionsPanel(horizon=3000, runs=40, mean_delay=100, window=300, shown=WITH_UCB1)
     panel.budget.seconds = 0.05  # a first answer at any size on any machine
     panel.race(lambda: UCB1())
     first = panel.race_result

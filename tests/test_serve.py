@@ -816,3 +816,54 @@ def test_with_ready_wait_the_port_opens_once_every_notebook_has_a_preheated_kern
         proc.terminate()
         proc.wait(30)
         log.close()
+
+
+def test_the_notebooks_link_to_the_readings_opens_a_page_and_nothing_else_is_served(server):
+    """The notebooks' ``../docs/readings.md`` resolves, from ``/voila/render/<notebook>``, to
+    ``/voila/docs/readings.md``: the document as a page, scripts forbidden; any other document, a
+    missing one, or a way out of the folder is a 404."""
+    url, _ = server
+    index = urllib.request.urlopen(url + "/voila/render/00_index.ipynb", timeout=300).read().decode()
+    link = re.search(r'href="(\.\./docs/readings\.md)"', index)
+    assert link, "the index links to the readings"
+    target = urllib.parse.urljoin(url + "/voila/render/00_index.ipynb", link.group(1))
+    with urllib.request.urlopen(target, timeout=60) as response:
+        page = response.read().decode()
+        assert response.headers["Content-Type"].startswith("text/html")
+        assert "script-src" not in response.headers["Content-Security-Policy"]
+        assert response.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    first_heading = re.search(r"^# (.+)$", (ROOT / "docs" / "readings.md").read_text(), re.M).group(1)
+    assert f"<title>{first_heading} · delaylab</title>" in page and '<html lang="en">' in page and "<main>" in page
+    assert "<h2" in page and "**" not in page  # markdown rendered, not shown raw
+    for path in ("/voila/docs/instructor.md", "/voila/docs/nothing.md", "/voila/docs/..%2Fdocs%2Freadings.md",
+                 "/voila/docs/readings.txt"):
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(url + path, timeout=60)
+        assert missing.value.code == 404, path
+
+
+def test_a_document_is_found_only_by_its_name_in_a_docs_folder_under_the_root(tmp_path):
+    from delaylab.serve.documents import find
+
+    root, outside = tmp_path / "home", tmp_path / "docs"
+    (root / "course" / "docs").mkdir(parents=True)
+    outside.mkdir()
+    for folder in (root / "course" / "docs", outside):
+        (folder / "readings.md").write_text("# R\n")
+        (folder / "instructor.md").write_text("# I\n")
+    assert find(root, "course/", "readings") == (root / "course" / "docs" / "readings.md").resolve()
+    assert find(root, "course/", "instructor") is None  # not a document the notebooks link to
+    assert find(root, "", "readings") is None  # no such file
+    assert find(root, "../", "readings") is None  # outside the root, though it exists
+    assert find(root, "course/../../", "readings") is None
+    (root / "course" / "docs" / "readings.md").unlink()
+    (root / "course" / "docs" / "readings.md").symlink_to(outside / "readings.md")
+    assert find(root, "course/", "readings") is None  # a link out of the root
+
+
+def test_the_dashboards_serve_every_document_a_notebook_links_to():
+    from delaylab.serve.documents import DOCUMENTS
+    from delaylab.site.build import linked_documents
+
+    linked = {p.stem for p in linked_documents(sorted((ROOT / "notebooks").glob("*.ipynb")))}
+    assert linked and set(DOCUMENTS) == linked

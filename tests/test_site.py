@@ -130,8 +130,10 @@ def test_live_links_binder_and_nbgitpuller():
     ln = site_config.links(cfg, "01_x.ipynb")
     assert ln["binder_lab"] == "https://mybinder.org/v2/gh/org/repo/dev?urlpath=lab%2Ftree%2Fnotebooks%2F01_x.ipynb"
     assert ln["binder_dashboard"].endswith("?urlpath=voila%2Frender%2Fnotebooks%2F01_x.ipynb")
+    # nbgitpuller clones https://…/repo.git into the folder targetpath names (else into repo.git/):
+    # the link opens the notebook in that folder (tests/test_hub.py follows such a link on a real hub)
     assert ln["hub_lab"] == ("{hub}/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2Forg%2Frepo.git"
-                             "&branch=dev&urlpath=lab%2Ftree%2Frepo%2Fnotebooks%2F01_x.ipynb")
+                             "&branch=dev&targetpath=repo&urlpath=lab%2Ftree%2Frepo%2Fnotebooks%2F01_x.ipynb")
     hub = site_config.SiteConfig(repository="https://gitlab.example.edu/c/d", jupyterhub="https://hub.example.edu/")
     ln = site_config.links(hub, "01_x.ipynb")
     assert ln["binder_lab"].startswith("https://mybinder.org/v2/git/https%3A%2F%2Fgitlab.example.edu%2Fc%2Fd/main?")
@@ -410,7 +412,9 @@ def test_paper_figures_at_the_papers_scale_and_every_panel_explorable(site):
     for path in NOTEBOOKS:
         markup = (folder / f"{path.stem}.html").read_text()
         scales = [html.unescape(s) for s in re.findall(r'<p class="dl-scale">(.*?)</p>', markup)]
-        assert all(s.startswith("At the paper's scale") for s in scales), scales
+        # notebook 04's run counts are ours (the paper's were lost): its figures say "our full scale"
+        full = "At our full scale" if path.stem.startswith("04_") else "At the paper's scale"
+        assert all(s.startswith(full) for s in scales), scales
         nb = nbformat.read(path, as_version=4)
         reproductions = sum(bool(re.search(r"figure\w*_panel\(|example8_panel\(|appendix_f_panel\(", c.source))
                             for c in nb.cells if c.cell_type == "code" and not transform.is_hidden(c))

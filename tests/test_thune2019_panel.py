@@ -7,8 +7,10 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from delaylab.panels.adversarial import AdversarialPanel, make_delays, make_losses  # noqa: E402
+import delaylab as dl  # noqa: E402
+from delaylab.panels.adversarial import NAMES, AdversarialPanel, make_delays, make_losses  # noqa: E402
 from delaylab.papers import thune2019 as paper  # noqa: E402
+from delaylab.policies.skipper import NO_SKIP  # noqa: E402
 from delaylab.settings import sequences as sq  # noqa: E402
 
 E = math.e
@@ -78,14 +80,17 @@ def visible(plot, name):
     return plot.fig.data[plot._slot[(0, name)][1]].visible
 
 
+EVERY = {*NAMES, dl.UNIFORM}
+
+
 @pytest.mark.parametrize("attr, value, changed", [
-    ("eta", 0.001, {"Skipper"}),  # DEW's η' = 1/(4e·d_max) < 0.001 does not move
-    ("beta", 5.0, {"Skipper"}),
-    ("delay", 3, {"Exp3", "DEW", "Skipper", "Doubling"}),
-    ("gap", 0.9, {"Exp3", "DEW", "Skipper", "Doubling"}),
+    ("eta", 0.001, {"Skipper", NO_SKIP}),  # DEW's η' = 1/(4e·d_max) < 0.001 does not move
+    ("beta", 5.0, {"Skipper"}),  # the twin's rate min(η, 1/(4eβ)) stays η = 0.001: its runs are the same
+    ("delay", 3, EVERY - {dl.UNIFORM}),  # the Bernoulli losses, hence uniform play, do not depend on the delays
+    ("gap", 0.9, EVERY),
 ])
 def test_sliders_rerun_only_what_depends_on_them(panel, attr, value, changed):
-    before = {n: panel.regret.curve(n)[1].copy() for n in ["Exp3", "DEW", "Skipper", "Doubling"]}
+    before = {n: panel.regret.curve(n)[1].copy() for n in EVERY}
     getattr(panel, attr).value = value
     assert set(panel.recomputed) == changed
     for n, y in before.items():
@@ -134,7 +139,7 @@ def test_extreme_values_do_not_fail():
         p.pattern.value = pattern
         for losses in ["switching", "slow", "bernoulli"]:
             p.losses.value = losses
-        assert all(np.all(np.isfinite(p.regret.curve(n)[1])) for n in ["Exp3", "DEW", "Skipper", "Doubling"])
+        assert all(np.all(np.isfinite(p.regret.curve(n)[1])) for n in EVERY)
 
 
 def test_bad_pattern_or_losses():
@@ -153,7 +158,9 @@ def test_status_says_when_eta_changes_nothing():
     assert f"changes nothing until η < {caps['Skipper']:.2e}" in p.status.value
     p.eta.value = 0.002  # below Skipper's cap: Skipper depends on it
     assert "changes nothing" not in p.status.value
-    p.toggles["Skipper"].value = False  # DEW alone: still above its cap
+    p.toggles["Skipper"].value = False  # its twin learns at the same rate: it still depends on η
+    assert "changes nothing" not in p.status.value
+    p.toggles[NO_SKIP].value = False  # DEW alone: still above its cap
     assert f"changes nothing until η < {caps['DEW']:.2e}" in p.status.value
     p.toggles["DEW"].value = False
-    assert "both hidden" in p.status.value
+    assert "all hidden" in p.status.value

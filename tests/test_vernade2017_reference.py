@@ -15,6 +15,9 @@ from oracles.vernade2017 import ALGORITHMS, plain_simulate
 
 
 def engine_policy(name, law, m):
+    if name.endswith("without Ñ"):  # the live panel's policy of that name
+        from delaylab.panels.conversions import make_policy
+        return make_policy(name, law, m)
     return {"UCB1": dl.UCB1(), "KL-UCB": dl.KLUCB(), "D-UCB": dl.DelayedUCB(law, m),
             "D-KLUCB": dl.DelayedKLUCB(law, m), "Discarding UCB": dl.DiscardingUCB(law, m),
             "Discarding KL-UCB": dl.DiscardingKLUCB(law, m)}[name]
@@ -35,3 +38,17 @@ def test_engine_equals_plain_loop(theta, mu, window):
     for n in names:
         ref = plain_simulate(n, theta, mu, window, T, runs, seed=21)
         np.testing.assert_array_equal(res.regret[n], ref, err_msg=n)
+
+
+@pytest.mark.parametrize("window", [300, None])
+def test_d_ucb_without_n_tilde_is_ucb1_with_the_constant_one_half(window):
+    """Notebook 01: D-UCB without Ñ differs from D-UCB in Ñ alone, and from UCB1 in the exploration
+    constant alone (1/2 against 2): its runs are UCB1(c = 1/2)'s, step for step."""
+    from delaylab.panels.conversions import make_policy
+
+    law = dl.Geometric(100.0)
+    s = dl.Conversions([0.3, 0.2, 0.1], law, window=window)
+    res = dl.simulate(s, {"without": make_policy("D-UCB without Ñ", law, window), "ucb": dl.UCB1(c=0.5),
+                          "ucb1": dl.UCB1()}, 2000, 12, 3)
+    np.testing.assert_array_equal(res.regret["without"], res.regret["ucb"])
+    assert not np.array_equal(res.regret["without"], res.regret["ucb1"])

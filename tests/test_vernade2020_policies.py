@@ -209,3 +209,41 @@ def test_setting_bad_input():
         dl.LinearConversions([0.5, 0.5], law, n_actions=1)
     with pytest.raises(ValueError, match=r"mean ⟨a, θ⟩ = -0.5 outside \[0, 1\]"):
         dl.LinearConversions([0.5, 0.5], law, n_actions=2, action_sets=np.array([[1.0, 0.0], [-1.0, 0.0]]))
+
+
+class _WidthF(dl.OTFLinUCB):
+    """OTFLinUCB with LinUCB's width f_{t,δ}: nothing else changed (same window, same estimate)."""
+
+    def alpha(self, t):
+        return self.f(t)
+
+
+@pytest.mark.parametrize("law", [dl.Geometric(30), dl.criteo(100)])
+def test_linucb_sees_what_otflinucb_counts_when_the_setting_censors(law):
+    """Review nb03-r1, 8: in a setting censored at m (the live panel's), LinUCB, which has no window of
+    its own, gets exactly the conversions OTFLinUCB with window m counts: given LinUCB's width, OTFLinUCB
+    plays LinUCB's runs, so the two differ in their width alone."""
+    env = dl.LinearConversions(np.full(4, 0.5), law, n_actions=6, window=20)
+    res = dl.simulate(env, {"LinUCB": dl.LinUCB(), "f": _WidthF(window=20)}, 400, 4, seed=3)
+    assert np.array_equal(res.final("LinUCB"), res.final("f"))
+    # without censoring by the setting LinUCB counts late conversions too, and plays otherwise
+    free = dl.LinearConversions(np.full(4, 0.5), law, n_actions=6, window=None)
+    res = dl.simulate(free, {"LinUCB": dl.LinUCB(), "f": _WidthF(window=20)}, 400, 4, seed=3)
+    assert not np.array_equal(res.final("LinUCB"), res.final("f"))
+
+
+def test_the_cheap_delay_term_is_nearly_twice_the_exact_one_while_t_is_about_m():
+    """Review nb03-r1, 3: on one run of Algorithm 1 (m = μ = 100), the cheap sum of the stored norms
+    in V_s⁻¹ is about 1.7 times the exact one at t = m, and within 5 % of it at t = 10m; ``width=``
+    of ``delay_term`` computes either on the same state."""
+    from delaylab.papers import vernade2020 as paper
+
+    why = paper.otf_choices(m=100, mu=100, horizon=1000, runs=3, seed=1)
+    ratio = why.cheap_term[1:] / why.exact_term[1:]
+    assert np.all(ratio >= 1 - 1e-12)                          # V_s ⪯ V_t: never smaller
+    assert np.all(ratio[99] > 1.5) and np.all(ratio[-1] < 1.05)
+    pol = started(dl.OTFLinUCB(window=2), T=10)
+    for t, arm in enumerate([0, 1, 2, 1]):
+        step(pol, t, arm)
+    exact, cheap = pol.delay_term(4, "exact"), pol.delay_term(4, "cheap")
+    assert np.array_equal(exact, pol.delay_term(4)) and np.all(cheap > exact)

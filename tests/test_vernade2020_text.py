@@ -51,7 +51,7 @@ def test_the_text_says_the_printed_algorithm_loses_to_uniform_play_and_why():
     assert "**OTFLinUCB as printed does worse than choosing actions uniformly at random**" in md
     assert "Algorithm 1 as printed ends highest, above uniform random play" in md          # Figure 3
     # why: the estimate is τ_m θ, the width dominates, the least-explored directions have low rewards
-    assert "the width dominates and the learner keeps picking the least-explored, low-reward directions" in md
+    assert "the width dominates for a long time and the learner over-explores the least-explored, low-reward" in md
     assert "The width decides" in md and "the sparse ones, whose mean" in md
     # each of those paragraphs is followed, before the next section, by a check cell with a uniform-play claim
     for key in ("does worse than choosing actions uniformly at random in all three panels",
@@ -95,7 +95,7 @@ def test_the_delay_term_is_credited_with_what_the_comparison_that_isolates_it_sh
     md = _markdown()
     assert "the two differ in the delay term alone" in md
     assert "so any gap between them is the delay term's" in md
-    assert "It differs from OTFLinUCB in three ways at once" in md   # LinUCB: what else differs
+    assert "The two differ in their width alone" in md   # LinUCB: what else differs (review nb03-r1, 8)
     assert "**The delay term costs regret here**" in md and "**What the delay term does.**" in md
 
 
@@ -114,7 +114,7 @@ def test_the_geometric_law_is_written_with_its_mean_not_with_lambda():
     from delaylab.exercises import p03
 
     texts = " ".join(msg for _, msg in p03._target_wrong(ex.params("03.ridge-target")))
-    assert "1 − λ^(m+1)" not in texts and "(μ/(μ + 1))^(m+1)" in texts
+    assert "1 − λ^(m+1)" not in texts and "1 - (\\mu/(\\mu + 1))^{m+1}" in texts
     assert "1 − λ^(m+1)" not in _guide_section()
 
 
@@ -132,3 +132,121 @@ def test_the_guide_board_numbers_are_what_delaylab_computes():
     assert f"τ_m(1 − 1/√d) ≈ {gap:.2f}" in guide and f"\\tau_m(1 - 1/\\sqrt d) \\approx {gap:.2f}$" in md
     assert f"α_{{t,δ}} ≥ 2f_{{t,δ}} ≈ {two_f_1000:.0f}" in guide
     assert f"2f_{{t,δ}} ≈ {two_f_3000:.0f} multiplies the norm at T = 3000" in guide
+
+
+# ------------------------------------------------------------------ review nb03-r1 (reviews/nb03-r1.md)
+def _code() -> list[str]:
+    return [s for t, s in _cells() if t == "code"]
+
+
+def _check_cell(marker: str) -> str:
+    hits = [s for s in _code() if s.startswith(marker)]
+    assert len(hits) == 1, marker
+    return hits[0]
+
+
+def test_r1_1_which_part_of_the_width_keeps_algorithm_1_above_uniform_play():
+    """At T = 3000 the radius 2f alone loses to uniform play only in (100, 500); in the first two
+    panels Algorithm 1 without its delay term ends below uniform play: the delay term decides."""
+    md, guide, readings = _markdown(), _guide_section(), " ".join(_readings_section().split())
+    assert "The width decides, and it sends the learner to the sparse, low-reward actions" not in md
+    assert "Its delay term, needed for the worst-case guarantee, only adds to that here" not in md
+    assert ("In the first two panels it is not: without its delay term the same algorithm ends below uniform play at "
+            "$T = 3000$, and it is the delay term, on top of $2f_{t,\\delta}$, that keeps Algorithm 1 above it") in md
+    assert "it is the delay term, needed for the worst-case guarantee, that keeps it above uniform play" in md
+    assert "the delay term is what keeps Algorithm 1 above it" in guide
+    assert "and it is the delay term that keeps Algorithm 1 above it" in readings
+    cell = _check_cell("# Section 5's statements on Figure 1")
+    assert 'C.lower(r1[k], NT, U, text=f"{k}: ... and below uniform play") for k in [(100, 100), (500, 100)]' in cell
+    assert 'C.lower(slow, U, NT' in cell
+
+
+def test_r1_2_algorithm_1_does_not_keep_picking_bad_actions():
+    """It over-explores early, then adds less regret per step than uniform play and overtakes it."""
+    for where, text in [("notebook", _markdown()), ("guide", _guide_section()), ("readings", _readings_section())]:
+        assert "keeps picking" not in text, where
+    md = _markdown()
+    assert "Nor does Algorithm 1 keep playing worse than random" in md
+    assert "run on to $T = 6000$, it ends below uniform play in $(100, 100)$" in md
+    assert "at (100, 100) it ends below uniform play by T = 6000" in _guide_section()
+    cell = _check_cell("# Section 5's statements on Figure 1")
+    assert "longer = dl.simulate(paper.setting(100, 100), pols, 6000, 10, seed=0)" in cell
+    assert 'C.lower(longer, "OTFLinUCB", U' in cell and "paper.late_slope(r1[k], U, 2000)" in cell
+
+
+def test_r1_3_4_the_cheap_delay_term_is_not_a_little_wider_and_costs_what_the_paper_says():
+    from delaylab.policies import linear
+
+    md, guide, readings = _markdown(), _guide_section(), " ".join(_readings_section().split())
+    for stale in ("widens the set a little more", "costs $O(m)$ instead of $O(md^2)$ per round",
+                  "played, $O(m)$ per round"):
+        assert stale not in md, stale
+    assert "slightly wider set" not in guide and "slightly wider" not in linear.__doc__
+    assert "the cheap term is up to nearly twice the exact one" in md
+    assert "up to nearly twice as large while t is of the order of m" in guide
+    assert "nearly twice the exact one while t is of the order of m" in readings
+    assert "$O(d^2)$ per round as the paper counts it" in md and "O(d²) per round in the paper's count" in readings
+    cell = _check_cell("# Section 3's statements on the cheap delay term")
+    assert "why.cheap_term[1:] / why.exact_term[1:]" in cell and 'C.ratio_within(both, "cheap", "exact"' in cell
+
+
+def test_r1_7_the_pending_conversions_always_pull_the_same_way():
+    md = _markdown()
+    assert "when the pending conversions all push the estimate the same way" not in md
+    assert "can only be missing from $B_t$, never extra" in md
+    assert "the proof charges each of the last $m$ actions a whole missing conversion" in md
+
+
+def test_r1_8_linucb_sees_the_conversions_otflinucb_counts():
+    from delaylab.policies.linear import LinUCB
+
+    md = _markdown()
+    assert "every conversion seen so far, whatever its delay" not in md and "three ways at once" not in md
+    assert "so LinUCB sees exactly the conversions OTFLinUCB counts" in md
+    assert "whatever its delay" not in LinUCB.__doc__ and "differ in their width alone" in LinUCB.__doc__
+    assert "differs from it in its width alone" in " ".join(_readings_section().split())
+
+
+def test_r1_9_10_11_the_verdict_says_what_is_compared_and_what_differs():
+    from delaylab.papers import vernade2020 as paper
+
+    md = _markdown()
+    assert "The paper's ordering holds for the code it ran" not in md
+    assert "we did not run the authors' Thompson-sampling code" in md
+    assert "We did not run the authors' Thompson-sampling code" in " ".join(_readings_section().split())
+    assert "we did not run the authors' Thompson-sampling code" in _guide_section()
+    caption = paper.figure1_panel(runs=1).caption.value
+    assert "whose curves are the ones in the paper" not in caption and "Algorithm 2 as printed" in caption
+    assert "the two panels end at similar regrets" not in md
+    assert "the larger window ends about a third higher, where the paper reports a similar regret in both" in md
+    assert "every curve is still rising" not in md and "every curve still rises" not in md
+    assert "every learner's curve is still rising" in md and "every learner's curve still rises" in md
+    cell = _check_cell("# Section 5's statements on Figure 1")
+    assert "within 50 of each other" not in cell and "paper.ratio(wide.final(A), fast.final(A))" in cell
+
+
+def test_r1_13_a_maximum_is_not_given_a_standard_error():
+    cell = _check_cell("# Section 5's statements on Figure 1")
+    assert "cov.max(), se(cov)" not in cell
+    assert "cov.max(), 0," in cell and "cov.mean(), se(cov)" in cell
+
+
+def test_r1_14_figure_3_draws_algorithm_1_as_printed():
+    import inspect
+
+    from delaylab.papers import vernade2020 as paper
+
+    assert inspect.signature(paper.figure3_panel).parameters["width"].default == "exact"
+    assert "cheap" not in paper.figure3_panel(runs=1).caption.value
+    cell = _check_cell("# Section 6's statements on Figure 3")
+    assert 'width="cheap"' not in cell and "paper.figure3(runs=3, seed=0)" in cell
+
+
+def test_r1_15_16_sections_and_readings_are_named_right():
+    md = _markdown()
+    assert "(Section 3 says what else they change)" not in md
+    assert "(Section 3 says how LinUCB differs, Section 5 what the authors' index changes)" in md
+    assert "Section 8 as printed: $K$ vectors drawn from" not in md
+    assert ("\"sample and normalize $K$ actions from $\\{0,1\\}^d$\"; we draw each uniformly from "
+            "$\\{0,1\\}^d \\setminus \\{0\\}$") in md
+    assert "sample and normalize K actions from {0,1}^d" in " ".join(_readings_section().split())

@@ -154,7 +154,8 @@ register(Exercise(
                            rf"\lambda^{{r+1}}/(1 - \lambda^K) = {_pending(p):.4f}$ "
                            rf"($\lambda = {_lam(p['mu']):.4f}$). It does not grow with t: the recursion "
                            r"$O \leftarrow \lambda(O + \mathbb{1}\{A_t = k\})$ "
-                           "of Eq. (6) keeps exactly this weight up to date in O(1) per step. For an arm pulled at "
+                           r"(the paper's Eq. 6, in our timing: the pull just made is pending with probability "
+                           r"$\lambda$) keeps exactly this weight up to date in O(1) per step. For an arm pulled at "
                            r"every step ($K = 1$) it is $\lambda/(1 - \lambda) = \mu$, the mean delay."),
 ))
 
@@ -192,10 +193,13 @@ register(Exercise(
     }),
     hints=("Section 3 (The algorithms): which pulls does each policy use at step t, and what does Discarding do "
            "before any pull is m steps old?",
-           rf"Round robin on $\theta_L$ costs the mean gap, {_RR_COST:.2f} per step; $\tau_m = P(D \le m)$ changes little "
-           f"between m = {WINDOW} and {2 * WINDOW}."),
+           rf"Round robin on $\theta_L$ costs the mean gap, {_RR_COST:.2f} per step. $\tau_m = P(D \le m)$ rises "
+           f"from {_TAU_1000:.2f} to {_TAU_2000:.2f} between m = {WINDOW} and {2 * WINDOW}: how much more does a "
+           "policy that uses every pull from the start then see?"),
     explanation="Move the window slider from 1000 to 2000 in the panel below and read the two curves at T.",
     wrong_answers=["both-shrink", "both-grow", "dklucb-grows"],
+    reveals=("grows a lot", "barely changes", "barely moves", "twice as high", "round robin for 2000",
+             "for its first m = 2000 steps", "doubling the window hurts discarding"),
 ))
 
 
@@ -274,7 +278,8 @@ register(Exercise(
     answer_name="d_klucb_index",
     stub=("def d_klucb_index(theta_hat, N_tilde, beta):\n"
           "    \"\"\"D-KLUCB's index for every run and arm: the largest q in [theta_hat, 1] with\n"
-          "    N_tilde * d_Pois(theta_hat, q) <= beta.\n"
+          "    N_tilde * d_Pois(theta_hat, q) <= beta, and theta_hat itself where theta_hat >= 1\n"
+          "    (possible, since N_tilde < N).\n"
           "    theta_hat, N_tilde: arrays of shape (runs, arms), N_tilde > 0; beta: β(t) = log t, a number.\"\"\"\n"
           "    # your code here (all runs and arms at once)\n"
           "    return ...\n"),
@@ -316,9 +321,10 @@ def _lb_wrong(p):
         (bounds.lai_robbins_slope(th), "that is Lai & Robbins' constant (Theorem 4, uncensored): with a window, only "
                                        r"a share $\tau_m$ of the conversions is ever seen, so the divergence is between "
                                        r"$\tau_m\theta_k$ and $\tau_m\theta^*$."),
-        (bounds.censored_slope(th, tm, paper_regret=True), "that is the paper's constant for its own regret L(T), "
-                                                           r"whose terms carry a factor $\tau_m$; the panel plots the "
-                                                           r"pseudo-regret $\sum\Delta$ (no factor $\tau_m$)."),
+        (bounds.censored_slope(th, tm, paper_regret=True), "that is Theorem 3's constant as printed, for the paper's "
+                                                           r"own regret L(T), whose terms carry a factor $\tau_m$; this "
+                                                           r"exercise asks for the slope of the pseudo-regret "
+                                                           r"$\sum\Delta$ (no factor $\tau_m$), the one the panel draws."),
         (gap / float(kl_bernoulli(tm * p["best"], tm * p["other"])), "the divergence's arguments are swapped: "
                                                                      r"$d(\tau_m\theta_k, \tau_m\theta^*)$, the suboptimal arm first."),
         (1 / float(kl_bernoulli(tm * p["other"], tm * p["best"])), "that is the number of pulls per log T of the "
@@ -338,9 +344,9 @@ register(Exercise(
     kind="compute",
     stars=2,
     minutes=12,
-    title="The constant of Theorem 3's lower bound",
+    title="The slope of the censored lower bound",
     answer_name="slope_c",
-    stub=("# ✎ Exercise 1.5: the constant c of Theorem 3 for YOUR numbers (shown above).\n"
+    stub=("# ✎ Exercise 1.5: the slope c of the censored lower bound for the PSEUDO-REGRET, for YOUR numbers.\n"
           "# dl.Geometric(mean=μ).cdf(m) gives τ_m; dl.indices.kl_bernoulli(p, q) the divergence d(p, q).\n"
           "slope_c = ...\n"),
     solution_code=lambda p: (f"tau_m = dl.Geometric(mean={p['mu']}).cdf({p['m']})      # P(D ≤ m) ≈ "
@@ -353,24 +359,29 @@ register(Exercise(
                      f"window m = {p['m']}."),
     **numeric(_lb, _lb_wrong, rtol=2e-3, name="slope_c"),
     hints=("Section 5 (the lower bounds): in the censored model (Theorem 3) the divergence is taken between the "
-           "scaled rates, and each suboptimal pull costs its gap.",
+           "scaled rates, and each suboptimal pull costs its gap in the pseudo-regret.",
            r"$c = \sum_k \Delta_k / d(\tau_m\theta_k, \tau_m\theta^*)$ with $\tau_m = P(D \le m)$, d the Bernoulli "
-           "divergence, the suboptimal arm first; here one suboptimal arm."),
+           r"divergence, the suboptimal arm first; here one suboptimal arm. No factor $\tau_m$ in front: that one "
+           "belongs to the paper's regret L(T)."),
     explanation=lambda p: (rf"$\tau_m = P(D \le {p['m']}) = {_tau(p['mu'], p['m']):.3f}$, and "
                            rf"$c = \Delta/d(\tau_m \cdot {p['other']}, \tau_m \cdot {p['best']}) = {_lb(p):.3f}$, above "
                            f"the uncensored {bounds.lai_robbins_slope((p['best'], p['other'])):.3f}: censoring makes "
-                           r"the problem harder. This is an asymptotic slope ($T \to \infty$): at the panel's horizons "
-                           r"the curves may lie below $c\log T$."),
+                           r"the problem harder. Theorem 3 as printed multiplies each term by $\tau_m$ (here "
+                           f"{bounds.censored_slope((p['best'], p['other']), _tau(p['mu'], p['m']), paper_regret=True):.3f}"
+                           ") because the paper's regret L(T) counts only the conversions seen. This is an asymptotic "
+                           r"slope ($T \to \infty$): at the panel's horizons the curves may lie below $c\log T$."),
 ))
 
 
 # ---------------------------------------------------------------- 1.6 explain: why a window changes the difficulty
-_WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information, by an "
-               "amount that does not grow with T, so after log T-many pulls the learner knows as much as without "
-               r"delays — an additive cost, invisible in the $\log T$ slope. With a window, a share $1 - \tau_m$ of "
-               r"the conversions is lost for good: each pull only tells about the rate $\tau_m\theta$, and the rates "
-               r"$\tau_m\theta_k$ and $\tau_m\theta^*$ are closer in divergence than $\theta_k$ and $\theta^*$, so "
-               r"each suboptimal arm needs more pulls, $\log T / d(\tau_m\theta_k, \tau_m\theta^*)$.")
+_WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information. With a "
+               r"finite mean delay $\mu$, the pulls whose news is still pending weigh at most $\mu$ in total "
+               r"($\sum_e P(D > e) = E[D]$), a number that does not grow with T: the learner knows as much as one "
+               r"without delays that made about $\mu$ fewer pulls — an additive cost, invisible in the $\log T$ slope. "
+               r"With a window, a share $1 - \tau_m$ of the conversions is lost for good: each pull only tells about "
+               r"the rate $\tau_m\theta$, and the rates $\tau_m\theta_k$ and $\tau_m\theta^*$ are closer in "
+               r"divergence than $\theta_k$ and $\theta^*$, so each suboptimal arm needs more pulls, "
+               r"$\log T / d(\tau_m\theta_k, \tau_m\theta^*)$.")
 
 register(Exercise(
     id="01.why-window",

@@ -54,6 +54,8 @@ register(Exercise(
     explanation=f"The expected observed means at t = {_AT} are {_LOOKS[0]:.2f} (arm 1) and {_LOOKS[1]:.2f} (arm 2): "
                 "see the figure below.",
     wrong_answers=["better", "equal", "zero"],
+    reveals=("looks worse", "better arm looks worse", "the lower observed mean", "arm 1 looks better",
+             "worse arm looks better"),
 ))
 
 
@@ -159,7 +161,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 2.4 predict: the choice of α̂ (Section 3)
+# ---------------------------------------------------------------- 2.4 predict: the choice of alpha-hat (Section 3)
 _FIG2_T = 3000
 _BIAS_AT_T = {a: 2 * _FIG2_T ** -min(a, 0.5) for a in (0.1, 0.5)}
 _DEV_AT_T = float(np.sqrt(2 * log_term(2, _FIG2_T) / _FIG2_T))
@@ -180,27 +182,34 @@ register(Exercise(
     grade=choice_grader("u-shaped", {
         "decreasing": r"Up to a point: beyond $\min_i \alpha_i = 0.3$ the bias term no longer covers the conversions "
                       "of the heavier-tailed arm still on their way, and the index can trust a mean that is biased low.",
-        "increasing": r"A small $\hat\alpha$ is valid for every tail, but it pays a bias term $2T_i^{-\hat\alpha}$ that "
-                      "stays large for a long time: the policy keeps exploring the worse arm.",
-        "u-shaped": r"Too small an $\hat\alpha$ over-pays the bias (more exploration), too large an $\hat\alpha$ "
-                    r"under-pays it; the paper finds the bottom near $\hat\alpha = \min_i \alpha_i = 0.3$. Figure 2 "
-                    "below measures how deep the U is.",
+        "increasing": r"Only beyond a point: a small $\hat\alpha$ is valid for every tail, but its bias term "
+                      r"$2T_i^{-\hat\alpha}$ stays large and nearly flat in $T_i$ for a long time, which costs regret "
+                      "too (the paper reads it as exploring too much). Figure 2 below measures both ends.",
+        "u-shaped": r"That is what the paper reports: too small an $\hat\alpha$ over-pays the bias, too large an "
+                    r"$\hat\alpha$ under-pays it, with the bottom near $\hat\alpha = \min_i \alpha_i = 0.3$. Figure 2 "
+                    "below measures how deep the U is on this instance, and where it lies against uniform random play.",
         "flat": rf"At T = {_FIG2_T} the bias term is still {_BIAS_AT_T[0.1]:.2f} after {_FIG2_T} pulls for "
                 rf"$\hat\alpha = 0.1$, against {_BIAS_AT_T[0.5]:.2f} for $\hat\alpha = 0.5$ (and a deviation term of "
-                rf"{_DEV_AT_T:.2f}): $\hat\alpha$ matters for the whole horizon.",
+                rf"{_DEV_AT_T:.2f}): $\hat\alpha$ changes the index for the whole horizon.",
     }),
-    hints=(r"Section 3: what does the bias term $2T_i^{-(\hat\alpha\wedge 1/2)}$ do to exploration when $\hat\alpha$ "
-           "is small, and what happens when it is smaller than the bias the heavier tail really causes?",
-           r"Two effects pull in opposite directions: a small $\hat\alpha$ explores too much, an $\hat\alpha$ above "
-           r"$\min_i \alpha_i$ can trust a mean that is biased low."),
-    explanation=r"Figure 2 below: the regret against $\hat\alpha \in [0.02, 0.5]$, all values on the same draws.",
+    hints=(r"Section 3: what does the bias term $2T_i^{-(\hat\alpha\wedge 1/2)}$ look like as a function of $T_i$ "
+           r"when $\hat\alpha$ is small, and what happens when it is smaller than the bias the heavier tail really "
+           "causes?",
+           r"Two effects pull in opposite directions: a small $\hat\alpha$ pays a large, nearly flat bias term for a "
+           r"long time; an $\hat\alpha$ above $\min_i \alpha_i$ pays less than the bias the heavier tail causes."),
+    explanation=r"Figure 2 below: the regret against $\hat\alpha \in [0.02, 0.5]$, all values on the same draws, "
+                "beside uniform random play on the same draws.",
     wrong_answers=["decreasing", "increasing", "flat"],
+    reveals=("is U-shaped", "U-shaped in", "the U is", "a shallow U", "first decreases, then increases", "decreases, then increases",
+             "too shallow", "U shape"),
 ))
 
 
 # ---------------------------------------------------------------- 2.5 implement: Patient Bandits' index (Section 3)
+#: the pulls beyond which the bias term 2·n^(−0.3) exceeds the deviation term sqrt(2 log(2KT³)/n) (K = 2, T = 3000)
+_CROSS_03 = (np.sqrt(2 * log_term(2, _FIG2_T)) / 2) ** (1 / (0.5 - 0.3))
 def patient_ucb(mu_hat, T_i, alpha, K, T):
-    """Patient Bandits' UCB (Theorem 1): μ̂ + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−min(α, 1/2))."""
+    """Patient Bandits' UCB (Theorem 1): mu_hat + sqrt(2 log(2KT³)/T_i) + 2·T_i^(−min(α, 1/2))."""
     deviation = np.sqrt(2 * np.log(2 * K * T**3) / T_i)
     bias = 2 * T_i ** (-min(alpha, 0.5))
     return mu_hat + deviation + bias
@@ -216,7 +225,7 @@ def _patient_inputs(rng):
 
 
 class StudentPatientBandits(PatientBandits):
-    """Patient Bandits whose index is the student's function of (μ̂, T_i, α, K, T)."""
+    """Patient Bandits whose index is the student's function of (mu_hat, T_i, α, K, T)."""
 
     def __init__(self, index_fn=None, alpha=0.5):
         self.index_fn = index_fn
@@ -266,9 +275,11 @@ register(Exercise(
            r"$\mathrm{UCB}_i = \hat\mu_i + \sqrt{2\log(2KT^3)/T_i} + 2T_i^{-(\alpha\wedge 1/2)}$, with "
            r"$\alpha\wedge 1/2 = \min(\alpha, 1/2)$; every operation works on whole arrays."),
     explanation=(r"The deviation term $\sqrt{2\log(2KT^3)/T_i}$ is twice the two-sided Hoeffding width "
-                 r"$\sqrt{\log(2/\delta)/(2T_i)}$ at $\delta = 1/(KT^3)$; the bias term pays, in the worst case "
-                 r"allowed by Assumption 1, for the conversions still on their way. With $\hat\alpha \ge 1/2$ the "
-                 "bias term decays like the deviation term; below, it dominates."),
+                 r"$\sqrt{\log(2/\delta)/(2T_i)}$ at $\delta = 1/(KT^3)$ per arm and round; the bias term pays, in the "
+                 r"worst case allowed by Assumption 1, for the conversions still on their way. With "
+                 r"$\hat\alpha \ge 1/2$ the bias term decays like the deviation term; below, it decays more slowly "
+                 f"and dominates once $T_i$ is large (beyond about {_CROSS_03:.0f} pulls for "
+                 r"$\hat\alpha = 0.3$ at $K = 2$, $T = 3000$)."),
     wrong_answers=[
         lambda mu_hat, T_i, alpha, K, T: np.zeros_like(mu_hat),
         lambda mu_hat, T_i, alpha, K, T: mu_hat + np.sqrt(2 * np.log(2 * K * T**3) / T_i),        # no bias term

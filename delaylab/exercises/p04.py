@@ -257,19 +257,23 @@ register(Exercise(
     grade=choice_grader("grows", {
         "grows": r"$\mathbb{E}[\tau]$ enters $n_m$ through the term $6\tilde\Delta_m m\,\mathbb{E}[\tau]$: every "
                  "phase is longer, the worse arm is played longer before it is eliminated. Appendix F below measures "
-                 r"it: about linear in $\mathbb{E}[\tau]$.",
-        "same": r"The cost of delays is additive — a term added to the regret, not a factor — but not small: "
-                r"$\mathbb{E}[\tau]$ sits inside $n_m$, so every phase — and the regret paid while both arms are "
-                "active — grows with it. QPM-D, with labelled rewards, barely moves.",
+                 r"it: about linear in $\mathbb{E}[\tau]$. It is what ODAAF's schedule, set for the worst case, "
+                 r"costs: told $\mathbb{E}[\tau] = 20$ with no delay at all, it pays the same (Section 6).",
+        "same": r"What $\mathbb{E}[\tau]$ costs ODAAF is additive — a term added to the regret, not a factor — but "
+                r"not small: the $\mathbb{E}[\tau]$ it is told sits inside $n_m$, so every phase — and the regret "
+                "paid while both arms are active — grows with it. QPM-D, with labelled rewards, barely moves.",
         "shrinks": "Blocks are longer because they must be: the bias of a block's mean, "
                    r"$(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$, grows with $\mathbb{E}[\tau]$. Longer phases mean more "
                    "pulls of the worse arm before the elimination.",
     }),
     hints=(r"Section 3: where does $\mathbb{E}[\tau]$ enter the phase sizes $n_m$, and what does the regret pay during "
            "a phase?",
-           r"While both arms are active, each phase plays the worse arm for about half of its $n_m - n_{m-1}$ steps."),
-    explanation=r"$n_m$ grows with $\mathbb{E}[\tau]$ (linearly in the last term under the root), so the worse arm is "
-                r"played longer: ODAAF's regret grows about linearly in $\mathbb{E}[\tau]$ (Appendix F).",
+           r"While both arms are active, Step 1 of phase $m$ plays the worse arm for all of its block, "
+           r"$n_m - n_{m-1}$ steps: half of the phase's Step 1."),
+    explanation=r"$n_m$ grows with the $\mathbb{E}[\tau]$ ODAAF is told (linearly in the last term under the root), "
+                r"so the worse arm is played longer: ODAAF's regret grows about linearly in $\mathbb{E}[\tau]$ "
+                r"(Appendix F). That is the cost of a schedule set for the worst case: on the same runs with no delay "
+                r"at all, told the same $\mathbb{E}[\tau]$, ODAAF ends with the same regret (Section 6).",
     wrong_answers=["same", "shrinks"],
     reveals=("regret grows", "grows markedly", "grows linearly", "grows about linearly", "additive cost of order",
              "flatten later", "longer phases", "phases lengthen", "qpm-d barely moves", "played longer"),
@@ -277,20 +281,35 @@ register(Exercise(
 
 
 # ---------------------------------------------------------------- 4.5 explain: why bridge periods
-_WHY_BRIDGE = (r"A block's mean is off by $(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$ (Exercise 4.2), where j is the arm "
-               r"played just before the block: the rewards of j that leak in partly cancel those of i that leak out, "
-               r"and cancel well only if $\theta_j$ is close to $\theta_i$. Plain ODAAF's analysis (the paper's Section "
-               r"4.1) uses no such cancellation: it bounds each block's discrepancy by $\mathbb{E}[\tau]$ (its Eq. 3) and "
-               r"adds that over the m blocks its estimate pools (its Eq. 4), hence the term in $m\,\mathbb{E}[\tau]$ of "
-               r"its $n_m$. Without a bridge, the arm before the first block of a phase is the last arm of the previous "
-               r"phase, which may just have been eliminated — far worse. A bridge plays an arm that is still active, and "
-               r"on the event that every estimate so far was within its tolerance, any two active arms of phase m "
-               r"differ by about the tolerance $\tilde\Delta_m$ at most (Proposition 1, Section 4.2): every block's "
-               r"discrepancy is then about $\tilde\Delta_m\,\mathbb{E}[\tau]$, and over the phases these no longer add "
-               r"up to a term growing with m: ODAAF-B's and ODAAF-V's phase sizes need none. (The bridge's own "
-               r"observations are thrown away, and what leaks into the next phase then comes from pulls made after "
-               r"the elimination, except for delays longer than the bridge: none when the delays are bounded by its "
-               r"length, few when their variance is known — the paper's Section 4.3.)")
+_WHY_BRIDGE = (
+    r"What the paper says the bridge is for (its Section 3, as printed): it “breaks the dependence between "
+    r"confidence intervals calculated in phase [$m$] and the delayed pay-offs seeping into phase [$m+1$]. Without "
+    r"the bridge period this dependence would impair the validity of our confidence intervals” (the brackets are "
+    r"ours: our copy lost the symbols). Our reading of why: without a bridge, the rewards that leak into the first block of phase $m+1$ "
+    r"come from the last pulls of phase $m$, whose rewards also made the estimates that decided which arms stay "
+    r"active; the analysis conditions on the event that these estimates were good, and the leaked rewards are not "
+    r"independent of that event. A bridge of $n_m - n_{m-1}$ discarded steps, played after the test, puts its "
+    r"length in between: what leaks into phase $m+1$ then comes from pulls made after the decision, except for "
+    r"delays longer than the bridge — none when the delays are bounded by its length, few when their variance is "
+    r"known (Section 4.3). Proposition 1's sketch says so: “Conditioning on [the good event] does not effect this "
+    r"due to the bridge period” (as printed, our brackets). "
+    r"The bridge also fixes which arm comes before each block. A block's mean is off by "
+    r"$(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$ (Exercise 4.2), where $j$ is the arm played just before it: the "
+    r"rewards of $j$ that leak in cancel those of $i$ that leak out only if $\theta_j$ is close to $\theta_i$. With "
+    r"a bridge on an active arm, the arm before every block of phase $m$ is active in phase $m$; on the event that "
+    r"every estimate so far was within half its tolerance, any two such arms differ by at most $4\tilde\Delta_m$, "
+    r"of the order of the tolerance (Proposition 1, Section 4.2). Without a bridge, the arm before the first block "
+    r"of phase $m+1$ is the last arm of phase $m$: it passed phase $m-1$'s test even if it is eliminated right "
+    r"after phase $m$, so on the same event it is within $8\tilde\Delta_{m+1}$ of the block's arm instead of "
+    r"$4\tilde\Delta_{m+1}$: only twice as far — except after phase 1, whose arms were never tested and can be "
+    r"arbitrarily far (the case our Section 7(b) builds). "
+    r"Plain ODAAF's analysis (the paper's Section 4.1) uses no cancellation: it bounds each block's discrepancy by "
+    r"$\mathbb{E}[\tau]$ (its Eq. 3) and adds that over the $m$ blocks its estimate pools (its Eq. 4), hence the "
+    r"term in $m\,\mathbb{E}[\tau]$ of its $n_m$. With a bound on the delays or their variance known, and the "
+    r"bridges, each block's discrepancy is of the order of $\tilde\Delta_m\,\mathbb{E}[\tau]$ and shrinks with the "
+    r"tolerance, so the blocks' discrepancies no longer add up to a term growing with $m$: ODAAF-V's phase sizes "
+    r"have none, and ODAAF-B's none while $m\,d$ stays below $n'_m$ — for large $d$ they revert to plain ODAAF's "
+    r"(the paper's Section 4.2).")
 
 register(Exercise(
     id="04.why-bridge",
@@ -299,16 +318,23 @@ register(Exercise(
     minutes=10,
     title="What the bridge periods buy",
     solution=_WHY_BRIDGE,
-    points=(r"a block's bias, $(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$, is small only if the arm j played just "
+    points=(r"the paper's stated purpose (Section 3): the bridge breaks the dependence between the confidence "
+            r"intervals computed at the end of phase $m$ and the delayed rewards seeping into phase $m+1$ — what leaks "
+            r"into the next phase comes from pulls made after the elimination test (except delays longer than the "
+            r"bridge), so the confidence intervals stay valid given the event that the estimates were good",
+            r"a block's bias, $(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$, is small only if the arm $j$ played just "
             r"before it has a mean close to $\theta_i$: the leaks in and out then cancel",
-            r"plain ODAAF's analysis uses no cancellation: one $\mathbb{E}[\tau]$ per pooled block, summed over the m "
-            r"blocks — the term growing with m",
-            "with a bridge, the arm played before every block is active in the current phase (not one just "
-            "eliminated), so on the good event its mean is within about the tolerance of the block's arm",
-            "the blocks' errors then shrink with the tolerance and no longer add up over the phases: phase sizes "
-            "with no term growing with m"),
-    hints=("Exercise 4.2's result: on which two arms does a block's bias depend, and when is it small?",
-           "Without a bridge, which arm is played just before the first block of phase m + 1 — could it have just "
-           "been eliminated? With a bridge, what do you know about that arm's mean?"),
+            r"with a bridge, the arm played before every block is active in the current phase, so on the good event "
+            r"its mean is within $4\tilde\Delta_m$ of the block's arm, of the order of the tolerance; without one it "
+            r"is at most twice as far, except after phase 1, whose arms were never tested",
+            r"plain ODAAF's analysis uses no cancellation: one $\mathbb{E}[\tau]$ per pooled block, summed over the "
+            r"$m$ blocks — the term growing with $m$",
+            r"with the delays' bound or variance known and the bridges, the blocks' errors shrink with the tolerance: "
+            r"ODAAF-V's phase sizes have no term growing with $m$, ODAAF-B's none while $m\,d$ stays below $n'_m$"),
+    hints=("Section 3, Step 4: the paper's own sentence on what the bridge breaks. Which pulls' rewards seep into "
+           "the first block of the next phase, and what else did those pulls decide?",
+           "Exercise 4.2's result: on which two arms does a block's bias depend, and when is it small?",
+           r"Without a bridge, which arm is played just before the first block of phase $m+1$, and which test did "
+           r"it pass? With a bridge, what do you know about that arm's mean? What is special about phase 1?"),
     wrong_answers=[],
 ))

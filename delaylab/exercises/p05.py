@@ -279,6 +279,10 @@ register(Exercise(
     explanation=r"$S_\beta = \{t : d_t \ge \beta\}$ is every round when $\beta \le d$: $|S_\beta| = T$, the first term "
                 "of Theorem 3, dominates.",
     wrong_answers=["better", "same"],
+    # the words that state the outcome; notebook 05 says them only after the panel, below the question
+    reveals=("learns nothing", "grows linearly", "regret becomes linear", "every round is skipped",
+             "skips every round", "everything is skipped", "never sees a loss", "stays uniform",
+             "is uniform random play", "skips every informative round", "no loss is fresh enough"),
 ))
 
 
@@ -287,7 +291,9 @@ _WHY_SKIP = (r"DEW's learning rate must be at most $1/(4e\,d_{\max})$ for its an
              "while feedback is outstanding), so a handful of huge delays forces a tiny rate on every round and DEW "
              r"hardly learns. Skipping the rounds with $d_t \ge \beta$ costs at most one unit of regret each (losses are in "
              r"[0, 1]), and the base learner then only sees delays below β, so its rate can be $1/(4e\beta)$. Giving up a "
-             "few rounds' feedback is cheap; being slow on all rounds is not — as long as few rounds are skipped.")
+             "few rounds' feedback is cheap; being slow on all rounds is not — as long as few rounds are skipped. "
+             "(At the live panel's defaults the gain comes from the rate itself: Skipper's base fed every loss at the "
+             "same rate does as well. Skipping is what makes that rate safe against every loss sequence.)")
 
 register(Exercise(
     id="05.why-skip",

@@ -38,17 +38,27 @@ index's equation is ill-conditioned: KL-UCB's d(p, q) = β/n with β/n below ~1e
 moves q by up to ~1e-12; only a tie to that precision could choose another arm, which the
 tests would report.)
 
-Kernels are compiled once and cached on disk (``cache=True``: in ``__pycache__`` next to these
-modules, or in numba's user-wide cache directory if the package is not writable, or in
-``NUMBA_CACHE_DIR``); :func:`delaylab.warmup.warmup` compiles or loads all of them on tiny inputs.
+Kernels are compiled once and cached on disk (``cache=True``); :func:`delaylab.warmup.warmup` compiles
+or loads all of them on tiny inputs. Where (:func:`cache_folder`): in ``__pycache__`` next to these
+modules, where whoever installs delaylab compiles them (``python -m delaylab.kernels``: an image's
+build, Binder's postBuild, a hub admin), or in ``NUMBA_CACHE_DIR`` if set. numba only uses a
+folder it can write to, so a user who cannot write to the package (the students of a JupyterHub
+sharing one environment) gets a folder of their own, ``$XDG_CACHE_HOME/delaylab-kernels`` (else
+``~/.cache/delaylab-kernels``), seeded with a copy of the compiled kernels of ``__pycache__``
+before they are loaded: they load in about a second instead of compiling for a minute.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib.util
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
-__all__ = ["enabled", "available", "kernel_for", "MODES"]
+__all__ = ["enabled", "available", "kernel_for", "cache_folder", "cache_report", "drop_stale_cache", "MODES"]
 
 #: values of the environment variable DELAYLAB_KERNELS
 MODES = ("numba", "numpy")
@@ -101,7 +111,8 @@ def _families():
     global _FAMILIES
     if _FAMILIES is None:
         try:
-            from . import exp_weights, index, linear, odaaf, patient, qpmd, uniform
+            with _numba_cache():
+                from . import exp_weights, index, linear, odaaf, patient, qpmd, uniform
 
             _FAMILIES = (index, qpmd, patient, exp_weights, odaaf, linear, uniform)
             drop_stale_cache(_FAMILIES)
@@ -115,10 +126,113 @@ def _families():
     return _FAMILIES
 
 
+# ====================================================================== where numba caches them
+#: the compiled kernels as whoever installed delaylab compiled them (numba's in-tree cache)
+INSTALLED = Path(__file__).resolve().parent / "__pycache__"
 #: the file, in each folder of numba's cache, holding the digest of the sources its kernels were compiled from
 STAMP = "delaylab-kernels.sha256"
+#: numba's cache files: an index per function and the compiled code it lists, and the digest of
+#: the sources they were compiled from (:func:`drop_stale_cache`)
+CACHE_FILES = ("*.nbi", "*.nbc", STAMP)
 
 
+def _user_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base).expanduser() / "delaylab-kernels"
+
+
+def _writable(folder: Path) -> bool:
+    """Whether this process can write into ``folder`` (or create it in its parent)."""
+    probe = folder if folder.exists() else folder.parent
+    return os.access(probe, os.W_OK | os.X_OK)
+
+
+def _numba_subfolder(source_folder: Path) -> str:
+    """The sub-folder numba gives the cache of the modules of ``source_folder`` inside a cache
+    root (``NUMBA_CACHE_DIR``): numba's ``get_suitable_cache_subpath`` (the folder's name, ``_``
+    and the SHA-1 of its absolute path; tests/test_hub.py checks that the two agree)."""
+    path = os.path.abspath(source_folder)
+    return f"{os.path.basename(path)}_{hashlib.sha1(path.encode()).hexdigest()}"
+
+
+def cache_folder() -> Path:
+    """The folder numba reads and writes this process's compiled kernels in: ``NUMBA_CACHE_DIR``'s
+    sub-folder for these modules if it is set; else :data:`INSTALLED` if this process can write
+    to it; else the user's own folder (see the module's docstring)."""
+    from numba.core import config
+
+    if config.CACHE_DIR:
+        return Path(config.CACHE_DIR) / _numba_subfolder(INSTALLED.parent)
+    if _writable(INSTALLED):
+        return INSTALLED
+    return _user_folder() / _numba_subfolder(INSTALLED.parent)
+
+
+def seed(folder: Path, source: Path = INSTALLED) -> int:
+    """Copy into ``folder`` each of numba's cache files in ``source`` that ``folder`` lacks or
+    has older (delaylab installed anew); returns how many. Each copy lands whole (a temporary
+    file, then a rename): a kernel starting beside never reads half a file. Files this user's
+    numba wrote since (a new specialisation added to an index) are newer and kept."""
+    if folder == source or not source.is_dir():
+        return 0
+    copied = 0
+    for pattern in CACHE_FILES:
+        for src in source.glob(pattern):
+            dest, tmp = folder / src.name, None
+            try:
+                stamp = src.stat()
+                if dest.exists() and dest.stat().st_mtime >= stamp.st_mtime:
+                    continue
+                folder.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=folder, prefix=".seed-")
+                with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
+                    shutil.copyfileobj(inp, out)
+                os.utime(tmp, (stamp.st_atime, stamp.st_mtime))
+                os.replace(tmp, dest)
+                copied += 1
+            except OSError:  # unreadable, or no room: numba compiles what is missing
+                if tmp is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp)
+    return copied
+
+
+@contextlib.contextmanager
+def _numba_cache():
+    """While the kernel modules are imported (numba picks each function's cache folder when it
+    is defined): numba's cache in :func:`cache_folder`, seeded from :data:`INSTALLED`. Only
+    delaylab's functions get the user's folder: numba's setting is put back afterwards."""
+    from numba.core import config
+
+    folder = cache_folder()
+    seed(folder)
+    if folder == INSTALLED or config.CACHE_DIR:
+        yield
+        return
+    saved, config.CACHE_DIR = config.CACHE_DIR, str(folder.parent)
+    try:
+        yield
+    finally:
+        config.CACHE_DIR = saved
+
+
+def cache_report() -> dict:
+    """After :func:`delaylab.warmup.warmup`: ``{"folder", "loaded", "compiled"}``: the kernels numba loaded from
+    its cache and those it compiled in this process (``python -m delaylab.kernels`` prints it;
+    a student whose kernels compiled did not get the installed ones)."""
+    from numba.core.dispatcher import Dispatcher
+
+    seen, loaded, compiled = set(), 0, 0
+    for module in _families():
+        for obj in vars(module).values():
+            if isinstance(obj, Dispatcher) and id(obj) not in seen:
+                seen.add(id(obj))
+                loaded += sum(obj.stats.cache_hits.values())
+                compiled += sum(obj.stats.cache_misses.values())
+    return {"folder": str(cache_folder()), "loaded": loaded, "compiled": compiled}
+
+
+# ====================================================================== a stale cache dropped
 def sources(modules) -> dict:
     """The modules of delaylab whose code or constants the compiled functions of ``modules`` may
     hold, name -> file: the modules themselves, and those of the delaylab objects they import

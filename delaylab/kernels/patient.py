@@ -1,20 +1,20 @@
 r"""Kernels of Patient Bandits and Adapt-Patient Bandits (Manegueu et al. 2020, Algorithms 1 and 2):
 :mod:`delaylab.policies.patient`.
 
-Patient Bandits: pull each arm once, then argmax_i μ̂_i + width_i, where the width
-sqrt(2 log(2KT³)/T_i) + 2 T_i^{−(α ∧ 1/2)} of the arm just pulled is updated after each pull,
-as the numpy policy does.
+Patient Bandits: pull each arm once, then argmax_i μ_hat_i + width_i, where the width
+sqrt(2 log(2KT³)/T_i) + 2 b T_i^{−(α ∧ 1/2)} of the arm just pulled (b: the bias term's
+multiplier, 1 in the paper) is updated after each pull, as the numpy policy does.
 
 Adapt-Patient Bandits: the numpy policy's exact incremental bookkeeping, per run and per arm
 (the policy's flat tables ``times_``, ``delays_``, ``ordinal_``, ``hist_`` and counters, entry
-f = run·K + arm: :class:`~delaylab.policies.patient.AdaptPatientState`): each step, (α̂_t, α_t)
+f = run·K + arm: :class:`~delaylab.policies.patient.AdaptPatientState`): each step, (α_hat_t, α_t)
 from the most pulled arm, the UCB of every arm with
 α_t (its width changes with α_t, so it is recomputed for every arm), the pull; then the
 arrivals (their delays recorded, and counted at once if their pull is already in the
 estimation set), D and d of the arm just pulled grown at every second pull, and, for every
 arm, the pull that has become D steps old joining the set. The numpy path does the same steps
 vectorised over runs, in the same order; every count is an integer, so only log and exp (in
-α̂_t and in the widths) can differ in the last place.
+α_hat_t and in the widths) can differ in the last place.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def patient_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state):
     u, delays, theta, gap, kind, window, T = draws
     head, nxt, cal_arm, cal_value, with_values = cal
     B, K = theta.shape
-    n_pulls, succ, width, a_run, two_log = state
+    n_pulls, succ, width, a_run, b_run, two_log = state
     Wc = head.shape[0]
     for i in range(i0, i1):
         t = t0 + i
@@ -58,7 +58,7 @@ def patient_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state):
                 succ[b, cal_arm[s % Wc, b]] += 1.0
                 s = next_arrival(nxt, s % Wc, b)
             n = n_pulls[b, a]
-            width[b, a] = math.sqrt(two_log / n) + 2.0 * math.exp(-a_run[b] * math.log(n))
+            width[b, a] = math.sqrt(two_log / n) + 2.0 * b_run[b] * math.exp(-a_run[b] * math.log(n))
     return i1
 
 
@@ -86,7 +86,7 @@ def adapt_patient_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state):
             if t < 2 * K:  # pull each arm twice
                 a = t % K
             else:
-                # (α̂_t, α_t) from Ī_t, the most pulled arm (AdaptPatientBandits.estimate)
+                # (α_hat_t, α_t) from I_bar_t, the most pulled arm (AdaptPatientBandits.estimate)
                 ib = 0
                 for k in range(1, K):
                     if n_pl[fb + k] > n_pl[fb + ib]:

@@ -8,10 +8,16 @@ the regret curves and the terms of Theorem 3 along β in place.
 
 Learners: Exp3 (tuned as if there were no delays), DEW(η, d_max) told the true d_max of the
 sequence (Algorithm 1: η' = min(η, 1/(4e d_max))), Skipper(β, DEW(η, β)) (η' = min(η, 1/(4eβ))),
-and Doubling (no parameter: β_m, η_m from the delays it sees at action time).
+"Skipper without skipping" (the same base at the same rate, fed every loss: Skipper's twin that
+differs in the skipping alone), and Doubling (no parameter: β_m, η_m from the delays it sees at
+action time). Uniform random play is always drawn, on the same runs: the reference a learner must
+beat.
 
 Ranges are bounded so that no combination fails or takes more than a couple of seconds:
 T ≤ 4000, runs ≤ 60, β ∈ [1, 10⁴], η ∈ [10⁻³, 1].
+
+:func:`panel_result` runs the panel's learners on fixed parameters, without a panel: what the
+notebook's claims and the guide's numbers rest on, whatever the student has done with the sliders.
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
+from ..engine import simulate
 from ..laws import Geometric, Pareto
 from ..papers.thune2019 import theorem3_bound
 from ..policies.exp_weights import DEW, Exp3
-from ..policies.skipper import Doubling, Skipper, corollary4_beta
+from ..policies.simple import UNIFORM, UniformRandom
+from ..policies.skipper import NO_SKIP, Doubling, Skipper, corollary4_beta
 from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
 from ..viz.plots import CurvePlot, figure_layout
@@ -39,7 +47,11 @@ from .race import YOUR_POLICY, RaceSetting
 from .results import ResultCache
 
 E = math.e
-NAMES = ("Exp3", "DEW", "Skipper", "Doubling")
+NAMES = ("Exp3", "DEW", "Skipper", NO_SKIP, "Doubling")
+#: the panel's starting values (AdversarialPanel()'s defaults): the fixed parameters of the
+#: notebook's claims about what the panel shows
+DEFAULTS = dict(pattern="spikes", losses="bernoulli", beta=30.0, eta=0.05, delay=20, n_huge=5, gap=0.5,
+                horizon=1000, runs=20, seed=0)
 PATTERNS = [("fixed d, plus a few huge delays", "spikes"), ("fixed delay d", "fixed"),
             ("random: geometric, mean d", "geometric"), ("heavy tail: Pareto(α = 0.7)", "pareto"),
             ("Example 8: d_t = T − t early on", "example8")]
@@ -76,6 +88,42 @@ def make_losses(kind: str, horizon: int, gap: float, delays, seed: int = 0) -> n
     raise ValueError(f"losses must be one of {[k for _, k in LOSSES]}; got {kind!r}")
 
 
+def learner(name: str, eta: float, beta: float, delays) -> object:
+    """The panel's learner ``name`` with the slider values η and β, on the delay sequence ``delays``."""
+    if name == "Exp3":
+        return Exp3()
+    if name == "DEW":
+        return DEW(eta=eta, dmax=float(np.max(delays)))
+    if name == "Skipper":
+        return Skipper(beta=beta, base=DEW(eta=eta, dmax=beta))
+    if name == NO_SKIP:
+        return Skipper.without_skipping(beta, eta)
+    if name == "Doubling":
+        return Doubling()
+    if name == UNIFORM:
+        return UniformRandom()
+    raise ValueError(f"learner must be one of {[*NAMES, UNIFORM]}; got {name!r}")
+
+
+def panel_setting(pattern, losses, delay, n_huge, gap, horizon, seed=0):
+    """(setting, delays) of the panel at these values (delays revealed at action time)."""
+    d = make_delays(pattern, horizon, delay, n_huge, seed)
+    return AdversarialLosses(make_losses(losses, horizon, gap, d, seed), d, reveal="at_action"), d
+
+
+def panel_result(names=(*NAMES, UNIFORM), checkpoints=1, **values):
+    """The panel's learners ``names`` on the panel's runs at fixed values (:data:`DEFAULTS`, with
+    ``values`` changed), without a panel: the same policies, setting, runs and seed as
+    :class:`AdversarialPanel` at those values, so the same final regrets."""
+    unknown = set(values) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"panel_result takes the panel's values {sorted(DEFAULTS)}; got {sorted(unknown)}")
+    v = {**DEFAULTS, **values}
+    env, d = panel_setting(v["pattern"], v["losses"], v["delay"], v["n_huge"], v["gap"], v["horizon"], v["seed"])
+    return simulate(env, {n: learner(n, v["eta"], v["beta"], d) for n in names}, v["horizon"], v["runs"], v["seed"],
+                    checkpoints=checkpoints)
+
+
 class Computed(NamedTuple):
     """What one update of :class:`AdversarialPanel` draws."""
 
@@ -86,8 +134,9 @@ class Computed(NamedTuple):
 class AdversarialPanel(Panel):
     """Interactive comparison of Exp3, DEW, Skipper and Doubling on oblivious delayed losses."""
 
-    def __init__(self, pattern="spikes", losses="bernoulli", beta=30.0, eta=0.05, delay=20, n_huge=5,
-                 gap=0.5, horizon=1000, runs=20, shown=NAMES, seed=0):
+    def __init__(self, pattern=DEFAULTS["pattern"], losses=DEFAULTS["losses"], beta=DEFAULTS["beta"],
+                 eta=DEFAULTS["eta"], delay=DEFAULTS["delay"], n_huge=DEFAULTS["n_huge"], gap=DEFAULTS["gap"],
+                 horizon=DEFAULTS["horizon"], runs=DEFAULTS["runs"], shown=NAMES, seed=DEFAULTS["seed"]):
         super().__init__(seed)
         self.pattern = W.Dropdown(options=PATTERNS, value=pattern, description="delays", style=_MENU, layout=_WIDE)
         self.losses = W.Dropdown(options=LOSSES, value=losses, description="losses", style=_MENU, layout=_WIDE)
@@ -110,8 +159,8 @@ class AdversarialPanel(Panel):
         self.tune = W.Button(description="β, η ← Corollary 4", tooltip="β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), η = 1/(4eβ)",
                              layout=W.Layout(width="auto"))
         self.tune.on_click(lambda _: self.use_corollary4())
-        self.regret = CurvePlot([*NAMES, YOUR_POLICY], title="Regret against the best fixed arm (mean, 95% band)",
-                                height=430)
+        self.regret = CurvePlot([*NAMES, UNIFORM, YOUR_POLICY],
+                                title="Regret against the best fixed arm (mean, 95% band)", height=430)
         self.terms = self._terms_figure()
         self.save = SaveButton(self.regret.fig, "adversarial-delays-regret")
         self._cache = ResultCache(60)
@@ -158,14 +207,7 @@ class AdversarialPanel(Panel):
 
     # ------------------------------------------------------------------ computation
     def _policy(self, name, delays):
-        eta, beta = self.eta.value, self.beta.value
-        if name == "Exp3":
-            return Exp3()
-        if name == "DEW":
-            return DEW(eta=eta, dmax=float(delays.max()))
-        if name == "Skipper":
-            return Skipper(beta=beta, base=DEW(eta=eta, dmax=beta))
-        return Doubling()
+        return learner(name, self.eta.value, self.beta.value, delays)
 
     def _key(self, name):
         """What a learner's result depends on (its cache key)."""
@@ -173,15 +215,19 @@ class AdversarialPanel(Panel):
         setting = (pattern, self.losses.value, round(self.gap.value, 4), self.horizon.value, self.runs.value,
                    self.delay.value if pattern in ("spikes", "fixed", "geometric") else None,
                    self.n_huge.value if pattern == "spikes" else None, self.seed)
-        # DEW and Skipper depend on η only through their truncated rates η'
+        if name == UNIFORM and self.losses.value != "slow":  # the delays do not reach it, nor its losses
+            return (name, (self.losses.value, round(self.gap.value, 4), self.horizon.value, self.runs.value, self.seed), ())
+        # DEW, Skipper and its twin depend on η only through their truncated rates η'
         own = {"DEW": (float(f"{self._rates()[0]:.8g}"),),
-               "Skipper": (float(f"{self._rates()[1]:.8g}"), round(self.beta.value, 6))}
+               "Skipper": (float(f"{self._rates()[1]:.8g}"), round(self.beta.value, 6)),
+               NO_SKIP: (float(f"{self._rates()[1]:.8g}"),)}
         return (name, setting, own.get(name, ()))
 
     def _caps(self) -> dict:
         """The caps on η: DEW's 1/(4e·d_max) (Algorithm 1) and Skipper's base's 1/(4eβ)."""
         dmax = float(self._delays().max())
-        return {"DEW": 1 / (4 * E * dmax) if dmax > 0 else np.inf, "Skipper": 1 / (4 * E * self.beta.value)}
+        skipper = 1 / (4 * E * self.beta.value)
+        return {"DEW": 1 / (4 * E * dmax) if dmax > 0 else np.inf, "Skipper": skipper, NO_SKIP: skipper}
 
     def _rates(self):
         """η' = min(η, cap) of DEW and of Skipper's base."""
@@ -201,14 +247,14 @@ class AdversarialPanel(Panel):
 
     # ------------------------------------------------------------------ the panel's hooks
     def compute(self) -> Computed:
-        """Run the selected learners not cached yet for the current settings."""
+        """Run the selected learners (and uniform random play) not cached yet for the current settings."""
         T, R = self.horizon.value, self.runs.value
         delays = self._delays()
-        names = self.selected()
+        names = [*self.selected(), UNIFORM]
         todo = [n for n in names if self._key(n) not in self._cache]
         if todo:
-            losses = make_losses(self.losses.value, T, self.gap.value, delays, self.seed)
-            env = AdversarialLosses(losses, delays, reveal="at_action")
+            env, _ = panel_setting(self.pattern.value, self.losses.value, self.delay.value, self.n_huge.value,
+                                   self.gap.value, T, self.seed)
             res = self.simulate(env, {n: self._policy(n, delays) for n in todo}, T, R, self.seed, checkpoints=200)
             for n in todo:
                 self._cache[self._key(n)] = res
@@ -223,7 +269,8 @@ class AdversarialPanel(Panel):
         return [f"delays: largest d_max = {dmax:,}, total D = {D:,.0f}",
                 f"DEW learns at η' = min(η, 1/(4e·d_max)) = {self._rates()[0]:.2e}",
                 f"Skipper skips the |S_β| = {S:,} rounds of delay ≥ β (the others' delays sum to D_β = {Dbeta:,.0f}) "
-                f"and learns at η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}",
+                f"and learns at η' = min(η, 1/(4eβ)) = {self._rates()[1]:.2e}; without skipping, its base learns "
+                "at the same rate from every loss",
                 self._eta_note()]
 
     def draw(self, c: Computed) -> None:
@@ -239,7 +286,7 @@ class AdversarialPanel(Panel):
         caps = self._caps()
         shown = [caps[n] for n in self.selected() if n in caps]
         if not shown:
-            return "η is used only by DEW and Skipper, both hidden"
+            return "η is used only by DEW, Skipper and Skipper without skipping, all hidden"
         if self.eta.value < max(shown):
             return ""
         return f"η is above the cap of every learner shown: it changes nothing until η < {max(shown):.2e}"
@@ -263,7 +310,8 @@ class AdversarialPanel(Panel):
         return [section("Delays and losses", self.pattern, self.delay, self.n_huge, self.losses, self.gap),
                 section("Learners", self.beta, self.eta, self.tune, toggles,
                         note="Exp3: η tuned for no delay · DEW(η, d_max) · Skipper(β, DEW(η, β)) · "
-                             "Doubling: no parameter"),
+                             "without skipping: DEW(η, β) fed every loss · Doubling: no parameter · "
+                             "uniform random play: always drawn"),
                 section("Simulation", self.horizon, self.runs)]
 
     def below(self) -> list:
@@ -272,8 +320,8 @@ class AdversarialPanel(Panel):
     def race_setting(self) -> RaceSetting:
         """The panel's runs, for "your policy" (context: the delays d_t, d_max, η, β)."""
         T, R, delays = self.horizon.value, self.runs.value, self._delays()
-        env = AdversarialLosses(make_losses(self.losses.value, T, self.gap.value, delays, self.seed), delays,
-                                reveal="at_action")
+        env, _ = panel_setting(self.pattern.value, self.losses.value, self.delay.value, self.n_huge.value,
+                               self.gap.value, T, self.seed)
         context = {"delays": delays, "dmax": float(delays.max()), "eta": float(self.eta.value),
                    "beta": float(self.beta.value)}
         return RaceSetting(env, T, R, self.seed, 200, context,

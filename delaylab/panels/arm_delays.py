@@ -1,14 +1,17 @@
 """The live panel of notebook 02: arm-dependent, heavy-tailed delays (Manegueu et al. 2020).
 
 Two Bernoulli arms with means μ_1 = 0.6 and μ_2 = 0.6 + Δ, uncensored conversions, arm i's
-delays Pareto with tail index α_i. Sliders set α_1, α_2, the gap Δ, Patient Bandits' α̂, D-UCB's
+delays Pareto with tail index α_i. Sliders set α_1, α_2, the gap Δ, Patient Bandits' α_hat, D-UCB's
 threshold m, the horizon and the runs; dropdowns choose a preset instance and the delay law D-UCB
-is told; check boxes choose the policies. Every change reruns only what it affects (results are
-cached per policy and setting) and redraws, in place, the regret curves, the observed means
-μ̂_i(t) of Patient Bandits against the true μ_i, and the tails P(D_i > m) on log–log axes.
+is told; check boxes choose the policies. Shown by default: Patient Bandits with and without its
+bias term (the same index otherwise: the comparison that isolates the bias term), D-UCB and UCB1;
+uniform random play, the reference of every regret figure, is always drawn. Every change reruns
+only what it affects (results are cached per policy and setting) and redraws, in place, the
+regret curves, the observed means μ_hat_i(t) of Patient Bandits against the true μ_i, and the tails
+P(D_i > m) on log–log axes (the arms in colours that no regret curve uses).
 
 Ranges are bounded so that no combination fails or takes more than about two seconds:
-α_i ∈ [0.05, 2], Δ ∈ [−0.4, 0.35], α̂ ∈ [0.02, 1], m ∈ [1, 1000], T ≤ 5000, runs ≤ 200.
+α_i ∈ [0.05, 2], Δ ∈ [−0.4, 0.35], α_hat ∈ [0.02, 1], m ∈ [1, 1000], T ≤ 5000, runs ≤ 200.
 """
 
 from __future__ import annotations
@@ -20,22 +23,24 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..laws import Pareto
+from ..papers.manegueu2020 import ARM_COLOURS, ASSUMED_COLOUR, NO_BIAS, decade_ticks
 from ..policies.delayed import DelayedUCB
 from ..policies.patient import AdaptPatientBandits, PatientBandits
+from ..policies.simple import UNIFORM, UniformRandom
 from ..policies.ucb import UCB1
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
-from ..viz.style import SKY, style
+from ..viz.style import style
 from ..viz.widget import FigureWidget
 from .base import Panel
 from .fields import Presets
-from .layout import section
+from .layout import put_legend_below, section
 from .race import YOUR_POLICY, RaceSetting
 from .results import ResultCache
 
 MU_1 = 0.6
-TOGGLES = ("Patient Bandits", "D-UCB", "UCB1", "Adapt-Patient Bandits")
+TOGGLES = ("Patient Bandits", NO_BIAS, "D-UCB", "UCB1", "Adapt-Patient Bandits")
 PRESETS = {"fig5": (1.0, 0.3, 0.2), "fig4": (0.7, 0.7, 0.2), "swap": (0.3, 1.0, 0.2)}
 ASSUMED = [("Pareto(0.7), both arms (Fig. 5)", "pareto07"), ("Pareto(α̂) for both arms", "alpha_hat"),
            ("the true law of each arm", "true")]
@@ -56,7 +61,7 @@ class ArmDelaysPanel(Panel):
     """Interactive comparison of Patient Bandits, D-UCB and UCB1 with arm-dependent delays."""
 
     def __init__(self, alpha1=1.0, alpha2=0.3, gap=0.2, alpha_hat=0.3, window=50, horizon=1500, runs=30,
-                 assumed="pareto07", shown=("Patient Bandits", "D-UCB", "UCB1"), seed=0):
+                 assumed="pareto07", shown=("Patient Bandits", NO_BIAS, "D-UCB", "UCB1"), seed=0):
         super().__init__(seed)
 
         def slider(cls, value, lo, hi, step, desc, fmt):
@@ -78,7 +83,8 @@ class ArmDelaysPanel(Panel):
                                   layout=_WIDE)
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
                         for n in TOGGLES}
-        self.regret = CurvePlot([*TOGGLES, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)", height=420)
+        self.regret = CurvePlot([*TOGGLES, UNIFORM, YOUR_POLICY], title="Cumulative regret (mean and 95% band over runs)",
+                                height=420)
         self.save = SaveButton(self.regret.fig, "arm-dependent-delays-regret")
         self.means_fig = self._means_figure()
         self.tails_fig = self._tails_figure()
@@ -94,30 +100,33 @@ class ArmDelaysPanel(Panel):
     def _means_figure():
         fig = go.Figure()
         for i in range(2):
-            c = style(f"arm {i + 1}")["color"]
-            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"arm {i + 1}: observed μ̂",
+            c = ARM_COLOURS[i]
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"arm {i + 1}: observed mean",
                                      line=dict(color=c, width=2.4)))
-            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"arm {i + 1}: true μ",
-                                     line=dict(color=c, dash="dot", width=1.5)))
+            fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"arm {i + 1}: true mean",
+                                     line=dict(color=c, dash="dot", width=2)))
         fig.update_xaxes(title_text="step t")
         fig.update_yaxes(title_text="mean over runs")
-        figure_layout(fig, 330, "What Patient Bandits sees: μ̂ᵢ(t) against μᵢ")
+        figure_layout(fig, 400, "What Patient Bandits sees: observed and true means")
+        put_legend_below(fig)  # beside the plot, a legend would leave no room in a half-width figure
+        fig.update_layout(margin=dict(b=110), legend=dict(y=-0.28))
         return FigureWidget(fig)
 
     @staticmethod
     def _tails_figure():
         fig = go.Figure()
         for i in range(2):
-            c = style(f"arm {i + 1}")["color"]
             fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=f"arm {i + 1}: P(D > m)",
-                                     line=dict(color=c, width=2.4)))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="m^(−α̂) (what Patient assumes)",
-                                 line=dict(color="#000000", dash="longdash", width=1.5)))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="D-UCB's m",
-                                 line=dict(color=SKY, dash="dash", width=1.5)))
+                                     line=dict(color=ARM_COLOURS[i], width=2.4)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="m^(−α-hat): what Patient Bandits assumes",
+                                 line=dict(color=ASSUMED_COLOUR, dash="longdash", width=2)))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="D-UCB's threshold m",
+                                 line=dict(color=style("D-UCB")["color"], dash="dash", width=2)))
         fig.update_xaxes(type="log", title_text="m (steps)")
         fig.update_yaxes(type="log", title_text="P(D > m)")
-        figure_layout(fig, 330, "Delay tails (Assumption 1)")
+        figure_layout(fig, 400, "Delay tails (Assumption 1)")
+        put_legend_below(fig)
+        fig.update_layout(margin=dict(b=110, r=24), legend=dict(y=-0.28))
         return FigureWidget(fig)
 
     # ------------------------------------------------------------------ events
@@ -147,6 +156,8 @@ class ArmDelaysPanel(Panel):
         """name → (cache key of the policy's own parameters, policy)."""
         a_hat, m = round(self.alpha_hat.value, 4), self.window.value
         make = {"Patient Bandits": (("P", a_hat), lambda: PatientBandits(a_hat)),
+                NO_BIAS: (("PN",), lambda: PatientBandits(a_hat, bias=0.0)),  # α_hat enters only the bias term
+                UNIFORM: (("R",), lambda: UniformRandom()),
                 "D-UCB": (("D", m, self.assumed.value, a_hat if self.assumed.value == "alpha_hat" else None),
                           lambda: DelayedUCB(self.assumed_law(), window=m)),
                 "UCB1": (("U",), lambda: UCB1()),
@@ -158,7 +169,7 @@ class ArmDelaysPanel(Panel):
         """Run the selected policies not cached yet for the current settings."""
         means, alphas, T, R = self.means, self.alphas, self.horizon.value, self.runs.value
         setting = (means, alphas, T, R, self.seed)
-        names = [n for n, box in self.toggles.items() if box.value]
+        names = [n for n, box in self.toggles.items() if box.value] + [UNIFORM]  # the reference: always drawn
         pols = self._policies(names)
         todo = {n: p for n, (k, p) in pols.items() if (k, setting) not in self._cache}
         if todo:
@@ -188,7 +199,7 @@ class ArmDelaysPanel(Panel):
         self._draw_tails(c.alphas, c.horizon)
 
     def _draw_means(self, res, means):
-        """μ̂ᵢ(t) of Patient Bandits (its Result ``res``, None if not shown) against the true μᵢ."""
+        """μ_hatᵢ(t) of Patient Bandits (its Result ``res``, None if not shown) against the true μᵢ."""
         fig = self.means_fig
         with fig.batch_update():
             if res is not None:
@@ -205,16 +216,20 @@ class ArmDelaysPanel(Panel):
     def _draw_tails(self, alphas, T):
         fig = self.tails_fig
         m = np.unique(np.logspace(0, np.log10(max(T, 10)), 120).astype(np.int64))
+        low = float(Pareto(max(alphas)).sf(m[-1]))
         with fig.batch_update():
             for i, a in enumerate(alphas):
                 fig.data[i].x, fig.data[i].y = m, Pareto(a).sf(m)
             fig.data[2].x, fig.data[2].y = m, m.astype(float) ** -self.alpha_hat.value
             w = self.window.value
-            fig.data[3].x, fig.data[3].y = [w, w], [float(Pareto(max(alphas)).sf(m[-1])), 1.0]
+            fig.data[3].x, fig.data[3].y = [w, w], [low, 1.0]
+            # one label per power of ten, written out (no "100µ"), and room for the last one
+            fig.layout.xaxis.update(range=[0, np.log10(m[-1]) + 0.08], **decade_ticks(1, m[-1]))
+            fig.layout.yaxis.update(**decade_ticks(min(low, float(m[-1]) ** -self.alpha_hat.value), 1.0))
 
     def controls(self) -> list:
         toggles = W.GridBox(list(self.toggles.values()),
-                            layout=W.Layout(grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"))
+                            layout=W.Layout(grid_template_columns="max-content", grid_gap="0 16px"))
         return [section("Instance (μ₁ = 0.6, μ₂ = 0.6 + Δ)", self.preset, self.alpha1, self.alpha2, self.gap),
                 section("Algorithms", self.alpha_hat, self.window, self.assumed, toggles),
                 section("Simulation", self.horizon, self.runs)]
@@ -223,7 +238,7 @@ class ArmDelaysPanel(Panel):
         return [self.means_fig, self.tails_fig]
 
     def race_setting(self) -> RaceSetting:
-        """The panel's runs, for "your policy" (context: α̂, the window m of D-UCB, the law D-UCB is told,
+        """The panel's runs, for "your policy" (context: α_hat, the window m of D-UCB, the law D-UCB is told,
         the horizon T)."""
         a_hat, m, T = round(self.alpha_hat.value, 4), self.window.value, self.horizon.value
         env = Conversions(self.means, delays=[Pareto(a) for a in self.alphas])

@@ -3,7 +3,13 @@
 Sliders set the mean delay μ (geometric delays), the censoring window m, the conversion rates,
 the horizon and the number of runs; check boxes choose the policies. Every change reruns the
 selected policies (results are cached per policy and setting, so toggling a policy already
-computed is instant) and redraws the regret curves and the delay CDF in place.
+computed is instant) and redraws the regret curves and the delay CDF in place. Uniform random
+play is always drawn, on the same draws: the reference a learner must beat.
+
+The default comparison isolates the delay-corrected count Ñ: each delay-corrected policy is shown
+beside the same policy "without Ñ", told that conversions arrive at once (``Fixed(0)``, so that
+Ñ = N): the two differ in Ñ alone. D-UCB without Ñ is UCB1 with the constant 1/2, run by run;
+UCB1 itself (constant 2) differs from D-UCB in its exploration constant as well.
 
 Ranges are bounded so that no combination fails or takes more than a few seconds: μ ∈ [10, 5000],
 m ∈ [0, 5000], θ_k ∈ [0.01, 0.9], T ≤ 20,000, runs ≤ 200.
@@ -17,9 +23,10 @@ import ipywidgets as W
 import numpy as np
 
 from .. import bounds
-from ..laws import Geometric
+from ..laws import Fixed, Geometric
 from ..policies.delayed import DelayedKLUCB, DelayedUCB
 from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
+from ..policies.simple import UNIFORM, UniformRandom
 from ..policies.ucb import KLUCB, UCB1
 from ..settings.bernoulli import Conversions
 from ..viz.plots import CurvePlot, DelayCdfPlot
@@ -32,18 +39,31 @@ from .results import ResultCache
 
 THETA_L = (0.1, 0.05, 0.03)
 THETA_H = (0.5, 0.4, 0.3)
-TOGGLES = ("UCB1", "KL-UCB", "D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB")
+#: the suffix of a delay-corrected policy told that conversions arrive at once (Ñ = N)
+WITHOUT = " without Ñ"
+TOGGLES = ("D-UCB", "D-UCB" + WITHOUT, "D-KLUCB", "D-KLUCB" + WITHOUT, "Discarding UCB", "Discarding KL-UCB",
+           "UCB1", "KL-UCB")
+#: what the panel shows at first: each delay-corrected index beside itself without Ñ (they differ in Ñ
+#: alone), and Discarding KL-UCB (Exercise 1.3)
+SHOWN = ("D-UCB", "D-UCB" + WITHOUT, "D-KLUCB", "D-KLUCB" + WITHOUT, "Discarding KL-UCB")
 BOUND = "asymptotic lower bound (Theorems 3–4)"
 _STYLE = {"description_width": "105px"}
 _WIDE = W.Layout(width="320px")
 
 
 def make_policy(toggle: str, law, window):
-    """The policy behind a toggle, told the delay law and the window (None: uncensored)."""
+    """The policy behind a toggle, told the delay law and the window (None: uncensored).
+
+    "… without Ñ" is the same policy told that every conversion arrives at once (``Fixed(0)``):
+    its Ñ is N, so theta_hat = S/N and D-UCB's factor sqrt(N/Ñ) is 1. It differs from the policy in Ñ
+    alone."""
     return {"UCB1": lambda: UCB1(), "KL-UCB": lambda: KLUCB(),
             "D-UCB": lambda: DelayedUCB(law, window), "D-KLUCB": lambda: DelayedKLUCB(law, window),
+            "D-UCB" + WITHOUT: lambda: DelayedUCB(Fixed(0), window),
+            "D-KLUCB" + WITHOUT: lambda: DelayedKLUCB(Fixed(0), window),
             "Discarding UCB": lambda: DiscardingUCB(law, window),
-            "Discarding KL-UCB": lambda: DiscardingKLUCB(law, window)}[toggle]()
+            "Discarding KL-UCB": lambda: DiscardingKLUCB(law, window),
+            UNIFORM: lambda: UniformRandom()}[toggle]()
 
 
 class Computed(NamedTuple):
@@ -61,7 +81,7 @@ class ConversionsPanel(Panel):
     """Interactive comparison of the policies of Vernade et al. (2017) on delayed conversions."""
 
     def __init__(self, mean_delay=500, window=1000, censored=True, means=THETA_L, horizon=2500,
-                 runs=60, shown=("UCB1", "D-UCB", "D-KLUCB", "Discarding KL-UCB"), seed=0):
+                 runs=60, shown=SHOWN, seed=0):
         super().__init__(seed)
         self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=1, max=np.log10(5000), step=0.05,
                                            description="mean delay μ", readout_format=".0f",
@@ -84,8 +104,9 @@ class ConversionsPanel(Panel):
         self.toggles = {name: W.Checkbox(value=name in shown, description=name, indent=False, layout=W.Layout(width="auto"))
                         for name in TOGGLES}
         self.show_bound = W.Checkbox(value=True, description="lower bound (Theorems 3–4)", indent=False)
-        curves = ["UCB1", "KL-UCB", "D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB", "Discarding KL-UCB",
-                  YOUR_POLICY]
+        curves = ["D-UCB", "UD-UCB", "D-UCB" + WITHOUT, "UD-UCB" + WITHOUT, "D-KLUCB", "UD-KLUCB",
+                  "D-KLUCB" + WITHOUT, "UD-KLUCB" + WITHOUT, "Discarding UCB", "Discarding KL-UCB", "UCB1", "KL-UCB",
+                  UNIFORM, YOUR_POLICY]
         self.regret = CurvePlot(curves, extra=[BOUND], title="Cumulative regret (mean and 95% band over runs)",
                                 height=430)
         self.cdf = DelayCdfPlot()
@@ -118,11 +139,13 @@ class ConversionsPanel(Panel):
         return toggle
 
     def selected(self) -> list[str]:
+        """The checked policies the model allows (no Discarding without a window), then uniform
+        random play, always."""
         uncensored = self.window_m is None
         for name in ("Discarding UCB", "Discarding KL-UCB"):
             self.toggles[name].disabled = uncensored
         return [n for n, box in self.toggles.items()
-                if box.value and not (uncensored and n.startswith("Discarding"))]
+                if box.value and not (uncensored and n.startswith("Discarding"))] + [UNIFORM]
 
     # ------------------------------------------------------------------ the panel's hooks
     def compute(self) -> Computed:

@@ -30,8 +30,13 @@ def section(title: str, *children, note: str = "") -> W.VBox:
 
 def put_legend_below(fig) -> None:
     """Put a figure's legend in rows under its plotting area: beside the controls the main
-    column is narrow, and a legend on the right (names up to 40 characters) would take half of it."""
-    fig.update_layout(legend=dict(orientation="h", x=0, xanchor="left", y=-0.2, yanchor="top"),
+    column is narrow, and a legend on the right (names up to 40 characters) would take half of it.
+
+    The legend sits at the bottom of the figure (``yref="container"``), and plotly grows the
+    bottom margin to hold it under the x axis's ticks and title, however many rows it wraps into.
+    (A legend placed at a share of the plotting area's height below it, ``y=-0.2``, met the x-axis
+    title once it wrapped into rows that shrank the plotting area: at a phone's width.)"""
+    fig.update_layout(legend=dict(orientation="h", x=0, xanchor="left", yref="container", y=0, yanchor="bottom"),
                       margin=dict(r=10))
 
 

@@ -31,6 +31,9 @@ class FigureReproduction(Displayable):
         The numbers the figure shows, as a sentence (plain text), recomputed after every run — at
         the default run count and at the paper's — so that the text under a figure always states
         what this figure computed.
+    full_scale : str, optional
+        How the button and the status name the larger run count when it is not the paper's (its
+        number was lost, and we chose it): e.g. "our full scale". None (the default): "the paper's".
     """
 
     #: True: every figure made afterwards computes at ``paper_runs`` on creation (its button's
@@ -38,10 +41,13 @@ class FigureReproduction(Displayable):
     #: a static page shows the paper's figure.
     start_at_paper_scale: bool = False
 
-    def __init__(self, compute, draw, plot, runs, paper_runs, caption="", name="figure", summary=None):
+    def __init__(self, compute, draw, plot, runs, paper_runs, caption="", name="figure", summary=None,
+                 full_scale=None):
         self.compute, self.draw, self.plot = compute, draw, plot
         self.paper_runs = paper_runs
-        self.button = W.Button(description=f"Run with the paper's {paper_runs} runs",
+        self.full_scale = full_scale
+        self.button = W.Button(description=(f"Run with the paper's {paper_runs} runs" if full_scale is None
+                                            else f"Run at {full_scale}: {paper_runs} runs"),
                                button_style="primary", icon="play",
                                layout=W.Layout(width="auto"))
         self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, description="progress",
@@ -78,7 +84,7 @@ class FigureReproduction(Displayable):
             with self.plot.updating():
                 self.draw(self.results, self.plot)
             self.runs = runs
-            self.status.value = (f"{runs} runs (the paper: {self.paper_runs}) · "
+            self.status.value = (f"{runs} runs ({self.full_scale or 'the paper'}: {self.paper_runs}) · "
                                  f"computed in {time.perf_counter() - started:.1f} s")
             if self.summarise is not None:
                 self.summary.value = (f"<div style='margin:4px 0;font-size:14px'><b>What this figure computed "

@@ -1,43 +1,61 @@
 """Manegueu, Vernade, Carpentier, Valko (2020), "Stochastic bandits with arm-dependent delays":
-the parameters of the paper's figures, how to compute them, and how to draw them.
+the parameters of the paper's figures, how to compute them, how to draw them, and the claims the
+notebook makes about them (each a :class:`~delaylab.claims.Claim` with its evidence, computed on
+fixed parameters).
 
 Section 8: two Bernoulli arms, uncensored conversions, arm i's delays Pareto with tail index α_i
-(``dl.Pareto``: P(D > m) = (1 + m)^{−α_i}).
+(``dl.Pareto``: P(D > m) = (1 + m)^{−α_i}; the discretisation is our reading).
 
-* Figure 2: regret at T = 3000 of Patient Bandits against its hyperparameter α̂ ∈ [0.02, 0.5]
-  (25 values), μ = (0.5, 0.55), α = (1, 0.3), 400 runs — one vectorised batch over α̂.
+* Figure 2: regret at T = 3000 of Patient Bandits against its hyperparameter α_hat ∈ [0.02, 0.5]
+  (25 values), μ = (0.5, 0.55), α = (1, 0.3), 400 runs — one vectorised batch over α_hat.
 * Figure 3: regret at T = 3000 against the gap Δ ∈ [0.02, 0.6] (30 values), μ = (0.4, 0.4 + Δ)
-  (the caption's 0.5 + Δ would exceed 1), α_1 = 1, α_2 ∈ {0.2, 0.3, 0.4, 0.5, 0.8}, α̂ = α_2,
-  400 runs — one vectorised batch over the 5 × 30 grid.
-* Figures 4–5: regret over time of Patient Bandits (α̂ ∈ {0.1, 0.5}) and D-UCB (thresholds
+  (the caption's 0.5 + Δ would exceed 1), α_1 = 1, α_2 ∈ {0.2, 0.3, 0.4, 0.5, 0.8},
+  α_hat = α_2 — one vectorised batch over the 5 × 30 grid. The paper does not state the run
+  count (we offer Figure 2's 400).
+* Figures 4–5: regret over time of Patient Bandits (α_hat ∈ {0.1, 0.5}) and D-UCB (thresholds
   m ∈ {10, 50, 100, 200}), μ = (0.6, 0.8). Figure 4: α = (0.7, 0.7), D-UCB told the exact law;
   Figure 5: α = (1, 0.3), D-UCB told Pareto(0.7) for both arms. *Reconstructed*: the paper states
   neither the horizon nor the run count; we use T = 3000 (as Figures 2–3) and 100 runs.
 * Figures 6–7: μ = (0.6, 0.8), arm 2 Pareto(0.3), arm 1 P(D > m) = 0.7(1 + m)^{−0.3}
-  (``dl.ScaledPareto``); Adapt-Patient Bandits (α_low = 0.1, c = 0.7, μ_low = 0.6) against
-  Patient Bandits with α̂ ∈ {0.1, 0.3, 0.6}; T = 10,000, 100 runs. Figure 7: the running α_t.
+  (``dl.ScaledPareto``); Adapt-Patient Bandits (α_low = 0.1, c = 0.7, μ_low = 0.6, as printed)
+  against Patient Bandits with α_hat ∈ {0.1, 0.3, 0.6}; T = 10,000, 100 runs. Figure 7: the running
+  α_t. The paper says Assumption 2 holds with c = 0.7; it holds only for c ≤ 0.7·2^{−0.3} ≈ 0.569
+  (:func:`largest_c`).
+
+Every regret figure also shows uniform random play (``dl.UNIFORM``), on the same draws.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ..sweep import sweep
+from ..claims import Claim, estimate, lower, not_different, ratio_within
+from ..engine import simulate
 from ..grid import grid
 from ..laws import Pareto, ScaledPareto
 from ..panels.reproduce import FigureReproduction
 from ..policies.delayed import DelayedUCB
 from ..policies.patient import AdaptPatientBandits, PatientBandits
+from ..policies.simple import UNIFORM, UniformRandom, with_uniform
+from ..policies.ucb import UCB1
 from ..settings.bernoulli import Conversions
+from ..sweep import sweep
 from ..viz.plots import CurvePlot, figure_layout
-from ..viz.style import style, series
+from ..viz.style import BLACK, ORANGE, PURPLE, series, style
 from ..viz.widget import FigureWidget
 
 HORIZON = 3000
 CHECKPOINTS = 300
+
+#: the colour of each arm in this paper's figures (colours no policy of notebook 02 uses: in the
+#: live panel the regret curves above the small figures are blue, purple, green, grey, indigo)
+ARM_COLOURS = (ORANGE, BLACK)
+#: Patient Bandits' assumption m^(−α_hat) is drawn in Patient Bandits' colour
+ASSUMED_COLOUR = PURPLE
 
 # Figure 2
 FIG2_MEANS = (0.5, 0.55)
@@ -52,16 +70,51 @@ FIG45_MEANS = (0.6, 0.8)
 FIG45_ALPHA_HAT = (0.1, 0.5)
 FIG45_WINDOWS = (10, 50, 100, 200)
 FIG45_RUNS = 100  # reconstructed
-FIG45_NAMES = [f"Patient Bandits (α̂ = {a})" for a in FIG45_ALPHA_HAT] + [f"D-UCB (m = {m})" for m in FIG45_WINDOWS]
+FIG45_NAMES = [f"Patient Bandits (α-hat = {a})" for a in FIG45_ALPHA_HAT] + [f"D-UCB (m = {m})" for m in FIG45_WINDOWS]
 # Figures 6-7
 FIG6_MEANS = (0.6, 0.8)
 FIG6_ALPHA = 0.3
 FIG6_C = 0.7
 FIG6_HORIZON = 10_000
 FIG6_ALPHA_HAT = (0.1, 0.3, 0.6)
-FIG6_NAMES = ["Adapt-Patient Bandits"] + [f"Patient Bandits (α̂ = {a})" for a in FIG6_ALPHA_HAT]
+FIG6_NAMES = ["Adapt-Patient Bandits"] + [f"Patient Bandits (α-hat = {a})" for a in FIG6_ALPHA_HAT]
+#: Patient Bandits without its bias term (``PatientBandits(bias=0)``): not in the paper
+NO_BIAS = "Patient Bandits (no bias term)"
+
+
+def largest_c(laws, alpha=FIG6_ALPHA, m_max=10**6) -> float:
+    """The largest c with c·m^{−α} ≤ P(D_i > m) for every law and every m ≥ 1 (Assumption 2's lower
+    bound), over m = 1 … ``m_max``: min over laws and m of P(D_i > m)·m^α. For Section 8.3's laws
+    the minimum is at m = 1: 0.7·2^{−0.3} ≈ 0.569 (P(D > m)·m^α = 0.7(m/(1 + m))^α grows with m)."""
+    m = np.arange(1, m_max + 1, dtype=float)
+    return float(min(np.min(law.sf(m) * m**alpha) for law in laws))
+
+
+#: c of the variant of Adapt-Patient drawn in Figure 7 (not in the paper): the largest c for which
+#: Section 8.3's instance satisfies Assumption 2, 0.7·2^{−0.3} ≈ 0.569, not the printed 0.7
+FIG7_ORACLE_C = round(FIG6_C * 2 ** -FIG6_ALPHA, 4)
 #: the α_low = α variant of Figure 7 (not in the paper): d_t at the right scale, κ = 0
-FIG7_ORACLE = "Adapt-Patient, α_low = 0.3, κ = 0 (not in the paper)"
+FIG7_ORACLE = f"Adapt-Patient, α_low = 0.3, c = {FIG7_ORACLE_C:.3f}, κ = 0 (not in the paper)"
+
+
+# ------------------------------------------------------------------------- results kept for reuse
+_MEMO: dict = {}
+_MEMO_SIZE = 12
+
+
+def _memo(key, compute, progress=None):
+    """The result of ``compute()`` for ``key``, computed once in this process: a figure of the
+    notebook and the check cell that states its claims on the same fixed parameters share one
+    simulation (a few recent keys kept). The ``figureN`` functions themselves always compute."""
+    if key in _MEMO:
+        if progress is not None:
+            progress(1.0)
+        return _MEMO[key]
+    res = compute()
+    if len(_MEMO) >= _MEMO_SIZE:
+        _MEMO.pop(next(iter(_MEMO)))
+    _MEMO[key] = res
+    return res
 
 
 def _staged(progress, n):
@@ -81,6 +134,31 @@ def section83_laws(alpha=FIG6_ALPHA, c=FIG6_C):
     return [ScaledPareto(alpha, c), Pareto(alpha)]
 
 
+# ------------------------------------------------------------------------- axes
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def decade_ticks(lo: float, hi: float) -> dict:
+    """Tick values and labels of a log axis from ``lo`` to ``hi``: one per power of ten, written
+    1, 10, 100, 1000, 10⁴ … and 0.1, 0.01, 10⁻³ … (no SI prefixes such as "100µ", no minor labels)."""
+    out_v, out_t = [], []
+    for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        out_v.append(10.0**k)
+        if 0 <= k <= 3:
+            out_t.append(f"{10**k:d}")
+        elif -2 <= k < 0:
+            out_t.append(f"{10.0**k:g}")
+        else:
+            out_t.append("10" + str(k).translate(_SUPERSCRIPT))
+    return dict(tickmode="array", tickvals=out_v, ticktext=out_t)
+
+
+def steps_ticks(lo: float, hi: float) -> dict:
+    """Tick values and labels of a log time axis: 1, 3, 10, 30, 100, 300, … within [lo, hi]."""
+    vals = [v for k in range(0, 7) for v in (10**k, 3 * 10**k) if lo <= v <= hi]
+    return dict(tickmode="array", tickvals=vals, ticktext=[f"{v:,}" for v in vals])
+
+
 # ------------------------------------------------------------------------- orders of the bounds
 def worst_case_order(T, alpha, K=2):
     """max(sqrt(KT), K^{α∧1/2} T^{1−α∧1/2}): the order of Theorem 3 without logarithms."""
@@ -96,7 +174,8 @@ def lower_bound_order(T, alpha):
 
 
 def orders_figure(alphas=(0.1, 0.2, 0.3, 0.5, 0.8), T_max=10**6):
-    """Theorems 3–4 on log–log axes: the worst-case regret grows like T^{1−α} when α < 1/2."""
+    """Theorems 3–4 on log–log axes: the worst-case regret grows like T^{1−α} when α < 1/2; uniform
+    random play's worst case over two-armed Bernoulli instances, T/2, as the reference."""
     T = np.logspace(1, np.log10(T_max), 120)
     fig = go.Figure()
     for i, a in enumerate(alphas):
@@ -105,41 +184,50 @@ def orders_figure(alphas=(0.1, 0.2, 0.3, 0.5, 0.8), T_max=10**6):
                                  line=dict(color=st["color"], width=2)))
     fig.add_trace(go.Scatter(x=T, y=np.sqrt(2 * T), mode="lines", name="√(KT): bandits without delays",
                              line=dict(color="#000000", dash="dot", width=2)))
-    fig.update_xaxes(type="log", title_text="horizon T")
-    fig.update_yaxes(type="log", title_text="worst-case regret (order)")
+    fig.add_trace(go.Scatter(x=T, y=T / 2, mode="lines", name=f"{UNIFORM}: T/2 (its worst case, gap 1)",
+                             line=dict(color=style(UNIFORM)["color"], dash=style(UNIFORM)["dash"], width=1.8)))
+    fig.update_xaxes(type="log", title_text="horizon T", **decade_ticks(10, T_max))
+    fig.update_yaxes(type="log", title_text="worst-case regret (order)", **decade_ticks(0.1, T_max))
     figure_layout(fig, 380, "Theorem 4: no algorithm beats T^(1−α)/8 on every instance (K = 2)")
     return FigureWidget(fig)
 
 
 # ------------------------------------------------------------------------- Assumption 1
-def tail_figure(laws, alpha_bound, names=None, m_max=10**6):
-    """P(D_i > m) of each arm on log–log axes, with the bound m^{−α} of Assumption 1."""
+def tail_figure(laws, alpha_bound, names=None, m_max=10**6, dashes=None):
+    """P(D_i > m) of each law on log–log axes, with the bound m^{−α} of Assumption 1 (in Patient
+    Bandits' colour: it is what Patient Bandits assumes). Law i is drawn in arm i's colour
+    (``ARM_COLOURS``, cycling) with ``dashes[i]`` (solid by default)."""
     names = names or [f"arm {i + 1}: {law.label}" for i, law in enumerate(laws)]
+    dashes = dashes or ["solid"] * len(laws)
     m = np.unique(np.logspace(0, np.log10(m_max), 200).astype(np.int64))
     fig = go.Figure()
+    low = 1.0
     for i, (law, name) in enumerate(zip(laws, names)):
-        st = style(f"arm {i + 1}")
-        fig.add_trace(go.Scatter(x=m, y=law.sf(m), mode="lines", name=name,
-                                 line=dict(color=st["color"], width=2.5)))
+        y = law.sf(m)
+        low = min(low, float(np.min(y[y > 0])))
+        fig.add_trace(go.Scatter(x=m, y=y, mode="lines", name=name,
+                                 line=dict(color=ARM_COLOURS[i % len(ARM_COLOURS)], dash=dashes[i], width=2.5)))
     fig.add_trace(go.Scatter(x=m, y=m.astype(float) ** -alpha_bound, mode="lines",
                              name=f"bound m^(−α), α = {alpha_bound}",
-                             line=dict(color="#000000", dash="longdash", width=1.5)))
-    fig.update_xaxes(type="log", title_text="m (steps)")
-    fig.update_yaxes(type="log", title_text="P(D > m)")
-    figure_layout(fig, 380, "Assumption 1: every arm's tail lies below m^(−α)")
+                             line=dict(color=ASSUMED_COLOUR, dash="longdash", width=2)))
+    fig.update_xaxes(type="log", title_text="m (steps)", **decade_ticks(1, m_max))
+    fig.update_yaxes(type="log", title_text="P(D > m)", **decade_ticks(low, 1.0))
+    figure_layout(fig, 400, "Assumption 1: every arm's tail lies below m^(−α)",
+                  legend=dict(orientation="h", x=0, xanchor="left", y=-0.22, yanchor="top"),
+                  margin=dict(l=70, r=30, t=60, b=120))
     return FigureWidget(fig)
 
 
-# ------------------------------------------------------------------------- the bias of μ̂
+# ------------------------------------------------------------------------- the bias of the observed mean
 class _RoundRobinPatient(PatientBandits):
-    """Patient Bandits' estimator μ̂ watched under round-robin play (non-adaptive)."""
+    """Patient Bandits' estimator μ_hat watched under round-robin play (non-adaptive)."""
 
     def choose(self, t, context=None):
         return np.full(self.problem_.size, t % self.problem_.n_arms, dtype=np.int64)
 
 
 def expected_observed_mean(means, laws, times):
-    """E μ̂_i(t) under round robin: μ_i · mean over arm i's pulls s ≤ t − 1 of τ_i(t − 1 − s),
+    """E μ_hat_i(t) under round robin: μ_i · mean over arm i's pulls s ≤ t − 1 of τ_i(t − 1 − s),
     shape (len(times), K) — exact, from the delay laws (a pull at s is seen by the end of step
     t − 1 iff D_s ≤ t − 1 − s)."""
     K = len(means)
@@ -161,48 +249,195 @@ def looks_worse_until(means=FIG45_MEANS, alphas=(1.0, 0.3), horizon=3000) -> int
     return int(worse.max()) if worse.size else 0
 
 
+#: the steps at which the bias study records the observed means (log-spaced from 10)
+BIAS_TIMES = np.unique(np.round(np.logspace(1, np.log10(3000), 60)).astype(np.int64))
+
+
 def bias_study(means=FIG45_MEANS, alphas=(1.0, 0.3), horizon=3000, runs=200, seed=0):
-    """μ̂_i(t) (conversions seen / pulls) under round robin against μ_i, with its exact expectation."""
+    """μ_hat_i(t) (conversions seen / pulls) under round robin against μ_i, with its exact expectation."""
     laws = pareto_arms(alphas)
+    times = BIAS_TIMES[BIAS_TIMES <= horizon]
     # sweep: simulate's result, array for array, from the dashboards' on-disk cache when they set one
     res = sweep(Conversions(means, delays=laws), {"rr": _RoundRobinPatient(0.5)}, horizon, runs, seed,
-                checkpoints=100, trace=True)
+                checkpoints=times, trace=True)
     return {"t": res.times, "observed": res.traces["rr"]["mean"], "means": np.asarray(means),
             "expected": expected_observed_mean(means, laws, res.times), "laws": laws, "alphas": alphas}
 
 
 def bias_figure(study):
-    """Mean over runs of μ̂_i(t) (solid), its exact expectation (dashed), μ_i (dotted)."""
+    """Mean over runs of μ_hat_i(t) (solid), its exact expectation (dashed), μ_i (dotted); log time."""
     fig = go.Figure()
     t = study["t"]
     for i, mu in enumerate(study["means"]):
-        c = style(f"arm {i + 1}")["color"]
+        c = ARM_COLOURS[i % len(ARM_COLOURS)]
         v = study["observed"][:, :, i]
         m, se = v.mean(0), v.std(0, ddof=1) / np.sqrt(v.shape[0])
         fig.add_trace(go.Scatter(x=np.r_[t, t[::-1]], y=np.r_[m + 1.96 * se, (m - 1.96 * se)[::-1]], fill="toself",
                                  line=dict(width=0), fillcolor="rgba(0,0,0,0.08)", hoverinfo="skip", showlegend=False))
         fig.add_trace(go.Scatter(x=t, y=m, mode="lines", line=dict(color=c, width=2.4),
-                                 name=f"arm {i + 1} (α = {study['alphas'][i]}): observed μ̂"))
+                                 name=f"arm {i + 1} (α = {study['alphas'][i]}): observed mean"))
         fig.add_trace(go.Scatter(x=t, y=study["expected"][:, i], mode="lines", line=dict(color=c, dash="dash", width=1.5),
-                                 name=f"arm {i + 1}: E μ̂ (exact)"))
+                                 name=f"arm {i + 1}: its expectation (exact)"))
         fig.add_trace(go.Scatter(x=[t[0], t[-1]], y=[mu, mu], mode="lines", line=dict(color=c, dash="dot", width=1.5),
-                                 name=f"arm {i + 1}: true μ = {mu}"))
-    figure_layout(fig, 420, "Round-robin pulls: the observed mean of the better arm looks worse",
-                  xaxis_title="step t", yaxis_title="mean over runs")
+                                 name=f"arm {i + 1}: true mean μ = {mu}"))
+    fig.update_xaxes(type="log", **steps_ticks(t[0], t[-1]))
+    figure_layout(fig, 440, "Round-robin pulls: the observed mean of each arm",
+                  xaxis_title="step t (log scale)", yaxis_title="mean over runs")
     return FigureWidget(fig)
+
+
+def bias_results(runs=200, seed=0):
+    """:func:`bias_study` on Figure 5's instance, computed once per (runs, seed)."""
+    return _memo(("bias", runs, seed), lambda: bias_study(runs=runs, seed=seed))
+
+
+def bias_claims(runs=200, seed=0) -> list:
+    """The claims under the bias figure, with ``runs`` runs from ``seed``: the simulated observed
+    means agree with their exact expectation; the better arm's expected observed mean is the lower
+    one until t = :func:`looks_worse_until` (exact)."""
+    study = bias_results(runs, seed)
+    obs, exact = study["observed"], study["expected"]
+    R = obs.shape[0]
+    se = obs.std(axis=0, ddof=1) / np.sqrt(R)
+    z = np.abs(obs.mean(axis=0) - exact) / np.where(se > 0, se, np.inf)
+    worst = float(np.max(z))
+    until = looks_worse_until(tuple(study["means"]), tuple(study["alphas"]), int(study["t"][-1]))
+    last = int(study["t"][-1])
+    exact_last = study["expected"][-1]
+    return [
+        Claim("the simulated observed means agree with their exact expectation within four standard errors at "
+              "every recorded step", bool(worst <= 4.0),
+              f"largest gap {worst:.2f} s.e. over {z.size} (step, arm) pairs, {R} runs"),
+        Claim(f"the better arm's expected observed mean is below the other's until t = {until}, and above it "
+              f"at t = {last:,}", bool(until > 0 and exact_last[1] > exact_last[0]),
+              f"exact: E of the observed means at t = {last:,} are {exact_last[0]:.3f} and {exact_last[1]:.3f}"),
+    ]
+
+
+# ------------------------------------------------------------------------- the live panel's claims
+def worse_share(res, name, means) -> tuple[float, float]:
+    """The share of pulls that go to the worse arm (two arms), mean over runs and its standard error."""
+    w = int(np.argmin(means))
+    share = res.pulls[name][..., w] / res.pulls[name].sum(axis=-1)
+    n = share.shape[-1]
+    return float(share.mean()), float(share.std(ddof=1) / np.sqrt(n))
+
+
+def panel_policies(window=50, alpha_hat=0.3, told=None):
+    """The live panel's default policies, named as its curves: Patient Bandits with and without its
+    bias term, D-UCB (threshold ``window``, told ``told``), UCB1, uniform random play."""
+    pols = {"Patient Bandits": PatientBandits(alpha_hat), NO_BIAS: PatientBandits(alpha_hat, bias=0.0),
+            "D-UCB": DelayedUCB(told or Pareto(0.7), window=window), "UCB1": UCB1()}
+    return with_uniform(pols)
+
+
+#: the panel's instances over which the notebook says where the bias term helps (α₂, Δ; α₁ = 1, μ₁ = 0.6)
+BIAS_GRID = dict(alpha2=(0.1, 0.2, 0.3, 0.5), gap=(0.05, 0.1, 0.2, 0.35))
+
+
+def bias_term_grid_claim(runs=40, seed=0, horizon=1500) -> Claim:
+    """Over :data:`BIAS_GRID` (Patient Bandits with α_hat = 0.3, as the panel's default): wherever the bias
+    term lowers the regret (paired, by more than 3 s.e.), Patient Bandits still ends above uniform random play
+    (by more than 3 s.e.)."""
+    g = grid(**BIAS_GRID)
+    means = np.stack([np.full(g.size, 0.6), 0.6 + g.gap], axis=1)
+    env = Conversions(means, delays=[Pareto(1.0), Pareto(g.alpha2)])
+    pols = with_uniform({"Patient Bandits": PatientBandits(0.3), NO_BIAS: PatientBandits(0.3, bias=0.0)})
+    res = simulate(env, pols, horizon, runs, seed, checkpoints=[horizon], grid=g)
+    f_p, f_n, f_u = res.final("Patient Bandits"), res.final(NO_BIAS), res.final(UNIFORM)
+
+    def z(a, b):  # how many standard errors a ends below b, paired, per cell
+        d = b - a
+        return d.mean(axis=-1) / (d.std(axis=-1, ddof=1) / np.sqrt(runs))
+
+    helps, costs, above = z(f_p, f_n) > 3, z(f_n, f_p) > 3, z(f_u, f_p) > 3
+    return Claim(f"over the panel's {g.size} instances α₂ ∈ {BIAS_GRID['alpha2']}, Δ ∈ {BIAS_GRID['gap']} "
+                 f"(T = {horizon:,}): wherever the bias term lowers the regret, Patient Bandits still ends above "
+                 "uniform random play", bool(helps.any() and np.all(above[helps])),
+                 f"the term lowers the regret in {int(helps.sum())} instances, raises it in {int(costs.sum())}; of the "
+                 f"{int(helps.sum())}, {int((helps & above).sum())} end above uniform play (each by > 3 s.e., paired), "
+                 f"{runs} runs")
+
+
+def live_panel_claims(runs=50, seed=0, horizon=1500) -> list:
+    """The claims of Section 4's text about the live panel, each on its own fixed parameters (the
+    panel's default instance and a few moves of its controls), never on the panel's state."""
+    fig5 = Conversions(FIG45_MEANS, delays=pareto_arms((1.0, 0.3)))
+    true = pareto_arms((1.0, 0.3))
+    pols = panel_policies()
+    pols.update({"D-UCB (m = 10)": DelayedUCB(Pareto(0.7), window=10),
+                 "D-UCB (m = 200)": DelayedUCB(Pareto(0.7), window=200),
+                 "D-UCB told the true laws": DelayedUCB(true, window=50)})
+    a = simulate(fig5, pols, horizon, runs, seed)
+    swap = simulate(Conversions(FIG45_MEANS, delays=pareto_arms((0.3, 1.0))),
+                    {"D-UCB": DelayedUCB(Pareto(0.7), window=50), "UCB1": UCB1(), NO_BIAS: PatientBandits(0.3, bias=0.0)},
+                    horizon, runs, seed)
+    heavy_means = (0.6, 0.7)
+    heavy = simulate(Conversions(heavy_means, delays=pareto_arms((1.0, 0.1))),
+                     with_uniform({"Patient Bandits": PatientBandits(0.3), NO_BIAS: PatientBandits(0.3, bias=0.0),
+                                   "UCB1": UCB1()}), 3000, runs, seed)
+    share, share_se = worse_share(heavy, "Patient Bandits", heavy_means)
+    until = looks_worse_until(heavy_means, (1.0, 0.1), 3000)
+    at = f" (Figure 5's instance, T = {horizon:,})"
+    return [
+        lower(a, NO_BIAS, "Patient Bandits", text="the bias term costs regret here: Patient Bandits without it ends "
+              "lower" + at),
+        lower(a, "UCB1", NO_BIAS, text="UCB1, with its narrower deviation term, ends lower still" + at),
+        *(lower(a, n, UNIFORM, text=f"{n} ends below uniform random play" + at)
+          for n in ("Patient Bandits", NO_BIAS, "UCB1")),
+        lower(a, UNIFORM, "D-UCB", text="D-UCB (m = 50, told Pareto(0.7)) ends above uniform random play" + at),
+        ratio_within(a, "D-UCB (m = 200)", "D-UCB (m = 10)", 0.0, 0.5,
+                     text="D-UCB's m from 10 to 200: its regret falls by more than half" + at),
+        lower(a, "D-UCB told the true laws", "UCB1", text="told the true law of each arm, D-UCB (m = 50) ends "
+              "below every other policy" + at),
+        lower(swap, "D-UCB", "UCB1", text="better arm lighter, α = (0.3, 1): D-UCB (m = 50, told Pareto(0.7)) ends "
+              f"below UCB1 and Patient Bandits (T = {horizon:,})"),
+        lower(heavy, "Patient Bandits", NO_BIAS, text="α₂ = 0.1, Δ = 0.1: Patient Bandits ends below its twin "
+              "without the bias term (T = 3,000)"),
+        lower(heavy, NO_BIAS, "UCB1", text="α₂ = 0.1, Δ = 0.1: UCB1 ends higher still (T = 3,000)"),
+        lower(heavy, UNIFORM, "Patient Bandits", text="α₂ = 0.1, Δ = 0.1: Patient Bandits, the best of the three, "
+              "ends above uniform random play (T = 3,000)"),
+        estimate("α₂ = 0.1, Δ = 0.1: Patient Bandits plays the worse arm most of the time (share of its pulls, "
+                 "T = 3,000)", share, share_se, low=0.5, z=3.0, runs=runs),
+        Claim("α₂ = 0.1, Δ = 0.1: under round robin the better arm's expected observed mean is the lower one at every "
+              "step up to T = 3,000", until == 3000, f"exact: the last such step up to 3,000 is {until:,}"),
+        bias_term_grid_claim(max(runs // 2, 20), seed, horizon),
+    ]
 
 
 # ------------------------------------------------------------------------- Figure 2
 def figure2(runs=400, seed=0, progress=None, horizon=HORIZON, alpha_hat=FIG2_ALPHA_HAT):
-    """Figure 2 as one batch over α̂: Result with regret (25, runs, n)."""
+    """Figure 2 as one batch over α_hat: Result with regret (25, runs, n)."""
     g = grid(alpha_hat=alpha_hat)
     env = Conversions(FIG2_MEANS, delays=pareto_arms(FIG2_ALPHAS))
     return sweep(env, {"Patient Bandits": PatientBandits(alpha=g.alpha_hat)}, horizon, runs, seed,
-                    checkpoints=[horizon], progress=progress, grid=g)
+                 checkpoints=[horizon], progress=progress, grid=g)
+
+
+def uniform_play(means, runs=400, seed=0, horizon=HORIZON, checkpoints=None, progress=None):
+    """Uniform random play (``dl.UNIFORM``) on ``means`` — (K,) or one row per grid cell of a
+    ``gap`` grid — on the same draws as the paper's policies with the same seed: a run's draws
+    depend only on the seed and its index, not on the grid cell nor on the delay laws, which do not
+    change uniform play's regret."""
+    means = np.asarray(means, dtype=float)
+    g = grid(gap=means[:, 1] - means[:, 0]) if means.ndim == 2 else None
+    env = Conversions(means, delays=Pareto(1.0))
+    return sweep(env, {UNIFORM: UniformRandom()}, horizon, runs, seed, checkpoints=checkpoints or [horizon],
+                 grid=g, progress=progress)
+
+
+def figure2_results(runs=100, seed=0, progress=None):
+    """(Figure 2's result, uniform random play's on the same draws), computed once per (runs, seed):
+    what Figure 2's panel draws and what its claims use."""
+    stage = _staged(progress, 2)
+    return _memo(("figure2", runs, seed),
+                 lambda: (figure2(runs, seed, stage[0]), uniform_play(FIG2_MEANS, runs, seed, progress=stage[1])),
+                 progress)
 
 
 def u_shape(res):
-    """(α̂ values, mean final regret, standard error of the paired difference to the minimum)."""
+    """(mean final regret per α_hat, index of the minimum, standard error of the paired difference
+    to the minimum)."""
     final = res.final("Patient Bandits")  # (25, R)
     mean = final.mean(axis=1)
     k = int(np.argmin(mean))
@@ -211,31 +446,78 @@ def u_shape(res):
     return mean, k, se
 
 
-def draw_figure2(res, plot: CurvePlot) -> None:
+def figure2_claims(runs=100, seed=0) -> list:
+    """The claims of Figure 2's verdict, on Figure 2's instance with ``runs`` runs from ``seed``
+    (the simulation the figure shows at the same parameters, computed once)."""
+    res, uni_res = figure2_results(runs, seed)
+    mean, k, se = u_shape(res)
+    R = res.final("Patient Bandits").shape[1]
+    a = FIG2_ALPHA_HAT[: mean.size]
+    uni = uni_res.final(UNIFORM)  # (R,): the same draws as every cell of the grid
+    gap = res.final("Patient Bandits") - uni  # (25, R): Patient − uniform, paired
+    gap_m, gap_se = gap.mean(axis=1), gap.std(axis=1, ddof=1) / np.sqrt(R)
+    zmin = int(np.argmin(gap_m / gap_se))
+    pulls = res.pulls["Patient Bandits"]  # (25, R, 2)
+    share = pulls[..., 0] / pulls.sum(axis=-1)  # arm 1 (μ = 0.5) is the worse one
+    sh_m, sh_se = share.mean(axis=1), share.std(axis=1, ddof=1) / np.sqrt(R)
+    lo_sh = int(np.argmin(sh_m - 3 * sh_se))
+    d_share, d_right = share[0] - share[k], share[-1] - share[k]
+    depth = (mean.max() - mean.min()) / mean.min()
+    return [
+        estimate(f"the regret at α-hat = {a[0]} lies above the minimum (α-hat = {a[k]}): the left arm of the U "
+                 "(paired difference)", float(mean[0] - mean[k]), float(se[0]), low=0, z=3, runs=R),
+        estimate(f"the regret at α-hat = {a[-1]} lies above the minimum: the right arm of the U (paired difference)",
+                 float(mean[-1] - mean[k]), float(se[-1]), low=0, z=3, runs=R),
+        Claim("the minimum lies between α-hat = 0.1 and 0.35", bool(0.1 <= a[k] <= 0.35),
+              f"the lowest mean regret is at α-hat = {a[k]}, {R} runs"),
+        estimate("the U is shallow: from top to bottom it spans under a tenth of the regret", float(depth),
+                 float(se[int(np.argmax(mean))] / mean.min()), high=0.1, z=3, runs=R),
+        estimate(f"for every α-hat Patient Bandits ends above uniform random play (the smallest gap, at α-hat = "
+                 f"{a[zmin]}, paired)", float(gap_m[zmin]), float(gap_se[zmin]), low=0, z=3, runs=R),
+        estimate(f"for every α-hat Patient Bandits plays the worse arm more than half the time (the lowest share, "
+                 f"at α-hat = {a[lo_sh]})", float(sh_m[lo_sh]), float(sh_se[lo_sh]), low=0.5, z=3, runs=R),
+        estimate(f"with α-hat = {a[0]} it plays the worse arm more often than at the bottom of the U (difference of "
+                 "shares, paired)", float(d_share.mean()), float(d_share.std(ddof=1) / np.sqrt(R)), low=0, z=3,
+                 runs=R),
+        estimate(f"so it does with α-hat = {a[-1]} (difference of shares, paired)", float(d_right.mean()),
+                 float(d_right.std(ddof=1) / np.sqrt(R)), low=0, z=3, runs=R),
+    ]
+
+
+def draw_figure2(results, plot: CurvePlot) -> None:
+    res, uni = results
     x = FIG2_ALPHA_HAT[: res.final("Patient Bandits").shape[0]]
     lo, hi = res.band("Patient Bandits")
     plot.set("Patient Bandits", x, res.mean("Patient Bandits")[:, -1], lo[:, -1], hi[:, -1])
-    top = float(hi.max())
-    plot.set("α₂ = 0.3 (the heavier tail)", [0.3, 0.3], [float(lo.min()), top])
+    ulo, uhi = uni.band(UNIFORM)
+    plot.set(UNIFORM, x, np.full(x.size, uni.mean(UNIFORM)[-1]), np.full(x.size, ulo[-1]), np.full(x.size, uhi[-1]))
+    top = float(max(hi.max(), uhi[-1]))
+    plot.set("α₂ = 0.3 (the heavier tail)", [0.3, 0.3], [float(min(lo.min(), ulo[-1])), top])
 
 
-def summary_figure2(res) -> str:
-    """The numbers of Figure 2: the ends and the bottom of the U, in paired standard errors."""
+def summary_figure2(results) -> str:
+    """The numbers of Figure 2: the ends and the bottom of the U, in paired standard errors, and
+    uniform random play."""
+    res, uni = results
     mean, k, se = u_shape(res)
-    return (f"regret at T = {int(res.times[-1]):,}: {mean[0]:.1f} at α̂ = {FIG2_ALPHA_HAT[0]}, a minimum of "
-            f"{mean[k]:.1f} at α̂ = {FIG2_ALPHA_HAT[k]}, {mean[-1]:.1f} at α̂ = {FIG2_ALPHA_HAT[-1]}; the two ends lie "
-            f"{(mean[0] - mean[k]) / se[0]:.1f} and {(mean[-1] - mean[k]) / se[-1]:.1f} standard errors of the paired "
-            f"difference above the minimum; the whole U spans {mean.max() - mean.min():.1f} "
-            f"({(mean.max() - mean.min()) / mean.min():.1%} of the minimum).")
+    share = res.pulls["Patient Bandits"][..., 0].mean(axis=1) / res.horizon
+    return (f"regret at T = {int(res.times[-1]):,}: {mean[0]:.1f} at α-hat = {FIG2_ALPHA_HAT[0]}, a minimum of "
+            f"{mean[k]:.1f} at α-hat = {FIG2_ALPHA_HAT[k]}, {mean[-1]:.1f} at α-hat = {FIG2_ALPHA_HAT[-1]}; the two "
+            f"ends lie {(mean[0] - mean[k]) / se[0]:.1f} and {(mean[-1] - mean[k]) / se[-1]:.1f} standard errors of "
+            f"the paired difference above the minimum; the whole U spans {mean.max() - mean.min():.1f} "
+            f"({(mean.max() - mean.min()) / mean.min():.1%} of the minimum). Uniform random play: "
+            f"{uni.mean(UNIFORM)[-1]:.1f}. Patient Bandits plays the worse arm {share.min():.1%} to "
+            f"{share.max():.1%} of the time.")
 
 
 def figure2_panel(runs=100, seed=0) -> FigureReproduction:
-    plot = CurvePlot(["Patient Bandits"], extra=["α₂ = 0.3 (the heavier tail)"], xaxis="hyperparameter α̂",
-                     yaxis="regret at T = 3000",
+    plot = CurvePlot(["Patient Bandits", UNIFORM], extra=["α₂ = 0.3 (the heavier tail)"],
+                     xaxis="α-hat, the tail index Patient Bandits assumes", yaxis="regret at T = 3000",
                      title="Figure 2: μ = (0.5, 0.55), α = (1, 0.3), T = 3000")
-    caption = ("One batch of 25 values of α̂ × runs, all on the same draws (common random numbers). Band: 95% "
-               "confidence band of the mean.")
-    return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 400, caption,
+    caption = ("One batch of 25 values of α-hat × runs, all on the same draws (common random numbers), and uniform "
+               "random play on the same draws (dashed grey). Band: 95% confidence band of the mean. The y axis does not "
+               "start at 0: the summary above gives the depth of the U as a share of the regret.")
+    return FigureReproduction(lambda r, p: figure2_results(r, seed, p), draw_figure2, plot, runs, 400, caption,
                               name="manegueu2020-figure2", summary=summary_figure2)
 
 
@@ -249,40 +531,104 @@ def figure3(runs=400, seed=0, progress=None, horizon=HORIZON, gaps=FIG3_GAPS, al
     means = np.stack([np.full(g.size, FIG3_BASE), FIG3_BASE + g.gap], axis=1)
     env = Conversions(means, delays=[Pareto(1.0), Pareto(g.alpha2)])
     return sweep(env, {"Patient Bandits": PatientBandits(alpha=g.alpha2)}, horizon, runs, seed,
-                    checkpoints=[horizon], progress=progress, grid=g)
+                 checkpoints=[horizon], progress=progress, grid=g)
 
 
-def draw_figure3(res, plot: CurvePlot) -> None:
+def figure3_results(runs=10, seed=0, progress=None):
+    """(Figure 3's result, uniform random play's on the same draws, one cell per gap), computed once
+    per (runs, seed): what Figure 3's panel draws and what its claims use."""
+    stage = _staged(progress, 2)
+    means = np.stack([np.full(FIG3_GAPS.size, FIG3_BASE), FIG3_BASE + FIG3_GAPS], axis=1)
+    return _memo(("figure3", runs, seed),
+                 lambda: (figure3(runs, seed, stage[0]), uniform_play(means, runs, seed, progress=stage[1])),
+                 progress)
+
+
+def figure3_claims(runs=10, seed=0) -> list:
+    """The claims of Figure 3's verdict, with ``runs`` runs from ``seed`` (the simulation the figure
+    shows at the same parameters, computed once): the ordering in α₂ of the regret averaged over the
+    gaps, the rise and fall of every curve, the place of the peak, and uniform random play at the
+    smallest and the largest gaps."""
+    res, uni_res = figure3_results(runs, seed)
+    final = res.final("Patient Bandits")  # (5, 30, R)
+    R = final.shape[-1]
+    avg = final.mean(axis=1)  # (5, R): the regret averaged over the 30 gaps, per run
+    out = []
+    for i in range(len(FIG3_ALPHA2) - 1):
+        d = avg[i] - avg[i + 1]
+        out.append(estimate(f"averaged over the gaps, the regret for α₂ = {FIG3_ALPHA2[i]} lies above the regret for "
+                            f"α₂ = {FIG3_ALPHA2[i + 1]} (paired)", float(d.mean()),
+                            float(d.std(ddof=1) / np.sqrt(R)), low=0, z=3, runs=R))
+    mean = final.mean(axis=-1)  # (5, 30)
+    for i, a in enumerate(FIG3_ALPHA2):
+        k = int(np.argmax(mean[i]))
+        rise, fall = final[i, k] - final[i, 0], final[i, k] - final[i, -1]
+        z_rise = rise.mean() / (rise.std(ddof=1) / np.sqrt(R))
+        z_fall = fall.mean() / (fall.std(ddof=1) / np.sqrt(R))
+        out.append(Claim(f"α₂ = {a}: the regret rises, then falls with the gap", bool(min(z_rise, z_fall) > 3),
+                         f"peak {mean[i, k]:.0f} at Δ = {FIG3_GAPS[k]}, above Δ = {FIG3_GAPS[0]} by {z_rise:.1f} s.e. "
+                         f"and above Δ = {FIG3_GAPS[-1]} by {z_fall:.1f} s.e. (paired), {R} runs"))
+    peaks = [float(FIG3_GAPS[int(np.argmax(mean[i]))]) for i in range(len(FIG3_ALPHA2))]
+    heavy = [p for a, p in zip(FIG3_ALPHA2, peaks) if a < 0.35]
+    light = [p for a, p in zip(FIG3_ALPHA2, peaks) if a > 0.35]
+    out.append(Claim("the two heaviest tails (α₂ = 0.2, 0.3) peak at larger gaps than the three lighter ones",
+                     bool(min(heavy) > max(light)),
+                     "peaks at Δ = " + ", ".join(f"{p:g}" for p in peaks) + f" for α₂ = {FIG3_ALPHA2}, {R} runs"))
+    uni = uni_res.final(UNIFORM)[None]  # (1, 30, R): the same draws for every α₂
+    d0 = final[:2, 0] - uni[:, 0]  # (2, R): α₂ = 0.2 and 0.3 at the smallest gap
+    z0 = d0.mean(axis=-1) / (d0.std(axis=-1, ddof=1) / np.sqrt(R))
+    out.append(Claim(f"at the smallest gap, Δ = {FIG3_GAPS[0]}, the two heaviest tails (α₂ = 0.2, 0.3) do worse "
+                     "than uniform random play", bool(np.all(z0 > 3)),
+                     f"Patient Bandits − uniform: {d0[0].mean():.1f} and {d0[1].mean():.1f} ({z0[0]:.1f} and "
+                     f"{z0[1]:.1f} s.e., paired), uniform {uni[0, 0].mean():.1f}, {R} runs"))
+    d1 = uni[:, -1] - final[:, -1]
+    z1 = d1.mean(axis=-1) / (d1.std(axis=-1, ddof=1) / np.sqrt(R))
+    out.append(Claim(f"at the largest gap, Δ = {FIG3_GAPS[-1]}, every curve lies far below uniform random play",
+                     bool(np.all(z1 > 3)), f"uniform − Patient Bandits: {min(z1):.1f} to {max(z1):.1f} s.e. (paired), "
+                                           f"uniform {uni[0, -1].mean():.0f}, {R} runs"))
+    return out
+
+
+def draw_figure3(results, plot: CurvePlot) -> None:
+    res, uni = results
     lo, hi = res.band("Patient Bandits")
     mean = res.mean("Patient Bandits")
     for i, name in enumerate(FIG3_NAMES):
         plot.set(name, FIG3_GAPS, mean[i, :, -1], lo[i, :, -1], hi[i, :, -1])
+    ulo, uhi = uni.band(UNIFORM)
+    plot.set(UNIFORM, FIG3_GAPS, uni.mean(UNIFORM)[:, -1], ulo[:, -1], uhi[:, -1])
 
 
-def summary_figure3(res) -> str:
+def summary_figure3(results) -> str:
     """The numbers of Figure 3: the peak regret over Δ for each α₂, and where it is."""
+    res, uni_res = results
     peak = res.final("Patient Bandits").mean(axis=-1)  # (α₂, Δ)
     parts = [f"α₂ = {a}: {peak[i].max():.0f} at Δ = {FIG3_GAPS[int(np.argmax(peak[i]))]}"
              for i, a in enumerate(FIG3_ALPHA2)]
-    return "the peak regret over Δ at T = 3,000 — " + "; ".join(parts) + "."
+    uni = uni_res.mean(UNIFORM)[:, -1]
+    return ("the peak regret over Δ at T = 3,000 — " + "; ".join(parts) + f". Uniform random play: {uni[0]:.0f} at "
+            f"Δ = {FIG3_GAPS[0]}, {uni[-1]:.0f} at Δ = {FIG3_GAPS[-1]}.")
 
 
 def figure3_panel(runs=40, seed=0) -> FigureReproduction:
-    plot = CurvePlot(FIG3_NAMES, xaxis="gap Δ", yaxis="regret at T = 3000",
-                     title="Figure 3: μ = (0.4, 0.4 + Δ), α₁ = 1, Patient Bandits with α̂ = α₂")
-    caption = ("One batch over the 5 × 30 grid of (α₂, Δ). Band: 95% confidence band of the mean. The arm "
-               "means are (0.4, 0.4 + Δ): the caption's 0.5 + Δ would exceed 1 for Δ > 0.5.")
-    return FigureReproduction(lambda r, p: figure3(r, seed, p), draw_figure3, plot, runs, 400, caption,
+    plot = CurvePlot([*FIG3_NAMES, UNIFORM], xaxis="gap Δ", yaxis="regret at T = 3000",
+                     title="Figure 3: μ = (0.4, 0.4 + Δ), α₁ = 1, Patient Bandits with α-hat = α₂")
+    caption = ("One batch over the 5 × 30 grid of (α₂, Δ), and uniform random play on the same draws (dashed grey: "
+               "its regret, Δ·T/2, runs off the top of the axis for large gaps). Band: 95% confidence band of the "
+               "mean. The arm means are (0.4, 0.4 + Δ): the caption's 0.5 + Δ would exceed 1 for Δ > 0.5. The paper "
+               "does not state its run count; the button runs 400, as Figure 2.")
+    return FigureReproduction(lambda r, p: figure3_results(r, seed, p), draw_figure3, plot, runs, 400, caption,
                               name="manegueu2020-figure3", summary=summary_figure3)
 
 
 # ------------------------------------------------------------------------- Figures 4-5
 def figure45(alphas, assumed, runs=FIG45_RUNS, seed=0, progress=None, horizon=HORIZON):
-    """Patient Bandits (α̂ = 0.1, 0.5) and D-UCB (m = 10 … 200, told ``assumed``), μ = (0.6, 0.8)."""
+    """Patient Bandits (α_hat = 0.1, 0.5) and D-UCB (m = 10 … 200, told ``assumed``), μ = (0.6, 0.8),
+    and uniform random play on the same draws. Computed once per set of parameters."""
     env = Conversions(FIG45_MEANS, delays=pareto_arms(alphas))
-    pols = {f"Patient Bandits (α̂ = {a})": PatientBandits(a) for a in FIG45_ALPHA_HAT}
+    pols = {f"Patient Bandits (α-hat = {a})": PatientBandits(a) for a in FIG45_ALPHA_HAT}
     pols.update({f"D-UCB (m = {m})": DelayedUCB(assumed, window=m) for m in FIG45_WINDOWS})
-    return sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
+    return sweep(env, with_uniform(pols), horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress)
 
 
 def figure4(runs=FIG45_RUNS, seed=0, progress=None, horizon=HORIZON):
@@ -295,31 +641,30 @@ def figure5(runs=FIG45_RUNS, seed=0, progress=None, horizon=HORIZON):
     return figure45((1.0, 0.3), Pareto(0.7), runs, seed, progress, horizon)
 
 
-def draw_figure45(res, plot: CurvePlot) -> None:
-    plot.show_result(res, FIG45_NAMES)
+def figure4_results(runs=30, seed=0, progress=None):
+    """:func:`figure4`, computed once per (runs, seed): the figure and its claims share it."""
+    return _memo(("figure4", runs, seed), lambda: figure4(runs, seed, progress), progress)
 
 
-def summary_figure45(res) -> str:
-    """The numbers of Figures 4–5: each policy's final regret and its slope over the second half."""
-    parts = [f"{n} {res.final(n).mean():.0f} ({slopes(res, n).mean():.3f} per step late)" for n in FIG45_NAMES]
-    return f"regret at T = {int(res.times[-1]):,} (and its growth per step over the second half) — " + "; ".join(parts) + "."
+def figure5_results(runs=30, seed=0, progress=None):
+    """:func:`figure5`, computed once per (runs, seed): the figure and its claims share it."""
+    return _memo(("figure5", runs, seed), lambda: figure5(runs, seed, progress), progress)
 
 
-def figure4_panel(runs=30, seed=0) -> FigureReproduction:
-    plot = CurvePlot(FIG45_NAMES, title="Figure 4: μ = (0.6, 0.8), α = (0.7, 0.7): one delay law for both arms")
-    caption = ("D-UCB is told the exact law Pareto(0.7) and ignores conversions later than its threshold m. "
-               "Horizon and run count are not given in the paper (reconstructed: T = 3000, 100 runs). "
-               "Band: 95% confidence band of the mean.")
-    return FigureReproduction(lambda r, p: figure4(r, seed, p), draw_figure45, plot, runs, FIG45_RUNS, caption,
-                              name="manegueu2020-figure4", summary=summary_figure45)
+def figure5_isolation(runs=FIG45_RUNS, seed=0, horizon=HORIZON):
+    """Figure 5's instance with the two comparisons that isolate an idea (not in the paper):
+    Patient Bandits (α_hat = 0.5) with and without its bias term, and D-UCB (m = 10) told Pareto(0.7)
+    or the true law of each arm."""
+    key = ("figure5-isolation", runs, seed, horizon)
 
+    def compute():
+        env = Conversions(FIG45_MEANS, delays=pareto_arms((1.0, 0.3)))
+        pols = {"Patient Bandits (α-hat = 0.5)": PatientBandits(0.5), NO_BIAS: PatientBandits(0.5, bias=0.0),
+                "D-UCB (m = 10)": DelayedUCB(Pareto(0.7), window=10),
+                "D-UCB (m = 10), told the true laws": DelayedUCB(pareto_arms((1.0, 0.3)), window=10)}
+        return simulate(env, with_uniform(pols), horizon, runs, seed, checkpoints=CHECKPOINTS)
 
-def figure5_panel(runs=30, seed=0) -> FigureReproduction:
-    plot = CurvePlot(FIG45_NAMES, title="Figure 5: μ = (0.6, 0.8), α = (1, 0.3): the better arm has the heavier tail")
-    caption = ("D-UCB is told Pareto(0.7) for both arms (the truth: α = 1 and 0.3). Horizon and run count are "
-               "not given in the paper (reconstructed: T = 3000, 100 runs). Band: 95% confidence band of the mean.")
-    return FigureReproduction(lambda r, p: figure5(r, seed, p), draw_figure45, plot, runs, FIG45_RUNS, caption,
-                              name="manegueu2020-figure5", summary=summary_figure45)
+    return _memo(key, compute)
 
 
 def slopes(res, name, frac=0.5):
@@ -330,37 +675,164 @@ def slopes(res, name, frac=0.5):
     return (r[:, -1] - r[:, k]) / (t[-1] - t[k])
 
 
+def _mean_se(x) -> tuple[float, float]:
+    x = np.asarray(x, float)
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+
+
+def figure45_claims(runs=30, seed=0) -> list:
+    """The claims of the verdict of Figures 4–5, with ``runs`` runs from ``seed`` (the simulations
+    the figures show at the same parameters, and :func:`figure5_isolation`)."""
+    res4, res5, iso = figure4_results(runs, seed), figure5_results(runs, seed), figure5_isolation(runs, seed)
+    R = res5.final(FIG45_NAMES[0]).size
+    out = []
+    for m in (10, 50):
+        s, se = _mean_se(slopes(res5, f"D-UCB (m = {m})"))
+        out.append(estimate(f"Figure 5: D-UCB (m = {m}) grows linearly, by at least 0.12 per step over the second "
+                            "half (the gap is 0.2)", s, se, low=0.12, z=3, runs=R))
+        out.append(lower(res5, UNIFORM, f"D-UCB (m = {m})", text=f"Figure 5: D-UCB (m = {m}) ends above uniform random "
+                         "play"))
+    s10 = slopes(res5, "D-UCB (m = 10)")
+    s200 = slopes(res5, "D-UCB (m = 200)")
+    d = s10 - 3 * s200
+    out.append(estimate("Figure 5: with m = 200 D-UCB recovers: its late slope is under a third of m = 10's",
+                        *_mean_se(d), low=0, z=3, runs=R))
+    for a in FIG45_ALPHA_HAT:
+        n = f"Patient Bandits (α-hat = {a})"
+        late = slopes(res5, n)
+        early = res5.at(n, HORIZON // 2) / (HORIZON // 2)
+        out.append(estimate(f"Figure 5: {n} bends over: its slope over the second half is below its mean slope over "
+                            "the first (paired)", *_mean_se(early - late), low=0, z=3, runs=R))
+        out.append(lower(res5, n, UNIFORM, text=f"Figure 5: {n} ends below uniform random play"))
+    out.append(lower(iso, NO_BIAS, "Patient Bandits (α-hat = 0.5)",
+                     text="Figure 5: without its bias term, Patient Bandits (α-hat = 0.5) ends lower: the bias term is "
+                          "not what finds the better arm"))
+    out.append(lower(iso, "D-UCB (m = 10), told the true laws", "Patient Bandits (α-hat = 0.5)",
+                     text="Figure 5: told the true law of each arm, D-UCB (m = 10) ends below Patient Bandits: the "
+                          "wrong law, not the window, makes it fail"))
+    worst_d = max((n for n in FIG45_NAMES if n.startswith("D-UCB")), key=lambda n: res4.final(n).mean())
+    best_p = min((n for n in FIG45_NAMES if n.startswith("Patient")), key=lambda n: res4.final(n).mean())
+    out.append(ratio_within(res4, worst_d, best_p, 0.0, 0.5,
+                            text="Figure 4: every D-UCB ends below half of either Patient Bandits' regret"))
+    worst = max(FIG45_NAMES, key=lambda n: res4.final(n).mean())
+    out.append(lower(res4, worst, UNIFORM, text=f"Figure 4: every policy ends below uniform random play (the worst, "
+                                                f"{worst}, too)"))
+    return out
+
+
+def draw_figure45(res, plot: CurvePlot) -> None:
+    plot.show_result(res, [*FIG45_NAMES, UNIFORM])
+
+
+def summary_figure45(res) -> str:
+    """The numbers of Figures 4–5: each policy's final regret and its slope over the second half."""
+    parts = [f"{n} {res.final(n).mean():.0f} ({slopes(res, n).mean():.3f} per step late)"
+             for n in [*FIG45_NAMES, UNIFORM]]
+    return f"regret at T = {int(res.times[-1]):,} (and its growth per step over the second half) — " + "; ".join(parts) + "."
+
+
+def figure4_panel(runs=30, seed=0) -> FigureReproduction:
+    plot = CurvePlot([*FIG45_NAMES, UNIFORM],
+                     title="Figure 4: μ = (0.6, 0.8), α = (0.7, 0.7): one delay law for both arms")
+    caption = ("D-UCB is told the exact law Pareto(0.7) and ignores conversions later than its threshold m. "
+               "Horizon and run count are not given in the paper (reconstructed: T = 3000, 100 runs). Uniform random "
+               "play on the same draws: dashed grey. Band: 95% confidence band of the mean.")
+    return FigureReproduction(lambda r, p: figure4_results(r, seed, p), draw_figure45, plot, runs, FIG45_RUNS, caption,
+                              name="manegueu2020-figure4", summary=summary_figure45)
+
+
+def figure5_panel(runs=30, seed=0) -> FigureReproduction:
+    plot = CurvePlot([*FIG45_NAMES, UNIFORM],
+                     title="Figure 5: μ = (0.6, 0.8), α = (1, 0.3): the better arm has the heavier tail")
+    caption = ("D-UCB is told Pareto(0.7) for both arms (the truth: α = 1 and 0.3). Horizon and run count are "
+               "not given in the paper (reconstructed: T = 3000, 100 runs). Uniform random play on the same draws: "
+               "dashed grey. Band: 95% confidence band of the mean.")
+    return FigureReproduction(lambda r, p: figure5_results(r, seed, p), draw_figure45, plot, runs, FIG45_RUNS, caption,
+                              name="manegueu2020-figure5", summary=summary_figure45)
+
+
 # ------------------------------------------------------------------------- Figures 6-7
-_FIG6: dict = {}
-
-
 def figure6(runs=100, seed=0, progress=None, horizon=FIG6_HORIZON):
-    """Figures 6–7: Adapt-Patient (α_low = 0.1, c = 0.7, μ_low = 0.6) vs Patient (α̂ = 0.1, 0.3,
-    0.6) on the Section 8.3 instance; traces of α_t (``res.traces[name]["alpha"]``) recorded.
-    Also the variant of Adapt-Patient with α_low = α = 0.3 and κ = 0 (:data:`FIG7_ORACLE`)."""
-    key = (runs, seed, horizon)
-    if key in _FIG6:  # Figures 6 and 7 come from the same simulation
-        if progress is not None:
-            progress(1.0)
-        return _FIG6[key]
+    """Figures 6–7: Adapt-Patient (α_low = 0.1, c = 0.7, μ_low = 0.6, as printed) vs Patient
+    (α_hat = 0.1, 0.3, 0.6) on the Section 8.3 instance, with uniform random play; traces of α_t
+    (``res.traces[name]["alpha"]``) recorded. Also the variant of Adapt-Patient with α_low = α = 0.3,
+    the largest valid c and κ = 0 (:data:`FIG7_ORACLE`). Computed once per set of parameters:
+    Figures 6 and 7 come from the same simulation (:func:`figure6_results`)."""
     env = Conversions(FIG6_MEANS, delays=section83_laws())
     pols = {"Adapt-Patient Bandits": AdaptPatientBandits(c=FIG6_C, alpha_low=0.1, mu_low=0.6)}
-    pols.update({f"Patient Bandits (α̂ = {a})": PatientBandits(a) for a in FIG6_ALPHA_HAT})
-    pols[FIG7_ORACLE] = AdaptPatientBandits(c=FIG6_C, alpha_low=FIG6_ALPHA, mu_low=0.6, confidence=0.0)
-    res = sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, trace=True, progress=progress)
-    _FIG6.clear()
-    _FIG6[key] = res
-    return res
+    pols.update({f"Patient Bandits (α-hat = {a})": PatientBandits(a) for a in FIG6_ALPHA_HAT})
+    pols[FIG7_ORACLE] = AdaptPatientBandits(c=FIG7_ORACLE_C, alpha_low=FIG6_ALPHA, mu_low=0.6, confidence=0.0)
+    return sweep(env, with_uniform(pols), horizon, runs, seed, checkpoints=CHECKPOINTS, trace=True,
+                 progress=progress)
+
+
+def figure6_results(runs=10, seed=0, progress=None):
+    """:func:`figure6`, computed once per (runs, seed): Figures 6 and 7 and their claims share it."""
+    return _memo(("figure6", runs, seed), lambda: figure6(runs, seed, progress), progress)
+
+
+#: Figure 7's extra curve with the printed c = 0.7 instead of the largest valid c (not drawn)
+FIG7_PRINTED_C = "Adapt-Patient, α_low = 0.3, c = 0.7, κ = 0 (not in the paper)"
+
+
+def figure6_isolation(runs=100, seed=0, horizon=FIG6_HORIZON):
+    """Section 8.3's instance, two comparisons not in the paper: Patient Bandits (α_hat = 0.6) with and
+    without its bias term, and Figure 7's extra curve with the printed c = 0.7 (:data:`FIG7_PRINTED_C`)."""
+    key = ("figure6-isolation", runs, seed, horizon)
+
+    def compute():
+        env = Conversions(FIG6_MEANS, delays=section83_laws())
+        pols = {"Patient Bandits (α-hat = 0.6)": PatientBandits(0.6), NO_BIAS: PatientBandits(0.6, bias=0.0),
+                FIG7_PRINTED_C: AdaptPatientBandits(c=FIG6_C, alpha_low=FIG6_ALPHA, mu_low=0.6, confidence=0.0)}
+        return simulate(env, pols, horizon, runs, seed, checkpoints=[horizon], trace=True)
+
+    return _memo(key, compute)
+
+
+def figure6_claims(runs=10, seed=0) -> list:
+    """The claims of the verdict of Figures 6–7, with ``runs`` runs from ``seed`` (the simulation
+    the figures show at the same parameters, and :func:`figure6_isolation`)."""
+    res, iso = figure6_results(runs, seed), figure6_isolation(runs, seed)
+    tr = res.traces
+    R = res.final("Adapt-Patient Bandits").size
+    used = tr["Adapt-Patient Bandits"]["alpha"]
+    raw = tr["Adapt-Patient Bandits"]["alpha_hat"][:, -1]
+    oracle = tr[FIG7_ORACLE]["alpha_hat"][:, -1]
+    printed = iso.traces[FIG7_PRINTED_C]["alpha_hat"][:, -1]
+    p1, p3, p6 = (f"Patient Bandits (α-hat = {a})" for a in FIG6_ALPHA_HAT)
+    return [
+        Claim("with the printed constants, α_t = α_low = 0.1 at every recorded step of every run",
+              bool(np.all(used == 0.1)), f"α_t ranges over [{used.min():g}, {used.max():g}], {R} runs"),
+        not_different(res, "Adapt-Patient Bandits", p1, text="Adapt-Patient Bandits and Patient Bandits with "
+                      "α-hat = 0.1 end level"),
+        estimate("the printed estimate α-hat_t ends far below 0.3 (under 0.1)", *_mean_se(raw), high=0.1, z=3, runs=R),
+        estimate(f"with α_low = α = 0.3 and c = {FIG7_ORACLE_C:.3f} (κ = 0), α-hat_t ends between 0.15 and 0.3: "
+                 "below the true α", *_mean_se(oracle), low=0.15, high=0.3, z=3, runs=R),
+        lower(res, p6, p3, text="Patient Bandits with α-hat = 0.6 ends below α-hat = 0.3"),
+        lower(res, p3, "Adapt-Patient Bandits", text="Adapt-Patient Bandits ends above Patient Bandits with α-hat = 0.3 "
+              "(as in the paper)"),
+        lower(res, p6, "Adapt-Patient Bandits", text="Adapt-Patient Bandits ends above Patient Bandits with α-hat = 0.6 "
+              "(the paper found it below)"),
+        lower(res, "Adapt-Patient Bandits", UNIFORM, text="every policy ends below uniform random play (the worst, "
+              "Adapt-Patient Bandits, too)"),
+        lower(iso, NO_BIAS, p6, text="without its bias term, Patient Bandits (α-hat = 0.6) ends lower still"),
+        Claim(f"with the printed c = 0.7 instead of {FIG7_ORACLE_C:.3f}, d_t doubles: (0.35/{FIG7_ORACLE_C / 2:.4f})^(1/0.3) "
+              "= 2", math.isclose((FIG6_C / FIG7_ORACLE_C) ** (1 / FIG6_ALPHA), 2, rel_tol=1e-3),
+              f"(0.7/{FIG7_ORACLE_C})^(1/0.3) = {(FIG6_C / FIG7_ORACLE_C) ** (1 / FIG6_ALPHA):.4f}"),
+        estimate("with the printed c = 0.7, α-hat_t ends a little higher than with the valid c (paired difference)",
+                 *_mean_se(printed - oracle), low=0, high=0.1, z=3, runs=R),
+        estimate("with the printed c = 0.7, α-hat_t still ends below 0.3", *_mean_se(printed), high=0.3, z=3, runs=R),
+    ]
 
 
 def draw_figure6(res, plot: CurvePlot) -> None:
-    plot.show_result(res, FIG6_NAMES)
+    plot.show_result(res, [*FIG6_NAMES, UNIFORM])
 
 
 def summary_figure6(res) -> str:
     """The numbers of Figure 6: each policy's final regret."""
     return (f"regret at T = {int(res.times[-1]):,} — "
-            + "; ".join(f"{n} {res.final(n).mean():.0f}" for n in FIG6_NAMES) + ".")
+            + "; ".join(f"{n} {res.final(n).mean():.0f}" for n in [*FIG6_NAMES, UNIFORM]) + ".")
 
 
 def summary_figure7(res) -> str:
@@ -371,19 +843,21 @@ def summary_figure7(res) -> str:
         used = float(np.nanmean(tr["Adapt-Patient Bandits"]["alpha"][:, -1]))
         raw = float(np.nanmean(tr["Adapt-Patient Bandits"]["alpha_hat"][:, -1]))
         oracle = float(np.nanmean(tr[FIG7_ORACLE]["alpha_hat"][:, -1]))
-    return (f"at T = {int(res.times[-1]):,}, mean over runs: α_t = {used:.3f} (used in the index), α̂_t = {raw:.3f} "
-            f"(before the confidence term); with d_t at the right scale, α̂_t = {oracle:.3f} (true α = {FIG6_ALPHA}).")
+    return (f"at T = {int(res.times[-1]):,}, mean over runs: α_t = {used:.3f} (used in the index), α-hat_t = {raw:.3f} "
+            f"(before the confidence term); with α_low = α and c = {FIG7_ORACLE_C:.3f}, α-hat_t = {oracle:.3f} "
+            f"(true α = {FIG6_ALPHA}).")
 
 
 def figure6_panel(runs=20, seed=0) -> FigureReproduction:
-    plot = CurvePlot(FIG6_NAMES, title="Figure 6: μ = (0.6, 0.8), Section 8.3 delays (α = 0.3, c = 0.7)")
-    caption = ("Adapt-Patient Bandits with (α_low = 0.1, c = 0.7, μ_low = 0.6) as printed, against Patient Bandits "
-               "with three values of α̂. T = 10,000. Band: 95% confidence band of the mean.")
-    return FigureReproduction(lambda r, p: figure6(r, seed, p), draw_figure6, plot, runs, 100, caption,
+    plot = CurvePlot([*FIG6_NAMES, UNIFORM], title="Figure 6: μ = (0.6, 0.8), Section 8.3 delays (α = 0.3)")
+    caption = ("Adapt-Patient Bandits with (α_low = 0.1, c = 0.7, μ_low = 0.6) as printed (the instance satisfies "
+               f"Assumption 2 only for c ≤ {FIG7_ORACLE_C:.3f}), against Patient Bandits with three values of α-hat. "
+               "T = 10,000. Uniform random play on the same draws: dashed grey. Band: 95% confidence band of the mean.")
+    return FigureReproduction(lambda r, p: figure6_results(r, seed, p), draw_figure6, plot, runs, 100, caption,
                               name="manegueu2020-figure6", summary=summary_figure6)
 
 
-FIG7_NAMES = ["α_t (used in the UCB)", "α̂_t (before the confidence term)", FIG7_ORACLE]
+FIG7_NAMES = ["α_t (used in the index)", "α-hat_t (before the confidence term)", FIG7_ORACLE]
 
 
 def alpha_curves(res):
@@ -413,7 +887,9 @@ def draw_figure7(res, plot: CurvePlot) -> None:
 def figure7_panel(runs=20, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG7_NAMES, extra=["true α = 0.3"], yaxis="estimate of α (mean over runs)",
                      title="Figure 7: the running estimate of α (Section 8.3 instance)")
-    caption = ("α_t is what Adapt-Patient uses; α̂_t is the estimate before the confidence term is subtracted; the "
-               "third curve is α̂_t when d_t = ⌊(c/2)^{1/α} D_t⌋ uses the true α = 0.3 (not in the paper).")
-    return FigureReproduction(lambda r, p: figure6(r, seed, p), draw_figure7, plot, runs, 100, caption,
+    caption = ("α_t is what Adapt-Patient uses; α-hat_t is the estimate before the confidence term is subtracted; the "
+               f"third curve is α-hat_t with α_low = α = 0.3 and c = {FIG7_ORACLE_C:.3f}, the largest c for which this "
+               "instance satisfies Assumption 2 (not in the paper; with the printed c = 0.7 it ends a little higher, "
+               "still below 0.3).")
+    return FigureReproduction(lambda r, p: figure6_results(r, seed, p), draw_figure7, plot, runs, 100, caption,
                               name="manegueu2020-figure7", summary=summary_figure7)

@@ -6,9 +6,12 @@ the bounds of the paper, and the experiments of our notebook (the paper has none
   √((KT + D) ln K) and "oracle" min_β {|S_β| + β ln K + (KT + D_β)/β} (constants dropped).
 * Example 8 (our instance: K = 2, Bernoulli losses with means 0.25 and 0.75, the paper's delays
   d_t = T − t for t < √(KT/ln K)): final regret against T on log–log axes for DEW tuned as in
-  Theorem 1, Skipper tuned as in Corollary 4, Doubling, and Exp3 tuned for no delays.
-* The trade-off of Theorem 3 as a function of β (:func:`tradeoff`), and Doubling's epochs and
-  thresholds over one run (:func:`doubling_run`).
+  Theorem 1, Skipper tuned as in Corollary 4, Doubling, Exp3 tuned for no delays, and uniform
+  random play's expected regret, exact (the reference).
+* The trade-off of Theorem 3 as a function of β (:func:`tradeoff`): the bound's terms, the regret
+  of Skipper(β), of its twin without skipping (the same base at the same rate, fed every loss) and
+  of uniform random play; Doubling's epochs and thresholds over one run (:func:`doubling_run`), and
+  Eq. (6) along it (:func:`eq6_terms`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from ..grid import grid
 from ..laws import Pareto
 from ..panels.reproduce import FigureReproduction
 from ..policies.exp_weights import DEW, Exp3
-from ..policies.skipper import Doubling, Skipper, corollary4_beta, skipped_and_experienced
+from ..policies.simple import UNIFORM, UniformRandom
+from ..policies.skipper import NO_SKIP, Doubling, Skipper, corollary4_beta, skipped_and_experienced
 from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
 from ..viz.plots import CurvePlot, figure_layout
@@ -109,6 +113,26 @@ def oracle_rate(n_arms, horizon, delays) -> float:
     return min_over_beta(d, math.log(n_arms), n_arms * horizon)
 
 
+# ------------------------------------------------------------------------------- Exercise 5.2's mistake
+#: the name of :class:`DEWToday` in the notebook's claims
+TODAY = "DEW dividing by today's p_t"
+
+
+class DEWToday(DEW):
+    """DEW whose loss estimates divide by today's probability p_t(A_s), not by p_s(A_s), the one the
+    arm had when it was pulled: the natural mistake of Exercise 5.2, as a policy (biased; the
+    numpy path only). At DEW's truncated rate p hardly moves while a loss is outstanding, so it
+    differs little from DEW: the notebook measures how little."""
+
+    @property
+    def label(self):
+        return TODAY
+
+    def _observe(self, feedback, keep=None):
+        est = feedback.value / self.p_[feedback.run, feedback.arm]
+        feedback.add_to(self.cum_loss_, mask=keep, weights=est)
+
+
 # ------------------------------------------------------------------------------- Example 8
 def example8_policies(horizon, delays) -> dict:
     """The four learners of the Example 8 figure, tuned from the instance where they may be."""
@@ -121,8 +145,24 @@ def example8_setting(horizon, seed=0):
     return AdversarialLosses(losses, delays, reveal="at_action"), delays
 
 
+def uniform_regret(losses, horizon=None) -> float:
+    """The expected regret of uniform random play at T on fixed losses, exactly:
+    Σ_{t<T} ((1/K) Σ_a ℓ_t(a) − ℓ_t(a*)), with a* the best fixed arm over the horizon (the engine's).
+    No runs: the reference of the Example 8 figure, whose largest horizons a simulated uniform play
+    (no compiled kernel) would slow down most."""
+    ell = np.asarray(losses, dtype=float)[:horizon]
+    best = int(np.argmin(ell.sum(axis=0)))
+    return float((ell.mean(axis=1) - ell[:, best]).sum())
+
+
+def example8_uniform(horizon, seed=0) -> float:
+    """:func:`uniform_regret` on the Example 8 instance of horizon T (the figure's losses)."""
+    return uniform_regret(sq.example8(int(horizon), K, gap=GAP, seed=seed)[0])
+
+
 def example8(horizons=EXAMPLE8_HORIZONS, runs=10, seed=0, progress=None) -> dict:
-    """{T: Result} of the four learners on Example 8 for each horizon T (regret at T only)."""
+    """{T: Result} of the four learners on Example 8 for each horizon T (regret at T only); uniform
+    random play's expected regret is :func:`example8_uniform`."""
     horizons = [int(T) for T in horizons]
     total, done, out = sum(horizons), 0, {}
     for T in horizons:
@@ -131,6 +171,18 @@ def example8(horizons=EXAMPLE8_HORIZONS, runs=10, seed=0, progress=None) -> dict
         out[T] = sweep(env, example8_policies(T, delays), T, runs, seed, checkpoints=1, progress=prog)
         done += T
     return out
+
+
+def example8_results(horizons=EXAMPLE8_HORIZONS, runs=10, seed=0, reuse=None) -> dict:
+    """:func:`example8` at these parameters; ``reuse`` (e.g. a figure's ``results``) is returned
+    instead when it holds exactly these horizons, runs, seed and learners, else recomputed. A
+    check cell then rests on its own parameters whatever the figure's button did."""
+    horizons = [int(T) for T in horizons]
+    if (isinstance(reuse, dict) and sorted(reuse) == sorted(horizons)
+            and all(r.seed == seed and list(r.run_ids) == list(range(runs)) and set(EXAMPLE8_NAMES) <= set(r.names)
+                    for r in reuse.values())):
+        return reuse
+    return example8(horizons, runs, seed)
 
 
 def example8_table(results) -> dict:
@@ -149,11 +201,30 @@ def fitted_slope(T, regret) -> float:
     return float(np.polyfit(np.log(T[-3:]), np.log(regret[-3:]), 1)[0])
 
 
+def run_slopes(results, name) -> np.ndarray:
+    """:func:`fitted_slope` of each run (run i at every horizon), for the standard error of a slope.
+    Runs whose regret is not positive at one of the last three horizons are left out."""
+    Ts = np.array(sorted(results))[-3:]
+    finals = np.array([results[T].final(name) for T in Ts])  # (3, runs)
+    ok = np.all(finals > 0, axis=0)
+    return np.polyfit(np.log(Ts), np.log(finals[:, ok]), 1)[0]
+
+
+def ratio(a, b) -> tuple[float, float]:
+    """mean(a)/mean(b) of two arrays of final regrets paired by run, and its standard error (delta
+    method, with their covariance)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    r = a.mean() / b.mean()
+    cov = np.cov(a, b, ddof=1)
+    return float(r), float(math.sqrt(max(0.0, cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / a.size) / abs(b.mean()))
+
+
 def draw_example8(results, plot: CurvePlot) -> None:
     table = example8_table(results)
     for n, (T, m, se) in table.items():
         plot.set(n, T, m, np.maximum(m - 1.96 * se, 1e-3), m + 1.96 * se)
     T = table["DEW"][0]
+    plot.set(UNIFORM, T, [example8_uniform(t, results[t].seed) for t in T])
     Tf = np.geomspace(T[0], T[-1], 30).round().astype(int)
     plot.set(EXPLICIT, Tf, [explicit_rate(K, t, sq.example8_delays(t, K)) for t in Tf])
     plot.set(ORACLE, Tf, [oracle_rate(K, t, sq.example8_delays(t, K)) for t in Tf])
@@ -165,20 +236,23 @@ def summary_example8(results) -> str:
     Ts = table["DEW"][0]
     span = f"T = {Ts[-3]:,} to {Ts[-1]:,}"
     parts = [f"{n} {m[-1]:.0f} (slope {fitted_slope(T, m):.2f})" for n, (T, m, _) in table.items()]
+    u = np.array([example8_uniform(t, results[t].seed) for t in Ts])
+    parts.append(f"{UNIFORM} {u[-1]:.0f}, its exact expectation (slope {fitted_slope(Ts, u):.2f})")
     return (f"regret at T = {Ts[-1]:,}, and the slope of log regret against log T fitted over {span} — "
             + "; ".join(parts) + ".")
 
 
 def example8_panel(runs=10, seed=0, horizons=EXAMPLE8_HORIZONS, paper_runs=40) -> FigureReproduction:
-    plot = CurvePlot(EXAMPLE8_NAMES, extra=[EXPLICIT, ORACLE], xaxis="horizon T", yaxis="regret at T",
+    plot = CurvePlot([*EXAMPLE8_NAMES, UNIFORM], extra=[EXPLICIT, ORACLE], xaxis="horizon T", yaxis="regret at T",
                      log_x=True, log_y=True, height=460,
                      title="Example 8: regret at T (mean and 95% band over runs), log–log axes")
     plot.fig.data[-2].line.dash, plot.fig.data[-1].line.dash = "longdash", "longdashdot"
     caption = ("Example 8: d_t = T − t for the first √(KT/ln K) rounds, 0 afterwards; K = 2, Bernoulli "
                f"losses with means {0.5 - GAP / 2} and {0.5 + GAP / 2} (our choice: the paper gives no losses). "
                "DEW tuned as in Theorem 1 (d_max = T − 1), Skipper as in Corollary 4 (T and D known), "
-               "Doubling knows neither, Exp3 is tuned as if there were no delays. Black lines: the explicit "
-               "and oracle rates of Section 4.3 without their constants. The button runs "
+               "Doubling knows neither, Exp3 is tuned as if there were no delays; dashed grey: uniform random "
+               "play's expected regret, computed exactly from the losses. Black lines: the explicit and oracle rates of the paper's Section 4.3 without their "
+               "constants (rates, not regrets: only their slopes compare). The button runs "
                f"T up to {EXAMPLE8_PAPER_HORIZONS[-1]:,} with {paper_runs} runs.")
     return FigureReproduction(
         lambda r, p: example8(horizons if r < paper_runs else EXAMPLE8_PAPER_HORIZONS, r, seed, p),
@@ -204,39 +278,58 @@ def tradeoff_setting(horizon=TRADEOFF_HORIZON, alpha=TRADEOFF_ALPHA, seed=0):
 
 
 def tradeoff(betas=TRADEOFF_BETAS, horizon=TRADEOFF_HORIZON, alpha=TRADEOFF_ALPHA, runs=20, seed=0, progress=None):
-    """Theorem 3 along β: its terms, the bound and the regret of Skipper(β, DEW(1/(4eβ), β)).
+    """Theorem 3 along β: its terms, the bound and the regret of Skipper(β, DEW(1/(4eβ), β)), of its
+    twin without skipping (the same base at the same rate, fed every loss) and of uniform random play.
 
     Returns a dict of arrays over β: ``beta``, ``skipped`` (|S_β|), ``experienced`` (D_β),
-    ``bound`` (Eq. 3 with η = 1/(4eβ)), ``regret`` (runs × β, final regret), and the
-    Corollary 4 threshold ``beta_cor4``. All Skipper runs are one vectorised batch (a grid).
+    ``bound`` (Eq. 3 with η = 1/(4eβ)), ``regret`` and ``no_skip`` (runs × β, final regrets of
+    Skipper and of its twin), ``uniform`` (runs, uniform random play's final regret, on the same
+    runs), and the Corollary 4 threshold ``beta_cor4``. All runs of Skipper and of its twin are one
+    vectorised batch (a grid over β).
     """
     env, delays = tradeoff_setting(horizon, alpha, seed)
     betas = np.asarray(betas, dtype=float)
     bound, S, D = theorem3_bound(K, horizon, delays, betas)
     g = grid(beta=betas)
-    res = sweep(env, {"Skipper": Skipper(beta=g.beta)}, horizon, runs, seed, checkpoints=1, grid=g,
-                   progress=progress)
+    res = sweep(env, {"Skipper": Skipper(beta=g.beta), NO_SKIP: Skipper.without_skipping(g.beta)}, horizon, runs, seed,
+                checkpoints=1, grid=g, progress=progress)
+    uniform = simulate(env, {UNIFORM: UniformRandom()}, horizon, runs, seed, checkpoints=1).final(UNIFORM)
     return {"beta": betas, "skipped": S, "experienced": D, "bound": bound, "regret": res.final("Skipper").T,
+            "no_skip": res.final(NO_SKIP).T, "uniform": uniform,
             "beta_cor4": corollary4_beta(K, horizon, delays.sum()), "horizon": horizon, "delays": delays}
 
 
+def _mean_se(r):
+    """Mean over runs (axis 0) and its standard error."""
+    return r.mean(0), r.std(0, ddof=1) / math.sqrt(r.shape[0])
+
+
 def tradeoff_figure(study):
-    """|S_β|, (KTe/2 + D_β)/(4eβ), 4eβ ln K, the bound (3) and Skipper's regret against β (log–log)."""
+    """|S_β|, (KTe/2 + D_β)/(4eβ), 4eβ ln K, the bound (3), the regrets of Skipper(β) and of its twin
+    without skipping, and uniform random play's, against β (log–log); Corollary 4's β marked by a
+    vertical segment drawn as data (a shape's x on a log axis would be read as a power of ten)."""
     b, T = study["beta"], study["horizon"]
     fig = go.Figure()
     terms = [("|S_β|: skipped rounds", study["skipped"], "#D55E00", "dash"),
              ("(KTe/2 + D_β)/(4eβ): delays below β", (K * T * E / 2 + study["experienced"]) / (4 * E * b), "#009E73", "dash"),
-             ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), SKY, "dash"),
+             ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), SKY, "dashdot"),
              ("bound (3) of Theorem 3", study["bound"], "#000000", "solid")]
     for name, y, c, dash in terms:
         fig.add_trace(go.Scatter(x=b, y=np.maximum(y, 0.5), mode="lines", name=name, line=dict(color=c, dash=dash, width=2)))
-    r = study["regret"]
-    m, se = r.mean(0), r.std(0, ddof=1) / math.sqrt(r.shape[0])
-    st = style("Skipper")
-    fig.add_trace(go.Scatter(x=b, y=m, mode="lines+markers", name="regret of Skipper(β) (mean ± 1.96 s.e.)",
-                             line=dict(color=st["color"], width=3), error_y=dict(type="data", array=1.96 * se)))
-    fig.add_vline(x=study["beta_cor4"], line=dict(color="#7F7F7F", dash="dot"),
-                  annotation_text="β of Corollary 4")
+    for key, name, width in [("regret", "regret of Skipper(β)", 3), ("no_skip", f"regret of {NO_SKIP}", 2)]:
+        m, se = _mean_se(study[key])
+        st = style("Skipper" if key == "regret" else NO_SKIP)
+        fig.add_trace(go.Scatter(x=b, y=m, mode="lines+markers", name=f"{name} (mean ± 1.96 s.e.)",
+                                 line=dict(color=st["color"], dash=st["dash"], width=width),
+                                 error_y=dict(type="data", array=1.96 * se)))
+    u = float(np.mean(study["uniform"]))
+    st = style(UNIFORM)
+    fig.add_trace(go.Scatter(x=[b[0], b[-1]], y=[u, u], mode="lines", name=f"{UNIFORM} (regret at T: {u:,.0f})",
+                             line=dict(color=st["color"], dash=st["dash"], width=2)))
+    ys = np.concatenate([np.maximum(tr.y, 0.5) for tr in fig.data])
+    b4 = float(study["beta_cor4"])
+    fig.add_trace(go.Scatter(x=[b4, b4], y=[0.5, float(ys.max()) * 1.5], mode="lines", name=f"β of Corollary 4: {b4:.0f}",
+                             line=dict(color="#7F7F7F", dash="dot", width=2)))
     fig.update_xaxes(type="log", title_text="threshold β")
     fig.update_yaxes(type="log", title_text="regret / bound terms at T")
     figure_layout(fig, 460, f"Theorem 3 along β: Pareto(α = {TRADEOFF_ALPHA}) delays, T = {T}")
@@ -256,6 +349,19 @@ def doubling_run(horizon=8192, seed=0, run=0, delays="example8"):
     tr = {k: v[0] for k, v in res.traces["Doubling"].items()}
     tr["delays"], tr["t"], tr["regret"] = d, res.times, res.regret["Doubling"][0]
     return tr
+
+
+def eq6_terms(tr, n_arms=K):
+    """Eq. (6) along a traced Doubling run (:func:`doubling_run`), per step: the epoch's |S^m_β|²,
+    its (eKσ(m)/2 + D^m_β) ln K, and ω_m = 2^m (the epoch's counts include the current round)."""
+    m, start = np.asarray(tr["epoch"]), np.asarray(tr["epoch_start"])
+    skipped = np.asarray(tr["skipped"], dtype=float)
+    delay = np.asarray(tr["experienced_delay"], dtype=float)
+    before = lambda x: np.concatenate([[0.0], x])[start]  # noqa: E731 (the totals before the epoch began)
+    S = skipped - before(skipped)
+    D = delay - before(delay)
+    lnK = math.log(n_arms)
+    return S**2, (E * n_arms * np.asarray(tr["epoch_length"]) / 2 + D) * lnK, np.exp2(m.astype(float))
 
 
 def doubling_figure(tr):

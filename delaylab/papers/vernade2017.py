@@ -11,6 +11,13 @@ Section 7: T = 10,000, geometric delays with mean μ = 500, window m = 1000,
   paper does not say which instance; we use θ_L with μ = 500, m = 1000 (the other figures'),
   and γ = 1 for the stochastic approximation of μ (the appendix allows 1/2 ≤ γ ≤ 1).
 
+Every figure also draws uniform random play (:data:`delaylab.UNIFORM`) on the same draws: the
+reference a learner must beat.
+
+A figure's results are remembered in the kernel by their parameters (:func:`remembered`): a
+notebook's check cell that asks for the figure's own parameters gets the same arrays without a
+second computation (a run's outcome depends only on the seed, its index and its parameters).
+
 The figure functions run through :func:`delaylab.sweep`, so ``cache=`` (a folder, or True for the
 default one) keeps their results on disk; the button of a ``*_panel`` figure reruns it at the
 paper's scale with the cache on (:class:`~delaylab.panels.reproduce.FigureReproduction`), so it is
@@ -22,12 +29,14 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import bounds
+from .. import bounds, claims
 from ..laws import Geometric
+from ..panels.conversions import SHOWN, WITHOUT, make_policy
 from ..panels.reproduce import FigureReproduction
 from ..policies.delayed import DelayedKLUCB, DelayedUCB
 from ..policies.discarding import DiscardingKLUCB, DiscardingUCB
 from ..policies.estimated import OnlineCDF, OnlineGeometric
+from ..policies.simple import UNIFORM, with_uniform
 from ..settings.bernoulli import Conversions
 from ..sweep import sweep
 from ..viz.plots import CurvePlot, figure_layout
@@ -39,6 +48,25 @@ HORIZON = 10_000
 MEAN_DELAY = 500
 WINDOW = 1000
 CHECKPOINTS = 400  # recorded times per curve (plenty for a plot)
+
+
+_REMEMBERED: dict = {}
+#: how many results :func:`remembered` keeps (the notebook's figures and checks: a handful)
+REMEMBER = 12
+
+
+def remembered(key, compute, cache=None):
+    """``compute()``, or the result already computed for ``key`` (a figure's name and parameters)
+    in this kernel. A run's outcome depends only on the seed, its index and its parameters, so the
+    result is the same array for array; the oldest are forgotten beyond :data:`REMEMBER`. With a
+    disk ``cache`` the sweep reads that instead, so its notes say how many runs it computed."""
+    if cache is not None:
+        return compute()
+    if key not in _REMEMBERED:
+        if len(_REMEMBERED) >= REMEMBER:
+            _REMEMBERED.pop(next(iter(_REMEMBERED)))
+        _REMEMBERED[key] = compute()
+    return _REMEMBERED[key]
 
 
 def _staged(progress, n):
@@ -69,17 +97,20 @@ FIG1_PANELS = [("θ_H", THETA_H, WINDOW), ("θ_H", THETA_H, None), ("θ_L", THET
 
 
 def figure1(runs=100, seed=0, progress=None, horizon=HORIZON, cache=None):
-    """The four panels of Figure 1: {(θ name, window): Result} with UCB and KL-UCB variants.
+    """The four panels of Figure 1: {(θ name, window): Result} with UCB and KL-UCB variants and
+    uniform random play.
 
-    ``cache``: see :func:`delaylab.sweep` (None: computed afresh)."""
-    law = Geometric(MEAN_DELAY)
-    out = {}
-    for (name, theta, m), prog in zip(FIG1_PANELS, _staged(progress, len(FIG1_PANELS))):
-        env = Conversions(theta, law, window=m)
-        pols = {"UCB": DelayedUCB(law, m), "KLUCB": DelayedKLUCB(law, m)}
-        out[(name, m)] = sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=prog,
-                               cache=cache)
-    return out
+    ``cache``: see :func:`delaylab.sweep` (None: computed afresh, or remembered in the kernel)."""
+    def compute():
+        law = Geometric(MEAN_DELAY)
+        out = {}
+        for (name, theta, m), prog in zip(FIG1_PANELS, _staged(progress, len(FIG1_PANELS))):
+            env = Conversions(theta, law, window=m)
+            pols = with_uniform({"UCB": DelayedUCB(law, m), "KLUCB": DelayedKLUCB(law, m)})
+            out[(name, m)] = sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=prog,
+                                   cache=cache)
+        return out
+    return remembered(("figure1", runs, seed, horizon), compute, cache)
 
 
 def _panel_title(name, m):
@@ -97,6 +128,8 @@ def draw_figure1(results, plot: CurvePlot) -> None:
             if other != prefix:
                 plot.hide(other + "UCB", i)
                 plot.hide(other + "KLUCB", i)
+        lo, hi = res.band(UNIFORM)
+        plot.set(UNIFORM, res.times, res.mean(UNIFORM), lo, hi, panel=i)
         t = res.times.astype(float)
         plot.set("asymptotic lower bound (Theorems 3–4)", t, lower_bound(theta, m) * np.log(t), panel=i)
 
@@ -110,31 +143,38 @@ def summary_figure1(results) -> str:
                      f"{pre}KLUCB {res.final('KLUCB').mean():.1f}")
     z = [float(np.divide(*results[("θ_L", m)].paired("KLUCB", "UCB"))) for m in (WINDOW, None)]
     T = int(results[FIG1_PANELS[0][0], FIG1_PANELS[0][2]].times[-1])
+    uniform = ", ".join(f"{results[(name, WINDOW)].final(UNIFORM).mean():.1f} on {name}" for name in ("θ_H", "θ_L"))
     return (f"regret at T = {T:,} — " + "; ".join(parts) + f". On θ_L, KL-UCB ends below UCB by {z[0]:.0f} "
-            f"(censored) and {z[1]:.0f} (uncensored) standard errors of the paired difference.")
+            f"(censored) and {z[1]:.0f} (uncensored) standard errors of the paired difference. {UNIFORM.capitalize()} "
+            f"ends at {uniform}.")
 
 
 def figure1_panel(runs=20, seed=0) -> FigureReproduction:
-    plot = CurvePlot(["D-UCB", "D-KLUCB", "UD-UCB", "UD-KLUCB"], panels=[_panel_title(n, m) for n, _, m in FIG1_PANELS],
+    plot = CurvePlot(["D-UCB", "D-KLUCB", "UD-UCB", "UD-KLUCB", UNIFORM], panels=[_panel_title(n, m) for n, _, m in FIG1_PANELS],
                      extra=["asymptotic lower bound (Theorems 3–4)"])
     caption = ("Figure 1 of the paper: T = 10,000, geometric delays with μ = 500, window m = 1000 "
                "(censored panels). Bands: 95% confidence band of the mean over runs. The dashed black "
-               "curve is c·log t with the asymptotic slope c of Theorem 3 (censored) or 4 (uncensored).")
+               "curve is c·log t with the asymptotic slope c of Theorem 3 (censored) or 4 (uncensored), for "
+               "the pseudo-regret; the dashed grey one is uniform random play, on the same draws.")
     return FigureReproduction(lambda r, p: figure1(r, seed, p), draw_figure1, plot, runs, 100, caption,
                               name="vernade2017-figure1", summary=summary_figure1)
 
 
 # ------------------------------------------------------------------------------- Figure 2
-FIG2_NAMES = ["D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB"]
+FIG2_NAMES = ["D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB", UNIFORM]
 
 
 def figure2(runs=200, seed=0, progress=None, horizon=HORIZON, cache=None):
-    """Figure 2: D-UCB, D-KLUCB and the Discarding baselines on θ_L, censored (μ = 500, m = 1000)."""
-    law = Geometric(MEAN_DELAY)
-    env = Conversions(THETA_L, law, window=WINDOW)
-    pols = {"D-UCB": DelayedUCB(law, WINDOW), "D-KLUCB": DelayedKLUCB(law, WINDOW),
-            "Discarding UCB": DiscardingUCB(law, WINDOW), "Discarding KL-UCB": DiscardingKLUCB(law, WINDOW)}
-    return sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress, cache=cache)
+    """Figure 2: D-UCB, D-KLUCB and the Discarding baselines on θ_L, censored (μ = 500, m = 1000),
+    and uniform random play."""
+    def compute():
+        law = Geometric(MEAN_DELAY)
+        env = Conversions(THETA_L, law, window=WINDOW)
+        pols = with_uniform({"D-UCB": DelayedUCB(law, WINDOW), "D-KLUCB": DelayedKLUCB(law, WINDOW),
+                             "Discarding UCB": DiscardingUCB(law, WINDOW),
+                             "Discarding KL-UCB": DiscardingKLUCB(law, WINDOW)})
+        return sweep(env, pols, horizon, runs, seed, checkpoints=CHECKPOINTS, progress=progress, cache=cache)
+    return remembered(("figure2", runs, seed, horizon), compute, cache)
 
 
 def draw_figure2(res, plot: CurvePlot) -> None:
@@ -148,44 +188,52 @@ def round_robin_cost(theta=THETA_L) -> float:
 
 
 def summary_figure2(res) -> str:
-    """The numbers of Figure 2: final regrets, and Discarding's round-robin phase."""
+    """The numbers of Figure 2: final regrets, Discarding's round-robin phase, and the late growth rates."""
     T = int(res.times[-1])
     k = int(np.argmin(np.abs(res.times - WINDOW)))
-    finals = ", ".join(f"{n} {res.final(n).mean():.1f}" for n in FIG2_NAMES)
+    finals = ", ".join(f"{n} {res.final(n).mean():.1f}" for n in FIG2_NAMES if n != UNIFORM)
     z = [float(np.divide(*res.paired(a, b))) for a, b in [("D-KLUCB", "Discarding KL-UCB"), ("D-UCB", "Discarding UCB")]]
-    return (f"regret at T = {T:,}: {finals}. Discarding KL-UCB's regret at t = {int(res.times[k]):,} is "
-            f"{res.mean('Discarding KL-UCB')[k]:.1f} in every run alike ({round_robin_cost():.2f} per step of round "
-            f"robin). The delay-corrected policies end below their Discarding counterparts by {z[0]:.0f} (KL-UCB) "
-            f"and {z[1]:.0f} (UCB) standard errors of the paired difference.")
+    slopes = ", ".join(f"{n} {1000 * late_slopes(res, n).mean():.1f}" for n in FIG2_NAMES if n != UNIFORM)
+    late = f"after t = {LATE:,}" if res.times[-1] > LATE else "late"
+    return (f"regret at T = {T:,}: {finals}; {UNIFORM} {res.final(UNIFORM).mean():.1f}. Discarding KL-UCB's "
+            f"regret at t = {int(res.times[k]):,} is {res.mean('Discarding KL-UCB')[k]:.1f} in every run alike "
+            f"({round_robin_cost():.2f} per step of round robin). The delay-corrected policies end below their "
+            f"Discarding counterparts by {z[0]:.0f} (KL-UCB) and {z[1]:.0f} (UCB) standard errors of the paired "
+            f"difference. Regret per 1000 steps {late}: {slopes}.")
 
 
 def figure2_panel(runs=40, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG2_NAMES, title="Figure 2: delay-corrected policies against Discarding "
                      "(θ_L, μ = 500, m = 1000)")
     caption = ("Discarding policies only use pulls at least m = 1000 steps old: before that they play "
-               f"round robin, hence a linear regret of (0 + 0.05 + 0.07)/3 = {round_robin_cost():.2f} per step, then "
-               "they catch up slowly. Bands: 95% confidence band of the mean.")
+               f"round robin, hence a linear regret of (0 + 0.05 + 0.07)/3 = {round_robin_cost():.2f} per step, "
+               "as much as uniform random play (the dashed grey curve), then they catch up slowly. Bands: 95% "
+               "confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 200, caption,
                               name="vernade2017-figure2", summary=summary_figure2)
 
 
 # ------------------------------------------------------------------------------- Figure 3
-FIG3_NAMES = ["D-KLUCB", "D-KLUCB (estimated CDF)", "UD-KLUCB", "UD-KLUCB (estimated geometric law)"]
+FIG3_NAMES = ["D-KLUCB", "D-KLUCB (estimated CDF)", "UD-KLUCB", "UD-KLUCB (estimated geometric law)", UNIFORM]
 
 
 def figure3(runs=100, seed=0, progress=None, horizon=HORIZON, cache=None):
-    """Appendix D, Figure 3: D-KLUCB knowing the law or estimating it online, θ_L, μ = 500."""
-    law = Geometric(MEAN_DELAY)
-    p1, p2 = _staged(progress, 2)
-    censored = sweep(Conversions(THETA_L, law, window=WINDOW),
-                     {"D-KLUCB": DelayedKLUCB(law, WINDOW),
-                      "D-KLUCB (estimated CDF)": DelayedKLUCB(OnlineCDF(), WINDOW)},
-                     horizon, runs, seed, checkpoints=CHECKPOINTS, progress=p1, cache=cache)
-    uncensored = sweep(Conversions(THETA_L, law),
-                       {"UD-KLUCB": DelayedKLUCB(law, None),
-                        "UD-KLUCB (estimated geometric law)": DelayedKLUCB(OnlineGeometric(gamma=1.0), None)},
-                       horizon, runs, seed, checkpoints=CHECKPOINTS, progress=p2, cache=cache)
-    return {"censored": censored, "uncensored": uncensored}
+    """Appendix D, Figure 3: D-KLUCB knowing the law or estimating it online, θ_L, μ = 500, and
+    uniform random play."""
+    def compute():
+        law = Geometric(MEAN_DELAY)
+        p1, p2 = _staged(progress, 2)
+        censored = sweep(Conversions(THETA_L, law, window=WINDOW),
+                         with_uniform({"D-KLUCB": DelayedKLUCB(law, WINDOW),
+                                       "D-KLUCB (estimated CDF)": DelayedKLUCB(OnlineCDF(), WINDOW)}),
+                         horizon, runs, seed, checkpoints=CHECKPOINTS, progress=p1, cache=cache)
+        uncensored = sweep(Conversions(THETA_L, law),
+                           with_uniform({"UD-KLUCB": DelayedKLUCB(law, None),
+                                         "UD-KLUCB (estimated geometric law)":
+                                             DelayedKLUCB(OnlineGeometric(gamma=1.0), None)}),
+                           horizon, runs, seed, checkpoints=CHECKPOINTS, progress=p2, cache=cache)
+        return {"censored": censored, "uncensored": uncensored}
+    return remembered(("figure3", runs, seed, horizon), compute, cache)
 
 
 def draw_figure3(results, plot: CurvePlot) -> None:
@@ -270,9 +318,10 @@ class _RoundRobinEstimator(DelayedUCB):
 
 
 def estimator_study(theta=THETA_H, mean_delay=200, window=400, horizon=1500, runs=300, seed=0):
-    """S/Ñ against the naive S/N under round-robin play: {"t", "theta", "corrected", "naive"}.
+    """S/Ñ against the naive S/N under round-robin play: {"t", "theta", "corrected", "naive",
+    "n_tilde", "pulls", "window", "law"}.
 
-    Arrays are (runs, recorded times, arms).
+    Arrays are (runs, recorded times, arms); under round robin Ñ and N are the same in every run.
     """
     law = Geometric(mean_delay)
     # sweep: simulate's result, array for array, from the dashboards' on-disk cache when they set one
@@ -281,20 +330,47 @@ def estimator_study(theta=THETA_H, mean_delay=200, window=400, horizon=1500, run
     tr = res.traces["est"]
     naive = tr["successes"] / np.maximum(tr["pulls"], 1)
     return {"t": res.times, "theta": np.asarray(theta), "corrected": tr["theta_hat"], "naive": naive,
-            "window": window, "law": law}
+            "n_tilde": tr["n_tilde"][0], "pulls": tr["pulls"][0], "window": window, "law": law}
+
+
+def estimator_parts(study, t=None) -> dict:
+    """Where the naive S/N falls short of θ at step ``t`` (the study's last by default), per arm.
+
+    Under a fixed pull sequence E[S] = θ·Ñ, so E[S/N] = θ·Ñ/N: the relative shortfall
+    1 − E[S/N]/θ is 1 − Ñ/N, the sum of
+
+    * ``window``: 1 − τ_m, the conversions later than the window, never seen — it stays;
+    * ``pending``: τ_m − Ñ/N, the recent pulls whose conversions may still come. Their weight
+      τ_m·N − Ñ stays bounded as N grows, so this part vanishes like 1/N.
+
+    Returns {"t", "shortfall" (measured, mean over runs), "se" (its standard error), "predicted"
+    (1 − Ñ/N), "window", "pending", "runs"}, arrays over the arms.
+    """
+    i = -1 if t is None else int(np.argmin(np.abs(study["t"] - t)))
+    theta = study["theta"]
+    rel = 1 - study["naive"][:, i] / theta  # (runs, arms)
+    runs = rel.shape[0]
+    n_ratio = study["n_tilde"][i] / study["pulls"][i]
+    tau_m = float(study["law"].cdf(study["window"])) if study["window"] is not None else 1.0
+    return {"t": int(study["t"][i]), "shortfall": rel.mean(axis=0), "se": rel.std(axis=0, ddof=1) / np.sqrt(runs),
+            "predicted": 1 - n_ratio, "window": np.full(theta.size, 1 - tau_m), "pending": tau_m - n_ratio,
+            "runs": runs}
 
 
 def estimator_summary(study) -> str:
-    """The numbers of the estimator study at its last time: S/Ñ and S/N against θ."""
+    """The numbers of the estimator study at its last time: S/Ñ and S/N against θ, and the two parts
+    of the naive estimate's shortfall (:func:`estimator_parts`), at that time and at half of it."""
     corrected, naive = study["corrected"][:, -1], study["naive"][:, -1]
     runs = corrected.shape[0]
     margin = 1.96 * corrected.std(axis=0, ddof=1) / np.sqrt(runs)
     theta = study["theta"]
     fmt = lambda v: "(" + ", ".join(f"{x:.3f}" for x in v) + ")"  # noqa: E731
-    low = np.mean(1 - naive.mean(axis=0) / theta)
-    return (f"at t = {int(study['t'][-1]):,}, averaged over {runs} runs: S/Ñ = {fmt(corrected.mean(axis=0))} for "
+    end, half = estimator_parts(study), estimator_parts(study, study["t"][-1] / 2)
+    return (f"at t = {end['t']:,}, averaged over {runs} runs: S/Ñ = {fmt(corrected.mean(axis=0))} for "
             f"θ = {fmt(theta)}, with a 95% margin of ±{margin.max():.3f}; the naive S/N = {fmt(naive.mean(axis=0))}, "
-            f"on average {low:.0%} too low.")
+            f"on average {end['shortfall'].mean():.1%} too low: {end['window'][0]:.1%} is the window's "
+            f"(1 − τ_m, it stays), {end['pending'].mean():.1%} the pending pulls' (τ_m − Ñ/N; it was "
+            f"{half['pending'].mean():.1%} at t = {half['t']:,}, and vanishes like 1/N).")
 
 
 def estimator_figure(study):
@@ -318,3 +394,171 @@ def estimator_figure(study):
                   xaxis_title="step t", yaxis_title="estimate of θ (mean over runs)",
                   legend=dict(orientation="h", x=0, y=-0.25))
     return FigureWidget(fig)
+
+
+# ------------------------------------------------------------------------------- what Ñ does
+#: the live panel's defaults (delaylab.panels.conversions.ConversionsPanel): the check cells of the
+#: notebook compute their claims on these fixed parameters, never on the panel's current state
+PANEL_HORIZON, PANEL_RUNS = 2500, 60
+#: each delay-corrected index and the same index without Ñ (told that conversions arrive at once)
+PAIRS = (("D-UCB", "D-UCB" + WITHOUT), ("D-KLUCB", "D-KLUCB" + WITHOUT))
+
+
+#: the policies of the notebook's check at the panel's defaults: its pairs, and UCB1
+COMPARED = tuple(n for n in SHOWN if not n.startswith("Discarding")) + ("UCB1",)
+
+
+def comparison(theta=THETA_L, names=COMPARED, mean_delay=MEAN_DELAY, window=WINDOW, horizon=PANEL_HORIZON,
+               runs=PANEL_RUNS, seed=0, trace=False):
+    """The live panel's policies ``names`` (its toggles' names, censored model) and uniform random
+    play, on the panel's draws: the panel at these settings shows the same final regrets.
+
+    ``trace=True`` records the pulls at every step (for :func:`switches`)."""
+    theta, names = tuple(theta), tuple(names)
+
+    def compute():
+        law = Geometric(mean_delay)
+        pols = {n: make_policy(n, law, window) for n in names}
+        env = Conversions(theta, law, window=window)
+        if trace:
+            return sweep(env, pols, horizon, runs, seed, trace=True)
+        return sweep(env, with_uniform(pols), horizon, runs, seed, checkpoints=300)
+    return remembered(("comparison", theta, names, mean_delay, window, horizon, runs, seed, trace), compute)
+
+
+def switches(result, name) -> np.ndarray:
+    """How many times policy ``name`` changed arm from one step to the next, per run, in a result
+    of :func:`comparison` with ``trace=True``."""
+    pulls = np.asarray(result.traces[name]["pulls"])  # (runs, T, K): pulls after each step
+    played = np.diff(pulls, axis=1, prepend=0).argmax(axis=-1)  # (runs, T): the arm of each step
+    return (played[:, 1:] != played[:, :-1]).sum(axis=1)
+
+
+# ------------------------------------------------------------------------------- the notebook's claims
+# Each function returns the claims (delaylab.claims) of one passage of notebook 01, computed on the
+# result it is given: the notebook's check cells pass results of fixed parameters, never a panel's.
+def estimator_claims(study) -> list:
+    """Section 2: S/Ñ lands on θ for every arm; S/N falls short of θ by 1 − Ñ/N (E[S/N] = θ·Ñ/N under
+    a fixed pull sequence); the pending pulls' part of that shortfall halves when N doubles."""
+    corrected = study["corrected"][:, -1]
+    runs = corrected.shape[0]
+    bias = corrected.mean(axis=0) - study["theta"]
+    se = corrected.std(axis=0, ddof=1) / np.sqrt(runs)
+    end, half = estimator_parts(study), estimator_parts(study, study["t"][-1] / 2)
+    out = [claims.estimate(f"arm {k + 1} (θ = {th:g}): the mean of S/Ñ is θ, unbiased", b, s, low=-3 * s, high=3 * s,
+                           runs=runs) for k, (th, b, s) in enumerate(zip(study["theta"], bias, se))]
+    out += [claims.estimate(f"arm {k + 1}: S/N falls short of θ by the share 1 − Ñ/N = {p:.3f}", f - p, s,
+                            low=-3 * s, high=3 * s, runs=runs)
+            for k, (f, p, s) in enumerate(zip(end["shortfall"], end["predicted"], end["se"]))]
+    out.append(claims.estimate(f"S/N falls short for every arm (t = {end['t']:,}): the smallest shortfall, in "
+                               "standard errors", float(np.min(end["shortfall"] / end["se"])), 0.0, low=10))
+    ratio = float(np.mean(half["pending"]) / np.mean(end["pending"]))
+    out.append(claims.estimate(f"the pending pulls' share halves from t = {half['t']:,} to t = {end['t']:,} "
+                               f"(ratio of τ_m − Ñ/N; exact: Ñ is fixed under round robin)", ratio, 0.0,
+                               low=1.8, high=2.2))
+    return out
+
+
+def ntilde_claims(at_defaults, on_high, streaks, long_delays) -> list:
+    """Section 4: what Ñ changes (results of :func:`comparison`: the panel's defaults on θ_L; the
+    pairs on θ_H; the pairs of D-UCB with the pulls traced; D-UCB at μ = 5000)."""
+    d, w = PAIRS[0]
+    k, kw = PAIRS[1]
+    sw, sw0 = switches(streaks, d), switches(streaks, w)
+    T = streaks.horizon
+    return [
+        claims.ratio_within(at_defaults, k, kw, 0.8, 1.25,
+                            text=f"θ_L: {k} and {kw} end within a fifth of each other"),
+        claims.lower(at_defaults, w, d, text=f"θ_L: {w} ends below {d}"),
+        claims.lower(at_defaults, w, "UCB1", text=f"θ_L: UCB1 ends well above {w} (they differ in the constant alone)"),
+        *[claims.lower(at_defaults, n, UNIFORM, text=f"θ_L: {n} ends below {UNIFORM}")
+          for n in at_defaults.names if n != UNIFORM],
+        claims.lower(on_high, k, kw, text=f"θ_H: {k} ends well below {kw}"),
+        claims.not_different(on_high, d, w, text=f"θ_H: {d} gains little from Ñ (level with {w})"),
+        claims.estimate(f"{d} plays in long streaks: changes of arm per run in {T:,} steps (at most 50)",
+                        float(sw.mean()), float(sw.std(ddof=1) / np.sqrt(sw.size)), high=50, z=3, runs=sw.size),
+        claims.estimate(f"{w} changes arm about every other step: changes of arm per run in {T:,} steps "
+                        f"(between {0.4 * T:,.0f} and {0.6 * T:,.0f})", float(sw0.mean()),
+                        float(sw0.std(ddof=1) / np.sqrt(sw0.size)), low=0.4 * T, high=0.6 * T, z=3, runs=sw0.size),
+        claims.lower(long_delays, UNIFORM, d, text=f"μ = 5000: {d} ends above {UNIFORM}"),
+    ]
+
+
+def below_the_bound_claim(result, name):
+    """Section 5: ``name`` ends below c·log T, the asymptotic lower bound's curve, at the result's
+    horizon (θ_L, μ = 500, m = 1000: the panel's defaults)."""
+    T = result.horizon
+    bound = lower_bound(THETA_L, WINDOW) * np.log(T)
+    f = np.asarray(result.final(name), float)
+    return claims.estimate(f"{name} ends below c·log T = {bound:.1f} at T = {T:,} (c·log T minus its regret)",
+                           float(bound - f.mean()), float(f.std(ddof=1) / np.sqrt(f.size)), low=0, z=3, runs=f.size)
+
+
+def figure1_claims(results) -> list:
+    """Section 6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret; on θ_H within a quarter;
+    every curve below uniform random play."""
+    out = []
+    for name, _, m in FIG1_PANELS:
+        res, pre = results[(name, m)], "D-" if m is not None else "UD-"
+        where = f"{name}, {'censored' if m is not None else 'uncensored'}"
+        if name == "θ_L":
+            out.append(claims.lower(res, "KLUCB", "UCB", text=f"{where}: {pre}KLUCB ends below {pre}UCB"))
+            out.append(claims.ratio_within(res, "UCB", "KLUCB", 2.0, np.inf,
+                                           text=f"{where}: {pre}UCB's regret is more than twice {pre}KLUCB's"))
+        else:
+            out.append(claims.ratio_within(res, "UCB", "KLUCB", 0.75, 1.25,
+                                           text=f"{where}: {pre}UCB and {pre}KLUCB end within a quarter of each other"))
+        out += [claims.lower(res, n, UNIFORM, text=f"{where}: {pre}{n} ends below {UNIFORM}") for n in ("UCB", "KLUCB")]
+    return out
+
+
+LATE = 5000  # Figure 2's late growth rate: the slope of the regret over the steps after LATE
+
+
+def late_slopes(res, name, start=LATE) -> np.ndarray:
+    """Per run, the regret's growth per step after ``start`` (to the result's horizon)."""
+    t = res.times
+    i = min(int(np.searchsorted(t, start)), max(t.size // 2, 1) - 1)  # a short run: its second half
+    r = res.regret[name]
+    return (r[:, -1] - r[:, i]) / (t[-1] - t[i])
+
+
+def figure2_claims(res) -> list:
+    """Section 7 (Figure 2): the delay-corrected policies end below Discarding; late in the run,
+    Discarding UCB grows as fast as D-UCB, Discarding KL-UCB still faster than D-KLUCB."""
+    out = [claims.lower(res, "D-KLUCB", "Discarding KL-UCB"), claims.lower(res, "D-UCB", "Discarding UCB")]
+    for disc, ours, level in [("Discarding UCB", "D-UCB", True), ("Discarding KL-UCB", "D-KLUCB", False)]:
+        d = late_slopes(res, disc) - late_slopes(res, ours)
+        mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+        what = f"after t = {LATE:,}, {disc}'s regret grows per step "
+        if level:
+            out.append(claims.estimate(what + f"as fast as {ours}'s (difference within 2 s.e. of 0)", mean, se,
+                                       low=-2 * se, high=2 * se, runs=d.size))
+        else:
+            out.append(claims.estimate(what + f"faster than {ours}'s (difference)", mean, se, low=0, z=3, runs=d.size))
+    out += [claims.lower(res, n, UNIFORM) for n in FIG2_NAMES if n != UNIFORM]
+    return out
+
+
+def figure3_claims(results) -> list:
+    """Section 8 (Figure 3): with the law estimated, the regret stays within 1.5 times the known-law
+    regret (by 2 standard errors of the ratio), and below uniform random play."""
+    out = []
+    for key, known, est in [("censored", "D-KLUCB", "D-KLUCB (estimated CDF)"),
+                            ("uncensored", "UD-KLUCB", "UD-KLUCB (estimated geometric law)")]:
+        res = results[key]
+        ratio, se = float(np.mean(res.final(est)) / np.mean(res.final(known))), _ratio_se(res, est, known)
+        out.append(claims.estimate(f"{key}: {est}'s final regret over {known}'s is at most 1.5 (within 2 s.e.)",
+                                   ratio, se, high=1.5, z=2, runs=res.runs))
+        out.append(claims.not_different(res, known, est, z=3.0, text=f"{key}: the paired difference is not "
+                                        "significant (within 3 s.e. of 0)"))
+        out += [claims.lower(res, n, UNIFORM) for n in (known, est)]
+    return out
+
+
+def _ratio_se(res, a, b) -> float:
+    """Standard error of mean(final a)/mean(final b) over paired runs (delta method)."""
+    fa, fb = np.asarray(res.final(a), float), np.asarray(res.final(b), float)
+    r = fa.mean() / fb.mean()
+    cov = np.cov(fa, fb, ddof=1)
+    return float(np.sqrt(max(0.0, cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / fa.size) / abs(fb.mean()))

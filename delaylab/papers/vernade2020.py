@@ -1,19 +1,21 @@
 """Vernade, Carpentier, Lattimore, Zappella, Ermis, Brueckner (ICML 2020), "Linear bandits with
 stochastic delayed feedback": the parameters of the paper's figures, how to compute and draw them.
 
-Section 8: d = 5, K = 10 actions per round drawn from {0,1}^d \\ {0} and normalised,
-θ = (1/√d, …, 1/√d), δ = 0.1, λ = 1 (from the authors' scripts), 50 runs (the caption of
-Figure 1 says 100, the text 50).
+Section 8: d = 5, K = 10 actions per round ("sample and normalize K actions from {0,1}^d", as
+printed; we draw them uniformly from {0,1}^d \\ {0}, the zero vector having no direction: our
+reading), θ = (1/√d, …, 1/√d), δ = 0.1, λ = 1 (from the authors' scripts), 50 runs (the caption
+of Figure 1 says 100, the text 50).
 
 * Figure 1: T = 3000, geometric delays, (m, μ) ∈ {(100, 100), (500, 100), (100, 500)}.
 * Figure 3: the Criteo delays (seconds) divided by 100, m = 2000, T = 10,000.
 
 Besides OTFLinUCB and OTFLinTS as printed (Algorithms 1 and 2), each figure shows the index of
-the authors' public code (``OTFLinUCB(variant="authors-code")``: squared norms, no factor 2),
-which is what reproduces the paper's curves (see :class:`~delaylab.policies.linear.OTFLinUCB`),
-and uniform random play, the reference of every regret figure. Figure 1 also shows Algorithm 1
-without its delay term (``variant="no-delay-term"``: α_{t,δ} = 2f_{t,δ}, all else the same), the
-comparison that isolates what the delay term costs.
+the authors' public code (``OTFLinUCB(variant="authors-code")``: squared norms, no factor 2), with
+which OTFLinUCB ends below OTFLinTS as in the paper's figures (see
+:class:`~delaylab.policies.linear.OTFLinUCB`; OTFLinTS stays Algorithm 2 as printed: we do not
+run the authors' Thompson-sampling code), and uniform random play, the reference of every regret
+figure. Figure 1 also shows Algorithm 1 without its delay term (``variant="no-delay-term"``:
+α_{t,δ} = 2f_{t,δ}, all else the same), the comparison that isolates what the delay term costs.
 
 :func:`otf_choices` watches which actions Algorithm 1 as printed plays on the paper's instance,
 the evidence for why it ends above uniform random play.
@@ -79,8 +81,9 @@ def _staged(progress, n):
     return [lambda f, i=i: progress((i + f) / n) for i in range(n)]
 
 
-#: the last few figures computed, by their parameters: a check cell that asks for the figure the
-#: notebook has just drawn (same runs, seed and horizon) reads it instead of computing it again
+#: the last few figures (and watched runs, :func:`otf_choices`) computed, by their parameters: a
+#: check cell that asks for what the notebook has just computed (same runs, seed and horizon) reads
+#: it instead of computing it again
 _DONE: dict = {}
 
 
@@ -133,6 +136,21 @@ def difference(a, b) -> tuple[float, float]:
     return float(a.mean() - b.mean()), float(np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
 
 
+def ratio(a, b) -> tuple[float, float]:
+    """mean(a) / mean(b) with its standard error (delta method), for runs of two different settings
+    (unpaired)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    r = float(a.mean() / b.mean())
+    rel = np.sqrt(a.var(ddof=1) / a.size / a.mean() ** 2 + b.var(ddof=1) / b.size / b.mean() ** 2)
+    return r, float(abs(r) * rel)
+
+
+def paired(a, b) -> tuple[float, float]:
+    """mean(a − b) with its standard error, for two quantities of the same runs (paired)."""
+    x = np.asarray(a, float) - np.asarray(b, float)
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+
+
 def draw_figure1(results, plot: CurvePlot) -> None:
     for i, key in enumerate(FIG1_PANELS):
         plot.show_result(results[key], [n for n in NAMES if n in results[key].names], panel=i)
@@ -169,8 +187,8 @@ def figure1_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                "window m; δ = 0.1 and λ = 1 (not in the paper's text: the authors' scripts). Bands: 95% "
                "confidence band of the mean over runs. Solid blue/vermillion: Algorithms 1 and 2 as printed; "
                "dashed green: Algorithm 1 without its delay term (α = 2f, all else the same); dash-dot blue: "
-               "the index of the authors' public code (squared norms), whose curves are the ones in the paper; "
-               "dashed grey: uniform random play.")
+               "OTFLinUCB with the index of the authors' public code (squared norms): with it OTFLinUCB ends "
+               "below OTFLinTS (Algorithm 2 as printed), the paper's ordering; dashed grey: uniform random play.")
     return FigureReproduction(lambda r, p: figure1(r, seed, p, horizon), draw_figure1, plot, runs, RUNS, caption,
                               name="vernade2020-figure1", summary=summary_figure1)
 
@@ -198,14 +216,14 @@ def summary_figure3(res) -> str:
     return f"regret at T = {int(res.times[-1]):,}: {_finals(res)}{_above_uniform(res)}."
 
 
-def figure3_panel(runs=3, seed=0, horizon=FIG3_HORIZON, width="cheap") -> FigureReproduction:
+def figure3_panel(runs=3, seed=0, horizon=FIG3_HORIZON, width="exact") -> FigureReproduction:
     law = criteo(FIG3_SCALE)
     t_m = float(law.cdf(FIG3_WINDOW))
     plot = CurvePlot(NAMES, title=f"Figure 3: Criteo delays / 100, m = 2000 (τ_m = {t_m:.2f})", height=420)
     caption = (f"Figure 3 of the paper: heavy-tailed delays (Criteo, Diemert et al. 2017) divided by 100, so one "
-               f"step is 100 s; m = 2000, T = 10,000, other parameters as in Figure 1. Here the delay term uses "
-               f"the cheap width ‖A_s‖ in V_s⁻¹ (width='{width}'), as the exact one costs O(m d²) per round "
-               f"with m = 2000. Bands: 95% confidence band of the mean; dashed grey: uniform random play.")
+               f"step is 100 s; m = 2000, T = 10,000, other parameters as in Figure 1; the delay term "
+               f"{'in V_t⁻¹, as printed' if width == 'exact' else 'with the stored norms in V_s⁻¹ (cheap)'}. "
+               f"Bands: 95% confidence band of the mean; dashed grey: uniform random play.")
     return FigureReproduction(lambda r, p: figure3(r, seed, p, horizon, width), draw_figure3, plot, runs, RUNS,
                               caption, name="vernade2020-figure3", summary=summary_figure3)
 
@@ -293,12 +311,14 @@ class _Watched(OTFLinUCB):
             width[rows, arms] > np.median(width, axis=1),  # played a wider-than-median action
             arms == np.argmax(estimate, axis=1),  # played the action the estimate ranks first
             (index[rows, arms] - estimate[rows, arms]) / np.ptp(estimate, axis=1).clip(1e-12),  # its bonus / estimate spread
+            self.delay_term(t, "exact"), self.delay_term(t, "cheap"),  # the delay term, both ways, on this run
         ]))
         return arms
 
 
 class Choices(NamedTuple):
-    """What OTFLinUCB played, per run (arrays of shape (runs,), averaged over the rounds watched)."""
+    """What OTFLinUCB played, per run (arrays of shape (runs,), averaged over the rounds watched),
+    and its delay term computed both ways, round by round."""
 
     played: np.ndarray  #: mean ⟨A_t, θ⟩ of the actions played
     offered: np.ndarray  #: mean ⟨a, θ⟩ of the actions offered (what uniform random play gets on average)
@@ -306,23 +326,28 @@ class Choices(NamedTuple):
     wider: np.ndarray  #: share of rounds in which the action played is wider than the median, ‖a‖ in V_t⁻¹
     top_estimate: np.ndarray  #: share of rounds in which it is the action whose estimate ⟨a, θ̂⟩ is largest
     bonus_over_spread: np.ndarray  #: its bonus α‖a‖ over the spread of the estimates in the round (median)
+    exact_term: np.ndarray  #: (T, runs) the delay term of step t, Σ_{s=t−m}^{t−1} ‖A_s‖ in V_t⁻¹ (what it used)
+    cheap_term: np.ndarray  #: (T, runs) the same sum with the stored ‖A_s‖ in V_s⁻¹, on the same run
 
 
 def otf_choices(m=100, mu=100, horizon=1000, runs=10, seed=0, d=DIM, variant="paper") -> Choices:
     """Run OTFLinUCB (``variant``) on the paper's instance (θ = (1/√d, …), binary action sets, K = 10,
     geometric delays of mean ``mu``, window ``m``) and say what it played, round by round: the
-    same runs as ``simulate`` with the same arguments (a watched copy of the policy)."""
-    log: list = []
-    env = setting(m, mu, d)
+    same runs as ``simulate`` with the same arguments (a watched copy of the policy; remembered
+    like :func:`figure1`)."""
+    def compute():
+        log: list = []
+        env = setting(m, mu, d)
 
-    class Watched(_Watched):
-        def reset(self, problem):
-            super().reset(problem)
-            self._theta = np.asarray(env.theta, dtype=float)
+        class Watched(_Watched):
+            def reset(self, problem):
+                super().reset(problem)
+                self._theta = np.asarray(env.theta, dtype=float)
 
-    simulate(env, {"watched": Watched(window=m, variant=variant, log=log)}, horizon, runs, seed)
-    rec = np.stack(log)  # (T, 6, B)
-    return Choices(*rec[:, :5].mean(axis=0), np.median(rec[:, 5], axis=0))
+        simulate(env, {"watched": Watched(window=m, variant=variant, log=log)}, horizon, runs, seed)
+        rec = np.stack(log)  # (T, 8, B)
+        return Choices(*rec[:, :5].mean(axis=0), np.median(rec[:, 5], axis=0), rec[:, 6], rec[:, 7])
+    return _remembered(("otf_choices", m, mu, horizon, runs, seed, d, variant), compute, None)
 
 
 def coverage(m=500, mu=100, horizon=HORIZON, runs=10, seed=0, every=10) -> np.ndarray:

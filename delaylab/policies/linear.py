@@ -24,9 +24,12 @@ The delay term, ``width=``:
 
 * ``"exact"``: Σ_{s=t−m}^{t−1} ‖A_s‖_{V_t^{-1}}, recomputed every round from the stored last m
   actions: O(m d²) per run and round (Section 5, "Computation complexity");
-* ``"cheap"``: Σ_{s=t−m}^{t−1} ‖A_s‖_{V_s^{-1}}, from scalars stored when each action was played:
-  O(m) per round ("Improved computation complexity"). Since V_s ⪯ V_t for s ≤ t, each term is
-  larger, so the confidence width is slightly wider.
+* ``"cheap"``: Σ_{s=t−m}^{t−1} ‖A_s‖_{V_s^{-1}}, from scalars stored when each action was played
+  ("Improved computation complexity", Section 5): O(m) memory, and O(d²) per round in the paper's
+  count, the sum being kept as a running sum (here the m stored scalars are re-added, O(m) per
+  round). Since V_s ⪯ V_t for s ≤ t, each term is larger: the paper calls it a slight increase,
+  which it is once t ≫ m; while t is of the order of m, the cheap sum can be nearly twice the
+  exact one (notebook 03, Section 3, checks it).
 
 Reading taken where the paper is ambiguous: the text of Section 7 defines β_{t,δ} with V_t^{-1}
 but line 4 of Algorithm 2 writes V_s^{-1}; OTFLinTS accepts both (``width="exact"``: the text,
@@ -157,8 +160,9 @@ class _LinearLearner(Policy):
         """f_{t,δ} for the decision of step t (paper's round t + 1), shape (B,)."""
         return self._f_table[:, t]
 
-    def delay_term(self, t: int) -> np.ndarray:
-        r"""Σ_{s=t−m}^{t−1} ‖A_s‖ in V_t^{-1} (exact) or V_s^{-1} (cheap), shape (B,).
+    def delay_term(self, t: int, width=None) -> np.ndarray:
+        r"""Σ_{s=t−m}^{t−1} ‖A_s‖ in V_t^{-1} (exact) or V_s^{-1} (cheap), shape (B,); ``width``
+        ("exact" or "cheap") overrides the policy's own, to compare the two on one run.
 
         Slots of rounds s < 0 hold zero actions and add nothing; the slot of round t − m − 1
         (the ring holds m + 1 actions) is excluded.
@@ -167,7 +171,7 @@ class _LinearLearner(Policy):
         if M - 1 < 1:
             return np.zeros(self.problem_.size)
         stale = (t - M) % M  # slot of round t − m − 1 (or an unused slot): not in the sum
-        if self.width == "cheap":
+        if (width or self.width) == "cheap":
             return self.norms_.sum(axis=1) - self.norms_[:, stale]
         X = self.actions_
         norms = np.sqrt(np.maximum(((self.v_inv_ @ X) * X).sum(axis=1), 0.0))  # ‖A_s‖_{V_t^{-1}}, (B, M)
@@ -217,13 +221,12 @@ class OTFLinUCB(_LinearLearner):
         ``"paper"`` (default): Algorithm 1 as printed. ``"no-delay-term"``: Algorithm 1 with the
         delay term removed, α_{t,δ} = 2f_{t,δ}, everything else as printed (the same windowed
         estimate, the same 2f_{t,δ}): the comparison that isolates what the delay term does.
-        ``"authors-code"``: the index of the
-        authors' public simulation code, which deviates from the paper, kept only to show where
-        the paper's Figure 1 comes from: ⟨a, θ̂^W_t⟩ + (sqrt(β_t + λ) + Σ_{s=t−m}^{t−1}
-        ‖A_s‖²_{V_s^{-1}}) ‖a‖²_{V_t^{-1}} with β_t = 2 log(1/δ) + d log(1 + t/(λd)), t the number
-        of past rounds: squared norms everywhere, no factor 2 and no √λ outside the root. Its
-        bonus is far smaller, hence far less exploration (``width`` is ignored: the code stores
-        the V_s^{-1} norms).
+        ``"authors-code"``: the index of the authors' public simulation code, which deviates from
+        the paper, kept only to show that with it OTFLinUCB ranks below OTFLinTS, as in the paper's
+        Figure 1: ⟨a, θ̂^W_t⟩ + (sqrt(β_t + λ) + Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}) ‖a‖²_{V_t^{-1}}
+        with β_t = 2 log(1/δ) + d log(1 + t/(λd)), t the number of past rounds: squared norms
+        everywhere, no factor 2 and no √λ outside the root. Its bonus is far smaller, hence far less
+        exploration (``width`` is ignored: the code stores the V_s^{-1} norms).
     """
 
     def __init__(self, window=None, delta=0.1, lam=1.0, width="exact", variant="paper"):
@@ -328,10 +331,13 @@ class LinUCB(_LinearLearner):
     r"""LinUCB (OFUL, Abbasi-Yadkori et al. 2011) ignoring delays: the baseline a practitioner
     would try first.
 
-    θ̂_t = V_t^{-1} Σ_{s<t} Y_{s,t} A_s with every conversion seen so far, whatever its delay
-    (a pull whose conversion has not arrived counts as a zero), and the index
+    θ̂_t = V_t^{-1} Σ_{s<t} Y_{s,t} A_s with every conversion the setting has revealed so far (a
+    pull whose conversion has not arrived counts as a zero), and the index
     ⟨a, θ̂_t⟩ + f_{t,δ}‖a‖_{V_t^{-1}}: the confidence width of the undelayed problem (Section 7
-    recalls ‖θ̂_t − θ‖_{V_t} ≤ f_{t,δ} without delays). It has no window and no delay term.
+    recalls ‖θ̂_t − θ‖_{V_t} ≤ f_{t,δ} without delays). It has no window of its own and no delay
+    term; in a setting that censors at m (``LinearConversions(window=m)`` reveals no conversion
+    later than m), it sees exactly the conversions OTFLinUCB with window m counts, and the two
+    differ in their width alone.
 
     Parameters
     ----------

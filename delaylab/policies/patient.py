@@ -5,40 +5,45 @@ conversions are ever revealed (``dl.Conversions(means, delays=[law_1, …, law_K
 for the decision of step t (the learner knows every conversion with s + D_s ≤ t − 1):
 
 * T_i(t) — pulls of arm i so far;
-* μ̂_i(t) — conversions of arm i seen so far divided by T_i(t) (Eq. 4). No delay correction:
-  μ̂_i is biased low, by at most the share of arm i's conversions still on their way;
+* μ_hat_i(t) — conversions of arm i seen so far divided by T_i(t) (Eq. 4). No delay correction:
+  μ_hat_i is biased low, by at most the share of arm i's conversions still on their way;
 * Assumption 1: P(D > m) ≤ m^{−α} for every arm and m ≥ 1. Summing τ_i over the worst case
   (all pulls in the last T_i rounds) bounds the bias by 2 T_i^{−(α ∧ 1/2)} (Theorem 1);
 * **Patient Bandits** (Algorithm 1): pull each arm once, then the arm maximising
 
-      UCB_i(t) = μ̂_i(t) + sqrt(2 log(2KT³) / T_i(t)) + 2 T_i(t)^{−(α ∧ 1/2)},
+      UCB_i(t) = μ_hat_i(t) + sqrt(2 log(2KT³) / T_i(t)) + 2 T_i(t)^{−(α ∧ 1/2)},
 
   a standard deviation term plus a bias term (∧ = min, ∨ = max; α is the hyperparameter that
-  the paper's Section 8 writes α̂ to tell it from the true tail index).
+  the paper's Section 8 writes α_hat to tell it from the true tail index). The deviation term is
+  Theorem 1's at δ = 1/(KT³) per arm and round: log(2/δ) = log(2KT³), so the bound holds for
+  all K arms at once with probability 1 − 1/T³ per round. ``bias=0`` drops the bias term and
+  keeps everything else (the comparison that isolates it; not in the paper).
 * **Adapt-Patient Bandits** (Section 6.3, Algorithm 2) replaces α by an online lower confidence
   bound α_t under Assumption 2, c·m^{−α} ≤ P(D > m) ≤ m^{−α}, α ≥ α_low, min_k μ_k ≥ μ_low.
 
 Our reading of Algorithm 2 (the extraction of our copy lost the symbols of Section 6.3; this is
 the reading of ``docs/readings.md``, checked against the text):
 
-* Ī_t = argmax_k T_k(t) (ties: the lowest arm), T̄_t = T_{Ī_t}(t); only Ī_t's pulls are used;
-* D_t = ⌊T̄_t / 2⌋ and d_t = ⌊(c/2)^{1/α_low} D_t⌋ — the text needs d ≤ (c/2)^{1/α} D for the
+* I_bar_t = argmax_k T_k(t) (ties: the lowest arm), T_bar_t = T_{I_bar_t}(t); only I_bar_t's pulls are used;
+* D_t = ⌊T_bar_t / 2⌋ and d_t = ⌊(c/2)^{1/α_low} D_t⌋ — the text needs d ≤ (c/2)^{1/α} D for the
   unknown α; the known lower bound α_low guarantees it (footnote 3: d ≤ D since c ≤ 1);
 * m_{t,D} — the share of conversions seen within D steps, X_{s,D} = C_s 1{D_s ≤ D}, averaged
-  over Ī_t's pulls made at least D_t steps ago (s ≤ t − 1 − D_t, so that X_{s,D_t} is known).
+  over I_bar_t's pulls made at least D_t steps ago (s ≤ t − 1 − D_t, so that X_{s,D_t} is known).
   Our copy lost the range and the normaliser of the sum; we use the same set of pulls and its
   size n_t for both m_{t,D_t} and m_{t,d_t} (a "sample mean", as the text says), so that
   m_{t,D_t} − m_{t,d_t} = (1/n_t) Σ C_s 1{d_t < D_s ≤ D_t} ≥ 0 estimates μ(τ(D_t) − τ(d_t))
   without bias;
-* α̂_t = min(−log(m_{t,D_t} − m_{t,d_t}) / log T̄_t, 1)   (1 when the difference is 0);
-* α_t = max(α̂_t − κ · log(24 sqrt(log(2KT³)) / (c μ_low)) / log T̄_t, α_low), the lower
+* α_hat_t = min(−log(m_{t,D_t} − m_{t,d_t}) / log T_bar_t, 1)   (1 when the difference is 0);
+* α_t = max(α_hat_t − κ · log(24 sqrt(log(2KT³)) / (c μ_low)) / log T_bar_t, α_low), the lower
   confidence bound of the text with κ = 1 (``confidence``; κ is our name, exposed so that the
   notebook can show what the raw estimate does); α_t = α_low while no pull is D_t steps old;
 * pull each arm twice, then the arm maximising UCB_i computed with α_t.
 
 With the paper's Section 8.3 constants (c = 0.7, α_low = 0.1, μ_low = 0.6, T = 10⁴) the
-confidence term is about 5.7 / log T̄_t > 0.6, so α_t = α_low for the whole horizon, and
-(c/2)^{1/α_low} ≈ 3·10⁻⁵ gives d_t = 0: see notebook 02 for what this means for Figures 6–7.
+confidence term is about 5.7 / log T_bar_t > 0.6, so α_t = α_low as long as α_hat_t < 0.7 (a perfect
+estimate, 0.3, is lowered below α_low), and (c/2)^{1/α_low} ≈ 3·10⁻⁵ gives d_t = 0: see
+notebook 02 for what this means for Figures 6–7. (That instance satisfies Assumption 2 only
+for c ≤ 0.7·2^{−0.3} ≈ 0.569, not for the printed c = 0.7: see :class:`~delaylab.ScaledPareto`.)
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ class PatientState(NamedTuple):
     width: np.ndarray
     #: (B,) a = α ∧ 1/2 per run
     a: np.ndarray
+    #: (B,) the multiplier of the bias term per run (1: the paper's index; 0: no bias term)
+    b: np.ndarray
     #: 2 log(2KT³)
     two_log: float
 
@@ -78,7 +85,7 @@ class AdaptPatientState(NamedTuple):
     successes: np.ndarray
     #: (B,) α_t (updated)
     alpha: np.ndarray
-    #: (B,) α̂_t, NaN while undefined (updated)
+    #: (B,) α_hat_t, NaN while undefined (updated)
     alpha_hat: np.ndarray
     #: (B·K·w,) int32, the step of the j-th pull of entry f at f·w + j (updated)
     times: np.ndarray
@@ -114,33 +121,34 @@ class AdaptPatientState(NamedTuple):
     h: int
 
 
-#: the smallest positive double: the floor of m_{t,D} − m_{t,d} under the log of α̂_t
+#: the smallest positive double: the floor of m_{t,D} − m_{t,d} under the log of α_hat_t
 TINY = 5e-324
 
 
 def log_term(n_arms: int, horizon: int) -> float:
-    """log(2KT³), the confidence level of Theorem 1 (δ = 1/T³ per arm and round)."""
+    """log(2KT³) = log(2/δ) in Theorem 1 with δ = 1/(KT³) per arm and round: the bound then holds
+    for all K arms at once with probability at least 1 − 1/T³ per round (a union bound)."""
     return float(np.log(2.0 * n_arms) + 3.0 * np.log(horizon))
 
 
-def patient_index(mean, pulls, alpha, n_arms: int, horizon: int) -> np.ndarray:
-    r"""UCB_i = μ̂_i + sqrt(2 log(2KT³) / T_i) + 2 T_i^{−(α ∧ 1/2)} (Theorem 1, Algorithm 1).
+def patient_index(mean, pulls, alpha, n_arms: int, horizon: int, bias=1.0) -> np.ndarray:
+    r"""UCB_i = μ_hat_i + sqrt(2 log(2KT³) / T_i) + 2 T_i^{−(α ∧ 1/2)} (Theorem 1, Algorithm 1).
 
     ``mean`` and ``pulls`` are (…, K) arrays (T_i ≥ 1); ``alpha`` broadcasts against them. The
     bias term is computed as 2·exp(−(α ∧ 1/2)·log T_i): no overflow for any α > 0, and it tends
-    to 2 as α → 0.
+    to 2 as α → 0. ``bias`` multiplies it (0: the deviation term alone).
     """
-    return _index(mean, np.asarray(pulls, dtype=float), alpha, 2.0 * log_term(n_arms, horizon))
+    return _index(mean, np.asarray(pulls, dtype=float), alpha, 2.0 * log_term(n_arms, horizon), bias)
 
 
-def _index(mean, pulls, alpha, two_log):
+def _index(mean, pulls, alpha, two_log, bias=1.0):
     """:func:`patient_index` with 2 log(2KT³) given."""
-    return mean + _width(pulls, np.minimum(alpha, 0.5), two_log)
+    return mean + _width(pulls, np.minimum(alpha, 0.5), two_log, bias)
 
 
-def _width(pulls, a, two_log):
-    """sqrt(2 log(2KT³)/T_i) + 2 T_i^{−a}, with a = α ∧ 1/2."""
-    return np.sqrt(two_log / pulls) + 2.0 * np.exp(-a * np.log(pulls))
+def _width(pulls, a, two_log, bias=1.0):
+    """sqrt(2 log(2KT³)/T_i) + 2 b T_i^{−a}, with a = α ∧ 1/2 and b the bias term's multiplier."""
+    return np.sqrt(two_log / pulls) + 2.0 * bias * np.exp(-a * np.log(pulls))
 
 
 class _PatientBase(IndexPolicy):
@@ -153,7 +161,7 @@ class _PatientBase(IndexPolicy):
         self._two_log = 2.0 * log_term(K, problem.horizon)
 
     def mean(self) -> np.ndarray:
-        """μ̂_i(t) = (conversions of arm i seen so far) / T_i(t) (Eq. 4); 0 before any pull."""
+        """μ_hat_i(t) = (conversions of arm i seen so far) / T_i(t) (Eq. 4); 0 before any pull."""
         return self.successes_ / np.maximum(self.pulls_, 1.0)
 
     def _record(self, arms, feedback):
@@ -165,15 +173,19 @@ class _PatientBase(IndexPolicy):
 class PatientBandits(_PatientBase):
     r"""Patient Bandits (Manegueu et al. 2020, Algorithm 1, the UCB of Theorem 1).
 
-    Pull each arm once, then argmax_i μ̂_i(t) + sqrt(2 log(2KT³)/T_i(t)) + 2 T_i(t)^{−(α ∧ 1/2)}
-    (see :func:`patient_index`; ties: the lowest arm). μ̂_i is the raw share of conversions
+    Pull each arm once, then argmax_i μ_hat_i(t) + sqrt(2 log(2KT³)/T_i(t)) + 2 T_i(t)^{−(α ∧ 1/2)}
+    (see :func:`patient_index`; ties: the lowest arm). μ_hat_i is the raw share of conversions
     seen (Eq. 4); the third term pays for the conversions still on their way.
 
     Parameters
     ----------
     alpha : float or array
         α > 0, the tail index the policy assumes (Assumption 1: P(D > m) ≤ m^{−α} for every
-        arm); the paper's figures call it α̂. One value per grid cell if an array.
+        arm); the paper's figures call it α_hat. One value per grid cell if an array.
+    bias : float or array
+        b ≥ 0, the multiplier of the bias term: 1 is the paper's index, 0 drops the term and keeps
+        the same deviation term (not in the paper: the comparison that isolates what the bias
+        term does). One value per grid cell if an array.
 
     Examples
     --------
@@ -182,10 +194,11 @@ class PatientBandits(_PatientBase):
     >>> res = dl.simulate(env, dl.PatientBandits(alpha=0.3), horizon=3000, runs=10)
     """
 
-    grid_params = ("alpha",)
+    grid_params = ("alpha", "bias")
 
-    def __init__(self, alpha=0.5):
+    def __init__(self, alpha=0.5, bias=1.0):
         self.alpha = alpha
+        self.bias = bias
 
     @property
     def label(self):
@@ -193,15 +206,18 @@ class PatientBandits(_PatientBase):
 
     def reset(self, problem):
         alpha = self.column("alpha", low=0.0, low_open=True)
+        bias = self.column("bias", low=0.0)
         self._start_state(problem)
-        self._a = np.minimum(np.ravel(alpha * np.ones((problem.size, 1))), 0.5)  # α ∧ 1/2 per run
+        ones = np.ones((problem.size, 1))
+        self._a = np.minimum(np.ravel(alpha * ones), 0.5)  # α ∧ 1/2 per run
+        self._b = np.ravel(bias * ones)  # the bias term's multiplier per run
         # the two terms of the width change only for the arm just pulled: kept up to date
         self.width_ = np.full((problem.size, problem.n_arms), np.inf)
 
     def update(self, t, arms, feedback):
         self._record(arms, feedback)
         f = self._flat + arms
-        self.width_.reshape(-1)[f] = _width(self.pulls_.reshape(-1)[f], self._a, self._two_log)
+        self.width_.reshape(-1)[f] = _width(self.pulls_.reshape(-1)[f], self._a, self._two_log, self._b)
 
     def index(self, t):
         return self.successes_ / self.pulls_ + self.width_
@@ -209,7 +225,7 @@ class PatientBandits(_PatientBase):
     def kernel_state(self) -> PatientState:
         """The state the compiled kernel works on (see :class:`PatientState`)."""
         return PatientState(self.pulls_, self.successes_, self.width_, per_run(self._a, self._cols.size),
-                            float(self._two_log))
+                            per_run(self._b, self._cols.size), float(self._two_log))
 
     def snapshot(self):
         return {"mean": self.mean(), "pulls": self.pulls_.copy()}
@@ -221,20 +237,21 @@ class AdaptPatientBandits(_PatientBase):
     Patient Bandits run with α_t, an online lower confidence bound on the tail index estimated
     from the most pulled arm (see the module docstring for the formulas and our reading of the
     part of Section 6.3 that our copy lost). The running estimates are recorded by
-    ``simulate(trace=True)``: ``alpha`` (α_t, used in the UCB) and ``alpha_hat`` (α̂_t before the
+    ``simulate(trace=True)``: ``alpha`` (α_t, used in the UCB) and ``alpha_hat`` (α_hat_t before the
     confidence correction; NaN while undefined).
 
     Parameters
     ----------
     c : float or array
-        c ∈ (0, 1] of Assumption 2 (c·m^{−α} ≤ P(D > m)); 0.7 in Section 8.3.
+        c ∈ (0, 1] of Assumption 2 (c·m^{−α} ≤ P(D > m)); 0.7 in Section 8.3 as printed, although
+        that instance satisfies Assumption 2 only for c ≤ 0.7·2^{−0.3} ≈ 0.569.
     alpha_low : float or array
         α_low ∈ (0, 1], the known lower bound on α; 0.1 in Section 8.3.
     mu_low : float or array
         μ_low ∈ (0, 1], the known lower bound on the arms' means; 0.6 in Section 8.3.
     confidence : float or array
-        κ ≥ 0, the multiplier of the confidence term log(24 sqrt(log(2KT³))/(c μ_low))/log T̄_t:
-        1 is the paper's algorithm; 0 uses the raw estimate α̂_t (floored at α_low).
+        κ ≥ 0, the multiplier of the confidence term log(24 sqrt(log(2KT³))/(c μ_low))/log T_bar_t:
+        1 is the paper's algorithm; 0 uses the raw estimate α_hat_t (floored at α_low).
 
     Notes
     -----
@@ -267,7 +284,7 @@ class AdaptPatientBandits(_PatientBase):
         # ρ = (c/2)^{1/α_low}, so that d_t = ⌊ρ D_t⌋; per flat (run, arm) entry
         rho = np.exp(np.log(np.asarray(c) / 2.0) / np.asarray(a_low)) * ones[:, None]
         self._rho = np.repeat(np.ravel(rho), K)
-        # κ · log(24 sqrt(log(2KT³)) / (c μ_low)), divided by log T̄_t at each step
+        # κ · log(24 sqrt(log(2KT³)) / (c μ_low)), divided by log T_bar_t at each step
         conf = kappa * np.log(24.0 * np.sqrt(log_term(K, T)) / (np.asarray(c) * np.asarray(mu_low)))
         self._conf = np.ravel(conf * ones[:, None])
         BK = B * K
@@ -293,15 +310,15 @@ class AdaptPatientBandits(_PatientBase):
 
     # ------------------------------------------------------------------ the estimator of α
     def estimate(self):
-        """(α̂_t, α_t) per run, from the statistics of the most pulled arm Ī_t."""
+        """(α_hat_t, α_t) per run, from the statistics of the most pulled arm I_bar_t."""
         pulls = self.n_pulls_.reshape(-1, self.problem_.n_arms)
-        ibar = np.argmax(pulls, axis=1)  # Ī_t (ties: the lowest arm)
+        ibar = np.argmax(pulls, axis=1)  # I_bar_t (ties: the lowest arm)
         f = self._flat + ibar
         t_bar = pulls.reshape(-1)[f]
         n = self.n_est_[f]
         diff = (self.count_D_[f] - self.count_d_[f]) / np.maximum(n, 1)  # m_{t,D} − m_{t,d}
         log_t = np.log(np.maximum(t_bar, 2))
-        # −log 0 = ∞ gives α̂ = 1; the smallest double does the same (−log of it is 744 ≥ log T̄)
+        # −log 0 = ∞ gives α_hat = 1; the smallest double does the same (−log of it is 744 ≥ log T_bar)
         alpha_hat = np.minimum(-np.log(np.maximum(diff, TINY)) / log_t, 1.0)
         defined = (n > 0) & (t_bar >= 2)
         alpha = np.where(defined, np.maximum(alpha_hat - self._conf / log_t, self._alpha_low), self._alpha_low)

@@ -43,6 +43,9 @@ from .exp_weights import DEW, E
 
 #: largest epoch index of Doubling (ω_m = 2^m would exceed any representable horizon beyond)
 MAX_EPOCH = 62
+#: the name under which the workbook draws :meth:`Skipper.without_skipping`: Skipper's base learner
+#: at Skipper's learning rate, fed every loss (what skipping alone changes)
+NO_SKIP = "Skipper without skipping"
 
 
 class SkipperState(NamedTuple):
@@ -125,6 +128,18 @@ class Skipper(Policy):
         """Skipper(β, DEW(1/(4eβ), β)) with β of Corollary 4, from the delays (T and D known)."""
         d = check_real("delays", delays, low=0.0, ndim=(1,))[:horizon]
         return cls(beta=corollary4_beta(n_arms, horizon, d.sum()))
+
+    @staticmethod
+    def without_skipping(beta=10.0, eta=None) -> DEW:
+        """Skipper(β, DEW(η, β)) with the skipping switched off, and nothing else changed: its base
+        DEW(η, d_max = β), learning at the same rate η' = min(η, 1/(4eβ)) (η = 1/(4eβ) when
+        ``eta`` is None) from the same draws, but fed every loss, however late.
+
+        The comparison that credits a gap to skipping (:data:`NO_SKIP`). It carries no guarantee:
+        its delays exceed the d_max = β its rate is truncated for, which Theorem 1 needs."""
+        b = check_real("beta", beta, low=0.0, low_open=True, ndim=(0, 1))
+        rate = 1.0 / (4 * E * b) if eta is None else eta
+        return DEW(eta=rate if b.ndim else float(rate), dmax=b if b.ndim else float(b))
 
     @property
     def label(self):

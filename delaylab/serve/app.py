@@ -63,6 +63,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import pathlib
 import signal
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
@@ -71,7 +72,7 @@ from traitlets import Bool, Float, Int, TraitError, Unicode, validate
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
-from . import guards, pools, voila_patches
+from . import documents, guards, pools, voila_patches
 from .handlers import (BUSY_PAGE, FORBIDDEN_PAGE, KERNEL_LOST_HTML, PRESENTER_COOKIE, DashboardPageHandler,
                        PlotlyModuleHandler, PresenterHandler, StaticModule, StatusHandler)
 from .pools import DashboardKernelManager, DashboardKernelSpecManager, PreheatedPools
@@ -304,6 +305,7 @@ class DashboardServer(Voila):
         handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/status", StatusHandler))
         handlers.insert(0, (self.server_url.rstrip("/") + "/delaylab/presenter", PresenterHandler))
         handlers.insert(0, self.plotly_module_handler())
+        handlers.insert(0, documents.standalone_handler(self.server_url, pathlib.Path(self.root_dir)))
         return handlers
 
     # ------------------------------------------------------------------ plotly's module, static

@@ -31,6 +31,14 @@ README), gives those pages the same settings:
   compiled kernels warmed up beside it) with the sweep cache, one BLAS/numba thread and the
   static module's URL (:class:`delaylab.serve.pools.DashboardKernelSpecManager`'s settings, which
   the server's config may change). JupyterLab's kernels start as before.
+* **A dashboard's kernel whose page is gone is stopped** (:class:`DashboardCuller`), as
+  :mod:`delaylab.serve` stops it: a page that closed sends Voila's shutdown request, but a
+  crashed or killed tab, or a lost network, sends nothing, and a hub culls only idle servers. A
+  kernel of a Voila page with no page connected is stopped after ``cull_unconnected_timeout``
+  (45 s) of idleness, or ``page_load_grace`` (180 s) after its start if its page never
+  connected: the grace of :class:`delaylab.serve.pools.DashboardKernelManager`. Only the kernels
+  this extension started for Voila's pages are looked at: the student's JupyterLab kernels are
+  never touched.
 
 A setting given in the server's own configuration (a config file, the command line) is never
 replaced: these are defaults.
@@ -43,13 +51,17 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from functools import lru_cache
 from pathlib import Path
 
 from jupyter_client.provisioning import LocalProvisioner
-from traitlets.config import Config
+from jupyter_core.utils import ensure_async
+from traitlets import Int, default
+from traitlets.config import Config, LoggingConfigurable
 
+from . import documents, voila_patches
 from .compat import voila_problem
 from .transport import socket_paths_fit
 
@@ -138,10 +150,13 @@ def _load_jupyter_server_extension(serverapp) -> None:
     module = PlotlyModule(serverapp.log)
     module.prepare()
     pattern = url_path_join(serverapp.base_url, r"/delaylab/static/(plotly-widget\.[0-9a-f]+\.js)")
-    serverapp.web_app.add_handlers(".*$", [(pattern, plotly_module_handler(), {"module": module})])
+    # before Voila's render handler: extensions load in the order of their names ("delaylab" first)
+    serverapp.web_app.add_handlers(".*$", [(pattern, plotly_module_handler(), {"module": module}),
+                                           documents.extension_handler(serverapp.base_url, serverapp.root_dir)])
     DashboardProvisioner.module = module
     DashboardProvisioner.static_url = url_path_join(serverapp.base_url, "delaylab/static")
     DashboardProvisioner.kernel_settings = DashboardKernelSpecManager(parent=serverapp)
+    DashboardProvisioner.culler = DashboardCuller(serverapp.kernel_manager, parent=serverapp)
     # a notebook saved from JupyterLab keeps what its widgets showed, as ordinary output
     # (and a notebook only opened is not marked modified when its kernel starts)
     from .saved import fill_language_info_on_load, pre_save_hook
@@ -213,6 +228,122 @@ def plotly_module_handler():
     return PlotlyModuleFileHandler
 
 
+def _pools_default(name: str):
+    """The default of ``name`` in :class:`delaylab.serve.pools.DashboardKernelManager`: one grace
+    for the dashboards, whichever server runs them."""
+    from .pools import DashboardKernelManager
+
+    return getattr(DashboardKernelManager, name).default_value
+
+
+class DashboardCuller(LoggingConfigurable):
+    """Stops the kernels of Voila's pages whose page is gone (see the module's docstring): each
+    kernel :class:`DashboardProvisioner` starts for a page is recorded (:meth:`add`), and every
+    ``cull_interval`` s a kernel with no page connected, not busy, is stopped once it has been
+    idle for ``cull_unconnected_timeout`` s since a page was last connected to it (a page's
+    connecting and leaving are heard as they happen: :meth:`watch`), or, if no page ever
+    connected, ``page_load_grace`` s after its start. Configurable in the Jupyter
+    server's configuration (``--DashboardCuller.cull_unconnected_timeout=N``)."""
+
+    cull_unconnected_timeout = Int(config=True, help="Seconds of idleness after which a dashboard's kernel with no "
+                                                     "page connected is stopped.")
+    page_load_grace = Int(config=True, help="Seconds after its start during which a dashboard's kernel whose page "
+                                            "has not connected yet is never stopped (a page loading).")
+    cull_interval = Int(10, config=True, help="Seconds between two looks at the dashboards' kernels.")
+
+    @default("cull_unconnected_timeout")
+    def _default_timeout(self):
+        return _pools_default("cull_unconnected_timeout")
+
+    @default("page_load_grace")
+    def _default_grace(self):
+        return _pools_default("page_load_grace")
+
+    def __init__(self, manager, clock=None, **kwargs):
+        super().__init__(**kwargs)
+        self.manager = manager
+        self.clock = clock or time.monotonic
+        self.started: dict = {}  # kernel id -> when it was started for a page
+        self.connected: dict = {}  # kernel id -> when a page was last seen connected to it
+        self._callback = None
+        self.watch()
+
+    def watch(self) -> None:
+        """Hear of every page connecting to or leaving a kernel (jupyter_server's
+        ``notify_connect`` and ``notify_disconnect``, wrapped on this server's manager): a page
+        killed seconds after it connected, between two looks, still counts as connected."""
+        for name in ("notify_connect", "notify_disconnect"):
+            original = getattr(self.manager, name, None)
+            if original is None:
+                continue
+
+            def heard(kernel_id, *args, _original=original, **kwargs):
+                if kernel_id in self.started:
+                    self.connected[kernel_id] = self.clock()
+                return _original(kernel_id, *args, **kwargs)
+
+            setattr(self.manager, name, heard)
+
+    def add(self, kernel_id: str) -> None:
+        """A kernel started for a Voila page (from then on it is looked after); starts the
+        periodic look at the first one (in the server's event loop)."""
+        self.started[kernel_id] = self.clock()
+        if self._callback is None and self.cull_interval > 0:
+            from tornado.ioloop import PeriodicCallback
+
+            self._callback = PeriodicCallback(self.cull, 1000 * self.cull_interval)
+            self._callback.start()
+
+    def stop(self) -> None:
+        if self._callback is not None:
+            self._callback.stop()
+            self._callback = None
+
+    def gone(self, kernel_id: str) -> str | None:
+        """Why the kernel ``kernel_id`` is to be stopped now, or None."""
+        kernel = voila_patches.kernels(self.manager).get(kernel_id)
+        if kernel is None or voila_patches.pending(self.manager, kernel_id):
+            return None  # stopped, starting or stopping
+        now = self.clock()
+        if voila_patches.connections(self.manager).get(kernel_id):
+            self.connected[kernel_id] = now
+            return None
+        if getattr(kernel, "execution_state", None) == "busy":
+            return None  # running its notebook for a page still loading
+        seen = self.connected.get(kernel_id)
+        if seen is None:
+            waited = now - self.started[kernel_id]
+            return f"its page never connected in {waited:.0f} s" if waited > self.page_load_grace else None
+        activity = getattr(kernel, "last_activity", None)
+        idle = now - seen
+        if activity is not None:  # jupyter_server's clock (UTC): how long ago, on ours
+            from datetime import datetime, timezone
+
+            idle = min(idle, (datetime.now(timezone.utc) - activity).total_seconds())
+        return f"no page connected for {idle:.0f} s" if idle > self.cull_unconnected_timeout else None
+
+    async def cull(self) -> list:
+        """One look: stop the kernels whose page is gone; their ids."""
+        stopped = []
+        for kernel_id in list(self.started):
+            if kernel_id not in voila_patches.kernels(self.manager):
+                self.started.pop(kernel_id, None)
+                self.connected.pop(kernel_id, None)
+                continue
+            why = self.gone(kernel_id)
+            if why is None:
+                continue
+            self.log.warning("delaylab: stopping dashboard kernel %s: %s", kernel_id, why)
+            self.started.pop(kernel_id, None)
+            self.connected.pop(kernel_id, None)
+            try:
+                await ensure_async(self.manager.shutdown_kernel(kernel_id))
+                stopped.append(kernel_id)
+            except Exception as exc:  # stopped meanwhile: nothing left to do
+                self.log.info("delaylab: dashboard kernel %s already gone (%s)", kernel_id, exc)
+        return stopped
+
+
 class DashboardProvisioner(LocalProvisioner):
     """jupyter_client's local provisioner (the default), except for the kernels Voila starts for
     its pages, which start as the dashboards' kernels (see the module's docstring). Used for
@@ -221,12 +352,15 @@ class DashboardProvisioner(LocalProvisioner):
     module: PlotlyModule | None = None
     static_url = ""
     kernel_settings = None  # DashboardKernelSpecManager: the kernels' environment
+    culler: DashboardCuller | None = None
 
     async def pre_launch(self, **kwargs):
         kwargs = await super().pre_launch(**kwargs)
         env = kwargs.get("env") or {}
         if not is_voila_page(env):
             return kwargs
+        if type(self).culler is not None:
+            type(self).culler.add(self.kernel_id)
         kwargs["cmd"] = dashboard_command(kwargs["cmd"])
         extra = await self.dashboard_env()
         kwargs["env"] = {**env, **extra}

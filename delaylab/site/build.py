@@ -85,10 +85,15 @@ def _execute(path: str, folder: str) -> tuple[str, float]:
     """Execute one transformed notebook in place (in a worker process)."""
     from nbclient import NotebookClient
 
+    from ..serve.transport import IPCKernelManager
+
     started = time.perf_counter()
     nb = nbformat.read(path, as_version=4)
+    # kernels on Unix sockets (delaylab/serve/transport.py): over TCP, on a busy machine, a port
+    # picked as free can be taken before the kernel binds it, and the build fails with "Kernel died
+    # before replying to kernel_info"
     client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", store_widget_state=False,
-                            resources={"metadata": {"path": folder}})
+                            kernel_manager_class=IPCKernelManager, resources={"metadata": {"path": folder}})
     client.execute()
     nbformat.write(nb, path)
     return Path(path).name, time.perf_counter() - started

@@ -16,9 +16,13 @@ builds the nbgitpuller link from it.
 
 Links (see :func:`links`): Binder ``<binderhub>/v2/gh/<owner>/<repo>/<branch>?urlpath=…`` (any other
 git host: ``/v2/git/<url>/<branch>``); JupyterHub through nbgitpuller,
-``<hub>/hub/user-redirect/git-pull?repo=<url>&branch=<branch>&urlpath=…`` (the hub needs
-nbgitpuller and delaylab's environment in its single-user image); ``urlpath`` is
-``lab/tree/…`` for JupyterLab and ``voila/render/…`` for the dashboard.
+``<hub>/hub/user-redirect/git-pull?repo=<url>&branch=<branch>&targetpath=<folder>&urlpath=…``
+(the hub needs nbgitpuller and delaylab's environment in its single-user image: docs/hub.md);
+``urlpath`` is ``lab/tree/<folder>/notebooks/…`` for JupyterLab and ``voila/render/…`` for the
+dashboard. ``targetpath`` names the folder nbgitpuller clones into: left to itself, nbgitpuller
+1.3 takes the address's last part *with* its ``.git`` (``…/delaylab.git`` into ``delaylab.git/``),
+which ``urlpath`` would have to guess; given, the folder is :attr:`SiteConfig.repo_name` whatever
+the address.
 """
 
 from __future__ import annotations
@@ -52,7 +56,8 @@ class SiteConfig:
 
     @property
     def repo_name(self) -> str:
-        """The folder nbgitpuller clones into: the repository's last path part, without .git."""
+        """The folder the hub links have nbgitpuller clone into (their ``targetpath``): the
+        repository's last path part, without .git."""
         return re.sub(r"\.git$", "", self.repository.rstrip("/").rsplit("/", 1)[-1]) if self.repository else ""
 
 
@@ -110,7 +115,8 @@ def links(cfg: SiteConfig, notebook: str) -> dict:
         out["binder_lab"] = f"{base}?urlpath={quote('lab/tree/' + path, safe='')}"
         out["binder_dashboard"] = f"{base}?urlpath={quote('voila/render/' + path, safe='')}"
     hub = cfg.jupyterhub.rstrip("/") if cfg.jupyterhub else HUB
-    pull = f"{hub}/hub/user-redirect/git-pull?repo={quote(cfg.repository, safe='')}&branch={quote(cfg.branch)}"
+    pull = (f"{hub}/hub/user-redirect/git-pull?repo={quote(cfg.repository, safe='')}&branch={quote(cfg.branch)}"
+            f"&targetpath={quote(cfg.repo_name, safe='')}")
     inside = f"{cfg.repo_name}/{path}"
     out["hub_lab"] = f"{pull}&urlpath={quote('lab/tree/' + inside, safe='')}"
     out["hub_dashboard"] = f"{pull}&urlpath={quote('voila/render/' + inside, safe='')}"

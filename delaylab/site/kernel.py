@@ -92,9 +92,13 @@ def static_figure(fig) -> str:
 
 def reproduction_html(rep) -> str:
     runs = getattr(rep, "runs", None)
-    scale = (f"At the paper's scale: {runs:,} runs." if runs is not None and runs >= rep.paper_runs
-             else f"{runs} runs (the paper: {rep.paper_runs}).")
-    caption = f'<div class="dl-caption"><p class="dl-scale">{html.escape(scale)}</p>{rep.caption.value}</div>'
+    full = getattr(rep, "full_scale", None)  # a run count of our choice, where the paper's was lost
+    at, of = (full, full) if full else ("the paper's scale", "the paper")
+    scale = (f"At {at}: {runs:,} runs." if runs is not None and runs >= rep.paper_runs
+             else f"{runs} runs ({of}: {rep.paper_runs}).")
+    # what this figure computed (FigureReproduction(summary=…)), as under the live figure, then its caption
+    caption = (f'<div class="dl-caption"><p class="dl-scale">{html.escape(scale)}</p>{rep.summary.value}'
+               f'{rep.caption.value}</div>')
     return static.figure_html(static.figure_json(rep.fig), describe(rep.fig), caption_html=caption)
 
 

@@ -52,6 +52,12 @@ STYLES: dict[str, tuple[str, str]] = {
     "UD-UCB": (BLUE, "dash"),
     "D-KLUCB": (VERMILLION, "solid"),
     "UD-KLUCB": (VERMILLION, "dash"),
+    # the same indices "without Ñ" (told that conversions arrive at once, Ñ = N): their colour,
+    # dotted like the delay-blind baselines, with open circles (a second channel)
+    "D-UCB without Ñ": (BLUE, "dot"),
+    "UD-UCB without Ñ": (BLUE, "dot"),
+    "D-KLUCB without Ñ": (VERMILLION, "dot"),
+    "UD-KLUCB without Ñ": (VERMILLION, "dot"),
     "Discarding UCB": (GREEN, "dashdot"),
     "Discarding KL-UCB": (PURPLE, "dashdot"),
     "D-KLUCB (estimated CDF)": (GREEN, "solid"),
@@ -60,12 +66,14 @@ STYLES: dict[str, tuple[str, str]] = {
     "UD-UCB (estimated geometric law)": (SKY, "dash"),
     # Manegueu et al. 2020
     "Patient Bandits": (PURPLE, "solid"),
+    "Patient Bandits (no bias term)": (PURPLE, "dash"),  # the same index without its bias term
     "Adapt-Patient Bandits": (GREEN, "solid"),
-    # the hyperparameter values of the paper's Figures 4–6: one colour per value
-    "Patient Bandits (α̂ = 0.1)": (PURPLE, "solid"),
-    "Patient Bandits (α̂ = 0.3)": (VERMILLION, "solid"),
-    "Patient Bandits (α̂ = 0.5)": (ORANGE, "solid"),
-    "Patient Bandits (α̂ = 0.6)": (SKY, "solid"),
+    # the hyperparameter values of the paper's Figures 4–6: one colour per value ("α-hat": a
+    # combining hat does not sit on its letter in every figure font)
+    "Patient Bandits (α-hat = 0.1)": (PURPLE, "solid"),
+    "Patient Bandits (α-hat = 0.3)": (VERMILLION, "solid"),
+    "Patient Bandits (α-hat = 0.5)": (ORANGE, "solid"),
+    "Patient Bandits (α-hat = 0.6)": (SKY, "solid"),
     "D-UCB (m = 10)": (SKY, "dash"),
     "D-UCB (m = 50)": (BLUE, "dash"),
     "D-UCB (m = 100)": (GREEN, "dash"),
@@ -96,6 +104,7 @@ STYLES: dict[str, tuple[str, str]] = {
     "Exp3": ("#000000", "dot"),
     "DEW": (ORANGE, "solid"),
     "Skipper": (BLUE, "solid"),
+    "Skipper without skipping": (GREEN, "dash"),  # its base at its rate, fed every loss: what skipping changes
     "Doubling": (PURPLE, "solid"),
     # the student's own policy raced in a live panel (indigo, drawn thicker with diamond markers)
     "your policy": (INDIGO, "solid"),
@@ -106,6 +115,8 @@ SYMBOLS: dict[str, str] = {
     "D-UCB (m = 10)": "circle", "D-UCB (m = 50)": "square", "D-UCB (m = 100)": "diamond",
     "D-UCB (m = 200)": "triangle-up",
     "UD-UCB (estimated geometric law)": "circle", "UD-KLUCB (estimated geometric law)": "circle",
+    "D-UCB without Ñ": "circle-open", "UD-UCB without Ñ": "circle-open", "D-KLUCB without Ñ": "circle-open",
+    "UD-KLUCB without Ñ": "circle-open",
 }
 
 
@@ -201,11 +212,12 @@ def band_color(name: str, alpha: float = 0.18, color: str | None = None) -> str:
 #: the papers of the workbook and the algorithms each notebook draws (for the colour legend)
 PAPERS: dict[str, tuple[str, ...]] = {
     "baselines": (UNIFORM, "UCB1", "KL-UCB"),
-    "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-KLUCB", "UD-KLUCB", "Discarding UCB",
+    "01 Vernade, Cappé, Perchet 2017": ("D-UCB", "UD-UCB", "D-UCB without Ñ", "D-KLUCB", "UD-KLUCB",
+                                        "D-KLUCB without Ñ", "Discarding UCB",
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
-    "02 Manegueu et al. 2020": ("Patient Bandits", "Adapt-Patient Bandits"),
+    "02 Manegueu et al. 2020": ("Patient Bandits", "Patient Bandits (no bias term)", "Adapt-Patient Bandits"),
     "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinUCB without delay term", "OTFLinTS", "LinUCB"),
     "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"),
-    "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Doubling"),
+    "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Skipper without skipping", "Doubling"),
 }

@@ -18,13 +18,14 @@ import numpy as np
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams
 
 
-def ucb(successes, pulls, alpha, K, T):
-    """UCB_i = μ̂_i + sqrt(2 log(2KT³)/T_i) + 2 T_i^{−(α ∧ 1/2)} (Theorem 1)."""
+def ucb(successes, pulls, alpha, K, T, bias=1.0):
+    """UCB_i = μ_hat_i + sqrt(2 log(2KT³)/T_i) + 2 T_i^{−(α ∧ 1/2)} (Theorem 1); ``bias`` multiplies
+    the last term (0: the deviation term alone)."""
     L = math.log(2.0 * K) + 3.0 * math.log(T)
     out = []
     for s, n in zip(successes, pulls):
         mean = s / max(n, 1.0)
-        out.append(mean + (math.sqrt(2.0 * L / n) + 2.0 * math.exp(-min(alpha, 0.5) * math.log(n))))
+        out.append(mean + (math.sqrt(2.0 * L / n) + 2.0 * bias * math.exp(-min(alpha, 0.5) * math.log(n))))
     return out
 
 
@@ -37,7 +38,7 @@ def argmax(values):
 
 
 def alpha_estimate(history, pulls, t, K, T, c, alpha_low, mu_low, confidence):
-    """(α̂_t, α_t) at the decision of step t, from the history [(arm, converted, delay), …]."""
+    """(α_hat_t, α_t) at the decision of step t, from the history [(arm, converted, delay), …]."""
     ibar = argmax(pulls)  # the most pulled arm, ties: the lowest
     t_bar = pulls[ibar]
     D = int(t_bar) // 2
@@ -59,7 +60,7 @@ def alpha_estimate(history, pulls, t, K, T, c, alpha_low, mu_low, confidence):
 
 
 def plain_run(algorithm, means, delays, u_reward, alpha=0.5, c=0.7, alpha_low=0.1, mu_low=0.6,
-              confidence=1.0):
+              confidence=1.0, bias=1.0):
     """One run of "Patient Bandits" or "Adapt-Patient Bandits" on uncensored conversions.
 
     ``delays[t][k]`` is the delay arm k would have at step t. Returns the cumulative
@@ -73,7 +74,7 @@ def plain_run(algorithm, means, delays, u_reward, alpha=0.5, c=0.7, alpha_low=0.
     for t in range(T):
         a_t = alpha
         if algorithm == "Patient Bandits":
-            a = t if t < K else argmax(ucb(seen, pulls, alpha, K, T))
+            a = t if t < K else argmax(ucb(seen, pulls, alpha, K, T, bias))
         else:
             if t < 2 * K:
                 a, a_t = t % K, alpha_low

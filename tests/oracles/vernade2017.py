@@ -2,7 +2,9 @@
 
 The same algorithms as the vectorised package (same O(1) recursion of Eq. (6), same index
 formulas with the same Newton iterations), written the way one would without numpy: one run at
-a time, one step at a time, with ``math``. Two uses:
+a time, one step at a time, with ``math``. "D-UCB without Ñ" and "D-KLUCB without Ñ" are the same
+indices with N in place of Ñ (the package's policies told ``Fixed(0)``, notebook 01's panel). Two
+uses:
 
 * the benchmark's baseline for the speed-up of the vectorised engine;
 * a test that the engine's batching, calendar and bookkeeping give exactly the same runs as a
@@ -19,7 +21,8 @@ import numpy as np
 import delaylab as dl
 from delaylab.streams import ENVIRONMENT, Batch, RunStreams
 
-ALGORITHMS = ("UCB1", "KL-UCB", "D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB")
+ALGORITHMS = ("UCB1", "KL-UCB", "D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB", "D-UCB without Ñ",
+              "D-KLUCB without Ñ")
 
 
 def klucb_poisson(p, n, beta, upper=1.0):
@@ -100,12 +103,12 @@ def plain_run(algorithm, theta, mean_delay, window, u_reward, delays):
                     else:
                         idx.append(klucb_bernoulli(xbar, N[k], beta))
                     continue
-                nt = NT[k]
+                nt = N[k] if algorithm.endswith("without Ñ") else NT[k]  # without Ñ: N in its place
                 if nt <= 0:
                     idx.append(math.inf)
                     continue
                 th = S[k] / nt
-                if algorithm == "D-UCB":
+                if algorithm.startswith("D-UCB"):
                     idx.append(th + math.sqrt(N[k] / nt) * math.sqrt(beta / (2 * nt)))
                 else:
                     idx.append(klucb_poisson(th, nt, beta))

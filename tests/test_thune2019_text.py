@@ -1,0 +1,345 @@
+"""Notebook 05's text, its guide sections and its readings say what the paper and the simulations say.
+
+Issue 33: finding 9 (the guide's "falls by about 40 %"), finding 10 (the readings' "above
+3·sqrt(ω_m) for every K ≥ 2"), and the comparison credited to skipping, which must differ in the
+skipping alone. Issue 38: item 7 (prose after Exercise 5.4 gave its answer away), item 10 (§5's
+figure stretched its log x axis to 10^189), item 12 (the guide's board derivation of Corollary 4's
+β was off by a factor √(4e)). Every number the guide's notebook-05 section states is computed here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import delaylab as dl
+from delaylab import exercises as ex
+from delaylab.panels import adversarial
+from delaylab.papers import thune2019 as paper
+from delaylab.policies.skipper import NO_SKIP, Skipper, corollary4_beta
+from delaylab.settings import sequences as sq
+
+ROOT = Path(__file__).resolve().parent.parent
+NB = ROOT / "notebooks" / "05_adversarial_delays.ipynb"
+E = math.e
+
+
+def _cells():
+    return [(c["cell_type"], "".join(c["source"]), c["metadata"].get("tags", []))
+            for c in json.loads(NB.read_text(encoding="utf-8"))["cells"]]
+
+
+def _markdown() -> str:
+    return "\n".join(s for t, s, _ in _cells() if t == "markdown")
+
+
+def _paragraphs() -> list[tuple[int, str]]:
+    return [(i, p) for i, (t, s, _) in enumerate(_cells()) if t == "markdown" for p in re.split(r"\n\s*\n", s)]
+
+
+def _guide() -> str:
+    text = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
+    return text.split("## Notebook 05")[1].split("\n## Graded homework")[0]
+
+
+def _readings() -> str:
+    text = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
+    return text.split("## 5. ")[1]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def at_defaults():
+    return adversarial.panel_result()
+
+
+@pytest.fixture(scope="module")
+def without_huge():
+    return adversarial.panel_result(n_huge=0)
+
+
+# ------------------------------------------------------------------ issue 33, finding 9
+def test_the_fall_of_dew_without_huge_delays_is_what_the_panel_computes(at_defaults, without_huge):
+    """The guide said "its regret falls by about 40 %": the guide and the notebook now state the
+    numbers of AdversarialPanel() at its defaults, moved to no huge delay, computed here."""
+    a, b = at_defaults.final("DEW").mean(), without_huge.final("DEW").mean()
+    fall = round(100 * (1 - b / a))
+    guide, md = _flat(_guide()), _flat(_markdown())
+    assert "falls by about 40%" not in guide and "about 40 %" not in guide
+    said = f"falls by about {fall} %, from about {a:.0f} to about {b:.0f}"
+    assert said in guide and said in md, said
+    # the panel itself, not only panel_result, shows these numbers (same policies, runs and seed)
+    p = adversarial.AdversarialPanel()
+    assert p.budget.wait(300)
+    assert p.regret.curve("DEW")[1][-1] == pytest.approx(a)
+    p.n_huge.value = 0
+    assert p.budget.wait(300)
+    assert p.regret.curve("DEW")[1][-1] == pytest.approx(b)
+
+
+# ------------------------------------------------------------------ issue 33, finding 10
+def test_the_readings_compare_the_two_readings_of_eq_5_correctly():
+    """With β_m = √(ω_m/(4e ln K)) the second term is x·√ω_m, x = √(4e ln K) = 2.745 < 3 at K = 2:
+    "above 3·sqrt(ω_m) for every K ≥ 2" held only from K = 3. The sum 1 + x + 1/x exceeds 3 for all K."""
+    text = _flat(_readings())
+    assert "above 3·sqrt(ω_m) for every K ≥ 2." not in text
+    x = {K: math.sqrt(4 * E * math.log(K)) for K in range(2, 50)}
+    assert x[2] < 3 < x[3] and all(1 + v + 1 / v > 3 for v in x.values())
+    assert f"about {1 + x[2] + 1 / x[2]:.2f}·sqrt(ω_m) at K = 2, where x = {x[2]:.3f}" in text
+    assert "exceeds 3·sqrt(ω_m) only from K = 3 on" in text
+    # and the reading the workbook took is the one whose three terms are each at most √ω_m
+    assert np.allclose(dl.Doubling.beta_of(np.arange(10), 2), np.sqrt(2.0 ** np.arange(10)) / (4 * E * math.log(2)))
+
+
+# ------------------------------------------------------------------ issue 38, item 12
+def _evaluate(expr: str, **values) -> float:
+    """A formula as the guide writes it ("(eKT/2 + (1 + 4e)D)/(4e)", "4e ln K") for these values."""
+    s = expr.replace("ln K", "L").replace("·", "*").replace("²", "**2")
+    tokens = re.findall(r"\d+(?:\.\d+)?|[A-Za-z]|\*\*|[()+\-*/]", s)
+    assert "".join(tokens) == s.replace(" ", ""), f"cannot read {expr!r}"
+    out, prev = [], None
+    for tok in tokens:
+        operand = re.fullmatch(r"\d+(?:\.\d+)?|[A-Za-z]", tok) or tok == "("
+        if operand and prev is not None and (re.fullmatch(r"\d+(?:\.\d+)?|[A-Za-z]", prev) or prev == ")"):
+            out.append("*")
+        out.append(tok)
+        prev = tok
+    names = {"e": E, "L": math.log(values["K"]), **values}
+    return float(eval("".join(out), {"__builtins__": {}}, names))  # noqa: S307 (the guide's own formula)
+
+
+def test_the_guide_board_derivation_gives_the_threshold_the_grader_accepts():
+    """§3's board: aβ + b/β with a = 4e ln K and b = (eKT/2 + (1 + 4e)D)/(4e); β* = √(b/a) is what
+    Exercise 5.3 accepts for every student, and 2√(ab) is Corollary 4's bound. The guide used to give
+    b without the division by 4e: β* 3.3 times too large (111.1 where the grader wants 33.7)."""
+    row = _flat(next(r for r in _guide().splitlines() if r.startswith("| 35–50 | §3 |")))
+    m = re.search(r"aβ \+ b/β with a = (.+?) and b = (.+?), smallest at β\* = √\(b/a\)", row)
+    assert m, row
+    a_expr, b_expr = m.groups()
+    assert "where it is 2√(ab)" in row
+    for who in ["", "alice", "bob", "carol", "dave", "erin", "frank", "s1234567"]:
+        p = ex.params("05.beta", who)
+        a, b = _evaluate(a_expr, **p), _evaluate(b_expr, **p)
+        assert math.sqrt(b / a) == pytest.approx(ex.solution("05.beta", who), rel=1e-12), who
+        assert ex.check("05.beta", math.sqrt(b / a), student=who).correct, who
+        assert 2 * math.sqrt(a * b) == pytest.approx(paper.corollary4_bound(p["K"], p["T"], p["D"]), rel=1e-12)
+    # the worked number for the solved copy (the default instance) is the one the check accepts
+    default = ex.params("05.beta", "")
+    assert default == {"K": 3, "T": 2000, "D": 10_000}
+    assert f"β* = {ex.solution('05.beta', ''):.2f}" in row
+    # the board's a and b are the notebook's: its derivation of Corollary 4's β and Exercise 5.3's hints
+    md = _markdown()
+    assert "\\beta^* = \\sqrt{(eKT/2 + (1 + 4e)D)/(16e^2\\ln K)}" in md
+    hints = " ".join(ex.get("05.beta").hints)
+    assert "a\\beta + b/\\beta" in hints or "aβ + b/β" in hints
+
+
+# ------------------------------------------------------------------ issue 38, item 10
+def _x_extent(fig) -> tuple[float, float]:
+    """The x range a figure's data asks for, in data units: traces' x, and the shapes and annotations
+    placed in data coordinates (whose x plotly reads as log10(x) on a log axis)."""
+    log = fig.layout.xaxis.type == "log"
+    xs = [float(v) for t in fig.data if t.x is not None for v in np.asarray(t.x, dtype=float).ravel()]
+    placed = [s.x0 for s in fig.layout.shapes if s.xref in (None, "x")] + \
+             [s.x1 for s in fig.layout.shapes if s.xref in (None, "x")] + \
+             [a.x for a in fig.layout.annotations if a.xref in (None, "x") and a.x is not None]
+    xs += [10.0 ** float(v) if log else float(v) for v in placed if v is not None]
+    return min(xs), max(xs)
+
+
+def test_the_trade_off_figure_keeps_its_x_axis_on_the_data():
+    """A vertical line added with add_vline(x=β) on the log β axis put a shape at 10^β: the axis then
+    ran to 10^189 and the data shrank to nothing. Corollary 4's β is now a trace in data coordinates."""
+    study = paper.tradeoff(runs=2, horizon=300)
+    fig = paper.tradeoff_figure(study)
+    lo, hi = _x_extent(fig)
+    b = study["beta"]
+    assert b.min() <= lo and hi <= b.max() * 1.0001, (lo, hi)
+    (marker,) = [t for t in fig.data if (t.name or "").startswith("β of Corollary 4")]
+    assert list(marker.x) == [study["beta_cor4"]] * 2 and b.min() < study["beta_cor4"] < b.max()
+    # the live panel's figure of the same terms holds its markers as data too
+    p = adversarial.AdversarialPanel(horizon=500, runs=5)
+    lo, hi = _x_extent(p.terms)
+    assert 1 <= lo and hi <= 2 * 500 * 1.0001
+
+
+# ------------------------------------------------------------------ issue 38, item 7
+def test_exercise_5_4_is_answered_only_after_its_check():
+    """No prose above the panel that Exercise 5.4 moves states its answer; the paragraphs after it
+    that do (the panel's reading, §5's verdict) each hold one of its reveals, so that a graded
+    release that assigns 5.4 leaves them out."""
+    e = ex.get("05.skipper-beta")
+    assert e.reveals, "Exercise 5.4 lists no reveals"
+    # the reveals catch the sentence the issue found
+    old = "for $\\beta \\le 5$ every informative round is skipped and Skipper learns nothing"
+    assert any(r.lower() in old.lower() for r in e.reveals)
+    cells = _cells()
+    predict = next(i for i, (t, s, _) in enumerate(cells) if 'ex.predict("05.skipper-beta")' in s)
+    panel = next(i for i, (t, s, _) in enumerate(cells) if i > predict and "AdversarialPanel()" in s)
+    assert panel == predict + 1
+    words = [w.lower() for w in (e.choices[e.solution], *e.reveals)]
+    stating = [(i, p) for i, p in _paragraphs() if any(w in _flat(p).lower() for w in words)]
+    assert stating and all(i > panel for i, _ in stating), [i for i, _ in stating]
+    # every paragraph after the question that speaks of a threshold of 5 states it with a reveal
+    small = re.compile(r"\\beta (=|\\le) 5\b|β (=|≤) 5\b|from 30 to 5")
+    for i, p in _paragraphs():
+        if i > predict and small.search(p):
+            assert any(w in _flat(p).lower() for w in words), p[:200]
+    assert "Skipper learns nothing" not in _markdown()
+
+
+# ------------------------------------------------------------------ issue 33: the comparison credited to skipping
+def test_the_default_comparison_isolates_the_skipping():
+    """Skipper's twin is its base at its rate, fed every loss: with nothing to skip (β above every
+    delay) the two are the same run for run; the panel draws it by default, beside uniform play."""
+    env, d = adversarial.panel_setting("spikes", "bernoulli", 20, 5, 0.5, 600)
+    beta = float(d.max()) + 1
+    for eta in (None, 0.05, 1e-3):
+        base = dl.DEW(eta=1 / (4 * E * beta) if eta is None else eta, dmax=beta)
+        pol = Skipper(beta=beta, base=None if eta is None else base)
+        res = dl.simulate(env, {"Skipper": pol, NO_SKIP: Skipper.without_skipping(beta, eta)}, 600, 6, 3)
+        assert np.array_equal(res.final("Skipper"), res.final(NO_SKIP)), eta
+    # with a β that skips, only the skipping differs: the same rate, and it changes the runs
+    res = dl.simulate(env, {"Skipper": Skipper(beta=5.0), NO_SKIP: Skipper.without_skipping(5.0)}, 600, 6, 3)
+    assert not np.array_equal(res.final("Skipper"), res.final(NO_SKIP))
+    p = adversarial.AdversarialPanel(horizon=500, runs=5)
+    assert p.toggles[NO_SKIP].value and p.toggles["Skipper"].value and p.toggles["DEW"].value
+    rate = min(p.eta.value, 1 / (4 * E * p.beta.value))
+    assert f"learns at η' = min(η, 1/(4eβ)) = {rate:.2e}; without skipping, its base learns at the same rate" in \
+        p.status.value
+    md = _flat(_markdown())
+    assert "A gap between Skipper and it is the skipping's; a gap between it and DEW is the learning rate's." in md
+    assert "the whole gap to DEW is the learning rate" in md
+
+
+# ------------------------------------------------------------------ claims are code, check cells follow the student
+def test_check_cells_change_no_control_and_use_their_own_parameters():
+    for t, s, tags in _cells():
+        if t != "code":
+            continue
+        assert not re.search(r"\.(value|index)\s*=[^=]", s), f"a cell moves a control:\n{s}"
+        if "C.check(" in s or "claims" in s:
+            assert "hide" in tags, s[:80]
+            # a figure's results only through example8_results, which reuses them at equal parameters only
+            assert "panel." not in s and "ex8." not in s.replace("reuse=ex8.results", ""), \
+                f"a check reads a panel's state:\n{s}"
+
+
+def test_statements_about_simulations_have_a_check_cell_after_them():
+    """Each paragraph that reports what a simulation shows has, in its section and at most two cells
+    away, a check cell that ends with dl.claims' check."""
+    cells = _cells()
+    keys = ["ends within 10 % of uniform random play (checked below)", "**What the panel shows at its defaults**",
+            "**Exercise 5.4's move**", "the race can hardly tell", "**Verdict (Theorem 3's trade-off",
+            "**Verdict (Example 8, our instance)"]
+    heads = [j for j, (t, s, _) in enumerate(cells) if t == "markdown" and s.startswith("## ")] + [len(cells)]
+    for key in keys:
+        i = next(j for j, (t, s, _) in enumerate(cells) if t == "markdown" and key in s)
+        lo = max(h for h in heads if h <= i)
+        hi = min(h for h in heads if h > i)
+        near = [s for j, (t, s, tags) in enumerate(cells)
+                if lo <= j < hi and t == "code" and "hide" in tags and (i - 2 <= j or i < j) and j <= max(i + 8, i)]
+        assert any("C.check(" in s for s in near), key
+
+
+def test_statements_attributed_to_the_paper_say_how_we_read_them():
+    """A paragraph that states a formula or a result of the paper (it cites a theorem, a corollary, a
+    lemma, an equation, an algorithm box, Example 8 or the paper's sections, and shows a formula)
+    says "as printed", "corrected", "our reading" or "reconstructed"."""
+    cite = re.compile(r"Theorem \d|Corollar(y|ies) \d|Lemma \d|Eq\. \(?\d|Algorithm \d|Example 8|the paper")
+    # paragraphs that only name a result (an exercise's instructions, a list of the learners, a figure's
+    # parts), stating nothing the paper says
+    naming = ("Your own delay sequence is below", "Write DEW's update", "**Derive** the threshold of Corollary 4",
+              "* **Exp3**, tuned as if there were no delays ($", "The lower figure shows the terms of Theorem 3",
+              "For 14 thresholds", "One run on Example 8", "* **DEW (Theorem 1)** has slope 1")
+    missing = []
+    for _, para in _paragraphs():
+        if para.startswith("#") or "$" not in para or not cite.search(para) or para.startswith(naming):
+            continue
+        if not re.search(r"as printed|corrected|our reading|reconstructed|Readings we took", para):
+            missing.append(para[:140])
+    assert not missing, "\n".join(missing)
+
+
+# ------------------------------------------------------------------ the numbers the guide and the notebook state
+def test_the_guide_numbers_are_what_delaylab_computes(at_defaults, without_huge):
+    guide, md = _flat(_guide()), _flat(_markdown())
+    # §2: the five delays of 500 cut DEW's rate by a factor 25
+    d = sq.spiked_delays(1000, n_spikes=5, spike=500, base=20, seed=0)
+    eta = dl.policies.exp_weights.theorem1_eta(2, 1000, d.sum())
+    with_, without = min(eta, 1 / (4 * E * 500)), min(eta, 1 / (4 * E * 20))
+    assert f"by a factor {without / with_:.0f} (from {without:.2e} to {with_:.2e})" in guide
+    # §4: Doubling at the defaults
+    run = paper.doubling_run(horizon=1000, delays=adversarial.make_delays("spikes", 1000, 20, 5))
+    first = int(run["epoch"][np.argmax(run["beta"] > 20)])
+    for text in (guide, md):
+        assert f"until epoch {first}" in text or f"until its epoch {first}" in text
+        assert f"skips {run['skipped'][-1]} of the 1000 rounds" in text
+    r = paper.ratio(at_defaults.final("Doubling"), at_defaults.final(dl.UNIFORM))[0]
+    assert 0.85 < r < 0.95 and "about a tenth" in guide and "about a tenth" in md
+    # §4: the stale-feedback move (20 runs, as the panel shows it): the twin ends about 7 above Skipper, out of 90
+    stale = adversarial.panel_result(losses="switching", delay=150)
+    gap = stale.final(NO_SKIP).mean() - stale.final("Skipper").mean()
+    assert 6 <= gap <= 8 and 85 <= stale.final("Skipper").mean() <= 95 and "by 7 or so out of 90" in guide
+    # §4: the Corollary 4 button, at the defaults
+    p = adversarial.AdversarialPanel()
+    assert p.budget.wait(300)
+    before = p.regret.curve("Skipper")[1][-1]
+    p.use_corollary4()
+    assert p.budget.wait(300)
+    after = p.regret.curve("Skipper")[1][-1]
+    assert f"β ≈ {p.beta.value:.0f}" in guide and f"about {after:.0f} against {before:.0f}" in guide
+    # §5: Corollary 4's β, where the curves return to uniform play, the largest β_m of §6
+    study_beta = corollary4_beta(2, paper.TRADEOFF_HORIZON, paper.tradeoff_setting()[1].sum())
+    for text in (guide, md):
+        assert f"Corollary 4's β ({study_beta:.0f})" in text or f"Corollary 4's $\\beta$ ({study_beta:.0f})" in text
+    assert "β ≈ 250" in guide and "$\\beta \\approx 250$" in md
+    assert paper.TRADEOFF_BETAS[9] == 255.4 and paper.TRADEOFF_BETAS[8] < 250  # the first β of the right end
+    tr = paper.doubling_run(horizon=8192)
+    assert round(float(tr["beta"].max())) == 17 and "(the largest is 17)" in md
+
+
+def test_the_tradeoff_instance_is_as_described():
+    """§5: "a few rounds have delays far beyond the horizon", the informative rounds are "about a third"."""
+    _, d = paper.tradeoff_setting()
+    assert 3 <= np.sum(d >= paper.TRADEOFF_HORIZON) <= 30
+    assert 0.28 < np.mean(d >= paper.TRADEOFF_SLOW) < 0.38 and 5 ** -paper.TRADEOFF_ALPHA == pytest.approx(0.324, abs=1e-3)
+    assert "about a third of them" in _markdown()
+
+
+def test_example8_results_reuse_a_figure_only_at_equal_parameters():
+    small = paper.example8(horizons=(512, 1024), runs=3, seed=0)
+    assert paper.example8_results((512, 1024), runs=3, seed=0, reuse=small) is small
+    for kw in (dict(runs=4), dict(seed=1), dict(horizons=(512, 2048))):
+        args = {"horizons": (512, 1024), "runs": 3, "seed": 0, **kw}
+        again = paper.example8_results(reuse=small, **args)
+        assert again is not small and sorted(again) == sorted(args["horizons"])
+        assert all(r.runs == args["runs"] and r.seed == args["seed"] for r in again.values())
+
+
+def test_the_race_paragraph_says_what_the_race_can_show():
+    """Dividing by today's p_t instead of p_s(A_s) is caught by the check but hardly changes the race at
+    DEW's truncated rate: the notebook used to say "the regret shows it"."""
+    md = _flat(_markdown())
+    assert "the estimates become biased, and the regret shows it" not in md
+    assert "the race can hardly tell" in md
+    env, _ = adversarial.panel_setting("spikes", "bernoulli", 20, 5, 0.5, 1000)
+    res = dl.simulate(env, {"DEW": dl.DEW(eta=0.05, dmax=500.0), paper.TODAY: paper.DEWToday(eta=0.05, dmax=500.0)},
+                      1000, 20)
+    assert abs(res.final("DEW").mean() - res.final(paper.TODAY).mean()) < 1
+    # and the mistake is the one Exercise 5.2 rejects: DEWToday matches that wrong answer step for step
+    from delaylab.exercises.p05 import StudentDEW, _add
+
+    wrong = lambda L_hat, run, arm, loss, p_pull, p_now: _add(L_hat, run, arm, loss / p_now[run, arm])  # noqa: E731
+    env1, _ = adversarial.panel_setting("spikes", "bernoulli", 20, 0, 0.5, 400)
+    a = dl.simulate(env1, {"x": paper.DEWToday(eta=0.05, dmax=20.0)}, 400, 4).final("x")
+    b = dl.simulate(env1, {"x": StudentDEW(wrong, eta=0.05, dmax=20.0)}, 400, 4).final("x")
+    assert np.allclose(a, b)
