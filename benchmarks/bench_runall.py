@@ -7,7 +7,7 @@ Timed from that click until the notebook is done as the student sees it, held fo
 waiting or running (no ``[*]`` prompt), the kernel idle, every figure on the page drawn with its
 data, and no panel still saying that the rest is being computed. Printed beside it: when the
 kernel went idle for good, the figures and cells, and the load average. Each notebook in a
-kernel of its own, shut down before the next. ``tasks.py bench notebooks`` times the same
+JupyterLab of its own, stopped before the next. ``tasks.py bench notebooks`` times the same
 notebooks headless (no browser): the difference is the browser's side. Nothing is asserted.
 """
 
@@ -41,14 +41,6 @@ STATE = f"""() => {{
           computing: text.includes({json.dumps(COMPUTING)}), traceback: text.includes('Traceback')}};
 }}"""
 
-SHUT_DOWN = """async () => {
-  const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || '';
-  const kernels = await (await fetch('/api/kernels')).json();
-  for (const k of kernels) await fetch('/api/kernels/' + k.id, {method: 'DELETE', headers: {'X-XSRFToken': xsrf}});
-  return kernels.length;
-}"""
-
-
 def kernel_idle(server) -> bool:
     kernels = tb._kernels(server)
     return bool(kernels) and all(k["execution_state"] == "idle" for k in kernels)
@@ -79,7 +71,6 @@ def run_all(browser, server, name: str, timeout: float = 180.0) -> dict:
                 done_since = float("nan")
                 break
             time.sleep(0.1)
-        page.evaluate(SHUT_DOWN)
         return {"done_s": done_since, "kernel_idle_s": idle_since, **st, "errors": len(page.errors)}
     finally:
         page.close()
@@ -91,27 +82,27 @@ def main(argv=()):
     names = [a for a in argv if not a.startswith("--")]
     notebooks = [p.name for p in tb.NOTEBOOKS if not names or any(n in p.stem for n in names)]
     results = {}
-    with tempfile.TemporaryDirectory(prefix="delaylab-bench-runall-") as tmp:
-        server, _ = tb.lab_server(Path(tmp), "bench-runall-lab.log")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=tb.chromium_path(), args=tb.ARGS, headless=True)
         try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=tb.chromium_path(), args=tb.ARGS, headless=True)
-                try:
-                    print(f"{'Run All in JupyterLab (chromium)':36s} {'done':>7s} {'kernel idle':>12s} "
-                          f"{'figures':>8s} {'cells':>6s}  load average", flush=True)
-                    for name in notebooks:
+            print(f"{'Run All in JupyterLab (chromium)':36s} {'done':>7s} {'kernel idle':>12s} "
+                  f"{'figures':>8s} {'cells':>6s}  load average", flush=True)
+            for name in notebooks:  # a JupyterLab of its own for each: nothing left of the one before
+                with tempfile.TemporaryDirectory(prefix="delaylab-bench-runall-") as tmp:
+                    server, _ = tb.lab_server(Path(tmp), "bench-runall-lab.log")
+                    try:
                         r = run_all(browser, server, name)
-                        results[name] = r
-                        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-                        print(f"{name[:36]:36s} {r['done_s']:6.1f}s {r['kernel_idle_s'] or float('nan'):11.1f}s "
-                              f"{r['drawn']:3d}/{r['figures']:<4d} {r['executed']:3d}/{r['cells']:<3d} {load}"
-                              + (f"  not drawn: {r['undrawn']}" if r["undrawn"] else "")
-                              + ("  TRACEBACK" if r["traceback"] else "") + (f"  {r['errors']} JS errors" if r["errors"] else ""),
-                              flush=True)
-                finally:
-                    browser.close()
+                    finally:
+                        server.close()
+                results[name] = r
+                load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+                print(f"{name[:36]:36s} {r['done_s']:6.1f}s {r['kernel_idle_s'] or float('nan'):11.1f}s "
+                      f"{r['drawn']:3d}/{r['figures']:<4d} {r['executed']:3d}/{r['cells']:<3d} {load}"
+                      + (f"  not drawn: {r['undrawn']}" if r["undrawn"] else "")
+                      + ("  TRACEBACK" if r["traceback"] else "") + (f"  {r['errors']} JS errors" if r["errors"] else ""),
+                      flush=True)
         finally:
-            server.close()
+            browser.close()
     out = tb.ARTIFACTS / "bench-runall.json"
     out.write_text(json.dumps(results, indent=1))
     for name, r in results.items():
