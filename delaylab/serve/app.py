@@ -168,8 +168,9 @@ class DashboardServer(Voila):
         if self.ready_wait > 0 and voila_patches.pools(self.kernel_manager):
             from tornado.ioloop import IOLoop
 
+            self.ioloop = IOLoop.current()  # Voila's SIGTERM handler stops it (it sets it only in listen)
             try:
-                IOLoop.current().run_sync(self.wait_for_pools)
+                self.ioloop.run_sync(self.wait_for_pools)
             except (KeyboardInterrupt, TimeoutError, RuntimeError):  # Ctrl-C, or a signal stopped the loop
                 self.log.info("Stopping before the port opened...")
                 self.stop()
