@@ -247,8 +247,8 @@ class BlindKernel(Kernel):
 # Ñ's two implementations (delaylab.policies.counts), chosen when the kernel is compiled by the
 # type of the count's state: a GeometricCountState or a TabulatedCountState. Each call covers
 # every run of the batch (one call per step: the runs are independent), and is inlined where it is
-# called: a call per step passes the count's arrays and counts their references (D-UCB at one run
-# took twice the time per run-step of the same count written in the loop, benchmarks/RESULTS.md).
+# called: a call per step passes the count's arrays and counts their references (issue 37's
+# single-run times, benchmarks/RESULTS.md).
 def n_tilde(count, t, out):  # pragma: no cover - compiled through its overload
     """Ñ_k of every run b for the decision of step t (``count.value()``), (B, K): the geometric
     count's own array (not to be written), or the tabulated count's, computed into ``out``."""
