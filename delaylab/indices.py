@@ -6,7 +6,9 @@ Symbols (Vernade, Cappé, Perchet 2017, Sections 5–6), for arm k at decision t
 * Ñ_k(t): delay-corrected count, each past pull weighted by the probability that its
   conversion (if any) has been observed by now;
 * θ̂_k(t) = S_k(t) / Ñ_k(t): conditionally unbiased estimate of the conversion rate (Eq. 5);
-* β_ε(t) = (1 + ε) log t: exploration function (ε = 0 in the paper's figures).
+* β_ε(t) = (1 + ε) log t: exploration function. The analysis (Section 6, Theorems 9 and 11)
+  takes ε > 0; the paper does not say which exploration function its experiments used
+  (Section 7, Appendix D). delaylab's default is ε = 0, β(t) = log t: our choice.
 
 All functions are vectorised: arguments broadcast with numpy rules.
 """

@@ -94,6 +94,21 @@ def test_width_is_otflinucbs_bonus(who):
     assert ex.solution("03.width", who) == pytest.approx(float(bonus[0, 0]), rel=1e-12)
 
 
+@pytest.mark.parametrize("who", ["", *WHO])
+def test_width_matrix_is_v_t_at_the_given_round(who):
+    """Review nb03-r2, 4: V is called V_t at "the paper's round t", so V − λI must be the sum of
+    t − 1 outer products of unit-norm actions: trace V = (t − 1) + dλ, and V − λI positive
+    semi-definite with its largest eigenvalue ≥ 1 (then t − 1 ≥ 2 unit vectors make it,
+    by Schur–Horn). The default had trace 67 at t = 200."""
+    p = ex.params("03.width", who)
+    V, lam, t = np.array(p["V"], dtype=float), p["lam"], p["t"]
+    assert np.trace(V) == pytest.approx(t - 1 + 2 * lam, abs=1e-12)
+    eig = np.linalg.eigvalsh(V - lam * np.eye(2))
+    assert eig.min() >= 0 and eig.max() >= 1 and t - 1 >= 2
+    assert f"the paper's round t = {t}; V = V_t = " in ex.get("03.width").given(p)
+    assert f"the t − 1 = {t - 1} past actions, each of norm 1" in ex.get("03.width").given(p)
+
+
 @pytest.mark.parametrize("who", WHO[:2])
 def test_ridge_target_matches_monte_carlo(who):
     """03.ridge-target: the mean of θ̂ᵂ = V⁻¹B over simulated conversions and delays, the actions fixed

@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 import delaylab as dl
+from delaylab import exercises as ex
+from delaylab.policies import patient
 from delaylab.exercises.solve import FOLLOWS_THE_STUDENT
 from delaylab.papers import manegueu2020 as paper
 from delaylab.policies.patient import log_term, patient_index
@@ -62,9 +64,10 @@ def test_the_text_no_longer_says_c_0_7_satisfies_assumption_2():
 def test_figure_6_caption_says_the_printed_c_is_not_valid(monkeypatch):
     monkeypatch.setattr(paper, "figure6_results", lambda r, s, p=None: paper.figure6(2, s, p, horizon=200))
     fig = paper.figure6_panel(runs=2)
-    assert "as printed" in fig.caption.value and "only for c ≤ 0.569" in fig.caption.value
+    assert "as printed" in fig.caption.value and "only for c ≤ 0.569 and μ_low < 0.6" in fig.caption.value
     fig7 = paper.figure7_panel(runs=2)
     assert "c = 0.569, the largest c for which this instance satisfies Assumption 2" in fig7.caption.value
+    assert "still below 0.3" not in fig7.caption.value  # review nb02-r1, N7: with the printed 1/T_bar it ends near 0.3
 
 
 # ------------------------------------------------------------------ finding 4: the confidence level
@@ -90,30 +93,61 @@ def test_figure_2_is_not_called_close_to_uniform():
     text = _markdown()
     assert "play stays close to uniform" not in text
     (verdict,) = [c for c in _cells("markdown") if c.startswith("**Verdict — the U reproduces")]
-    assert "ends **above uniform random play** and plays the worse arm more than half the time" in verdict
+    assert "plays the worse arm more than half the time, so it ends **above uniform random play**" in verdict
 
 
 def test_figure_2_claims_hold_on_other_runs():
     """The verdict's claims (U shape, worse than uniform play for every α_hat, more than half the pulls on the
     worse arm, the left arm not exploration) hold on 100 other runs, not only on the notebook's."""
-    claims = paper.figure2_claims(runs=100, seed=7)
+    claims = paper.figure2_claims(runs=100, seed=7, bottom_z=3)  # the verdict: "on other runs of 400, more than three"
     assert all(c.holds for c in claims), "\n".join(map(str, claims))
     assert any("ends above uniform random play" in c.text for c in claims)
 
 
-def test_at_the_papers_400_runs_the_bottom_of_the_u_lies_below_0_3():
-    """docs/readings.md: with 400 runs the bottom of Figure 2's U lies near 0.15 (the bias term 2n^(−a) falls
-    fastest in n at a = 1/ln n, 0.14 at n = 1500), and the regret at α_hat = 0.3 is above the minimum by more
-    than three standard errors of the paired difference."""
+def test_at_the_papers_400_runs_the_bottom_of_the_u_lies_at_0_16():
+    """Review nb02-r1, M1 and I1: with the paper's 400 runs (seed 0) the lowest of Figure 2's 25 values is at
+    α_hat = 0.16 (FIG2_BOTTOM_400, which the notebook's check compares with 0.3 on those two values alone, on
+    the same draws), and the regret at 0.3 is above it by more than five standard errors of the paired
+    difference; the bias term 2n^(−a) falls fastest in n at a = 1/ln n, 0.14 at n = 1500. The notebook, the
+    readings and the guide say so, and no longer that the minimum lies "between 0.1 and 0.35"."""
     res = paper.figure2(runs=400, seed=0)
     mean, k, se = paper.u_shape(res)
     i03 = int(np.flatnonzero(np.isclose(paper.FIG2_ALPHA_HAT, 0.3))[0])
-    assert 0.08 <= paper.FIG2_ALPHA_HAT[k] <= 0.22 and (mean[i03] - mean[k]) > 3 * se[i03]
+    bottom = dl.claims.Claim("with 400 runs the lowest regret of the 25 values of α-hat is at 0.16",
+                             bool(paper.FIG2_ALPHA_HAT[k] == paper.FIG2_BOTTOM_400 == 0.16),
+                             f"lowest at α-hat = {paper.FIG2_ALPHA_HAT[k]}, 400 runs")
+    above = dl.claims.estimate("… and the regret at α-hat = 0.3 lies more than five paired s.e. above it",
+                               float((mean[i03] - mean[k]) / se[i03]), 0.0, low=5)
+    dl.claims.check(bottom, above)
+    two, names = paper.figure2_bottom(400, 0)  # the notebook's cheaper check: the same draws, the same numbers
+    assert np.array_equal(two.final(names[0.16]), res.final("Patient Bandits")[k])
+    assert np.array_equal(two.final(names[0.3]), res.final("Patient Bandits")[i03])
     a = np.linspace(0.01, 0.6, 5901)
     assert a[np.argmax(2 * a * 1500.0 ** (-a - 1))] == pytest.approx(1 / math.log(1500), abs=1e-3)
     text = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
-    assert "with the paper's 400 runs our bottom lies\n  near 0.15" in text and "at α̂ = 1/ln T_i (about\n  0.14" in text
+    assert "with the paper's 400 runs our bottom lies at\n  α̂ = 0.16" in text and "at\n  α̂ = 1/ln T_i (about 0.14" in text
+    assert "near 0.15" not in text
+    assert "more than five paired standard errors" in text
+    verdict = _markdown()
+    assert "the minimum lies between" not in verdict and "$\\hat\\alpha = 0.16$ ends below $\\hat\\alpha = 0.3$" in verdict
+    guide = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
+    assert "the minimum between 0.1 and 0.35" not in guide and "more than five paired standard errors above α̂ = 0.16" in guide
 
+
+
+def test_m1_the_default_figure_cannot_place_the_bottom_and_says_so():
+    """Review nb02-r1, M1: at the default 100 runs (seed 0) the minimum is at 0.18 and α_hat = 0.3 is only
+    0.42 ± 0.44 above it, so the default figure cannot show what the 400 runs show; the verdict says so, with
+    its check beside it (the 400-run comparison is paper.figure2_claims's, z = 5)."""
+    c = paper.figure2_default_resolution(runs=100, seed=0)
+    assert c.holds and "above α-hat = 0.18 by 0.42 ± 0.44" in c.evidence
+    assert not paper.figure2_default_resolution(runs=100, seed=2).holds  # it can fail: 3.3 s.e. on seed 2
+    (bottom,) = [c for c in paper.figure2_claims(runs=20, seed=1, bottom_runs=20) if "is not at 0.3" in c.text]
+    assert "needs > 5" in bottom.evidence
+    verdict = _markdown()
+    assert "The default figure's 100 runs cannot show it: there $\\hat\\alpha = 0.3$ lies within two standard " \
+           "errors of the lowest value (checked above)" in verdict
+    assert "paper.figure2_default_resolution(runs=100, seed=0)" in "\n".join(_cells("code"))
 
 # ------------------------------------------------------------------ finding 13: one answer, exact
 def test_the_crossing_step_is_printed_once_and_exactly():
@@ -239,3 +273,262 @@ def test_figure_text_writes_alpha_hat_without_a_combining_accent():
     for fig in figs:
         names += [t.name or "" for t in fig.data] + [fig.layout.title.text or ""]
     assert not [n for n in names if "\u0302" in n]
+
+
+# ------------------------------------------------------------------ review nb02-r1 (an independent expert)
+def _cell(prefix: str) -> str:
+    (cell,) = [c for c in _cells("markdown") if c.startswith(prefix)]
+    return cell
+
+
+def _docs(name: str) -> str:
+    return (ROOT / "docs" / name).read_text(encoding="utf-8")
+
+
+def _readings() -> str:
+    text = _docs("readings.md")
+    return text[text.index("## 2. Arm-dependent"):text.index("## 3. ")]
+
+
+def _guide() -> str:
+    text = _docs("instructor.md")
+    return text[text.index("## Notebook 02"):text.index("## Notebook 03")]
+
+
+def test_w1_the_right_arm_of_the_u_is_not_an_under_paid_bias():
+    """W1: on Figure 2's instance every α_hat ≤ 0.45 pays more than the better arm's actual bias at every step up
+    to T = 3000 (exact, under round robin: 0.071 at T against 2·1500^(−0.3) = 0.22); of Figure 2's values only
+    0.46, 0.48 and 0.5 fall below before T (0.46 from t = 2538, 0.5 from t = 614). Exercise 2.4's messages and hints, the verdict and the guide say so; none teaches that an α_hat
+    above min α_i = 0.3 under-pays the bias."""
+    actual = paper.FIG2_MEANS[1] - paper.expected_observed_mean(paper.FIG2_MEANS, paper.pareto_arms(paper.FIG2_ALPHAS),
+                                                                [3000])[0][1]
+    assert round(actual, 3) == 0.071
+    assert paper.bias_term_falls_below(0.45) == 0 and paper.bias_term_falls_below(0.3) == 0
+    assert paper.bias_term_falls_below(0.5) == 614 and paper.bias_term_falls_below(0.46) == 2538
+    assert [a for a in paper.FIG2_ALPHA_HAT if paper.bias_term_falls_below(a)] == pytest.approx([0.46, 0.48, 0.5])
+    assert f"{2 * 1500 ** -0.3:.2f}" == "0.22" and f"{2 * 1500 ** -0.45:.3f}" == "0.074"
+    e = ex.get("02.alpha-hat")
+    said = " ".join([*(e.grade(k, {}).message for k in e.choices), *e.hints, e.explanation])
+    for wrong in ("no longer covers", "under-pays it", "pays less than the bias", "can trust a mean that is biased low"):
+        assert wrong not in said, wrong
+    assert "is low by 0.071" in e.grade("decreasing", {}).message and "up to 0.45 pays more" in said
+    verdict = _cell("**Verdict — the U reproduces")
+    assert "**the right arm is not an under-paid bias.** Every $\\hat\\alpha \\le 0.45$ pays more" in verdict
+    assert "low by $0.071$ at $T = 3000$" in verdict and "$0.22$ for $\\hat\\alpha = 0.3$ and $0.074$ for $0.45$" in verdict
+    assert "only the three above 0.45 fall below it before $T$: $\\hat\\alpha = 0.46$ from $t = 2538$ on, $0.5$ from " \
+           "$t = 614$ on" in verdict
+    assert "only $\\hat\\alpha = 0.5$ falls below" not in verdict
+    guide = _guide()
+    assert "beyond min α_i the bias term no longer covers the heavier tail" not in guide
+    assert "every α̂ ≤ 0.45 pays more than the actual bias, 0.071 at T = 3000" in guide
+    assert "(0.071, exact, under round robin) for every α̂ ≤ 0.45" in _readings()
+
+
+def test_w2_section_8_3s_mu_low_fails_assumption_2_as_printed():
+    """W2: Assumption 2 prints min_k μ_k > μ_low (strict); Section 8.3's μ_low = 0.6 = min μ_k fails it."""
+    assert min(paper.FIG6_MEANS) == 0.6  # the printed μ_low
+    text = _markdown()
+    assert "a known $\\mu_{low} \\le \\min_k \\mu_k$" not in text
+    assert "a known $\\mu_{low}$ with $\\min_k \\mu_k > \\mu_{low}$ (strictly)" in text
+    assert "**Nor is its $\\mu_{low} = 0.6$** (corrected): Assumption 2 asks $\\min_k \\mu_k > \\mu_{low}$" in text
+    assert "whose $c = 0.7$ and $\\mu_{low} = 0.6$ do not even satisfy it" in text
+    assert "min_k μ_k > μ_low\n  (strictly, as printed), and min_k μ_k = 0.6" in _readings()
+    assert "min_k μ_k > μ_low" in dl.AdaptPatientBandits.__doc__ and "min_k μ_k > μ_low" in patient.__doc__
+
+
+def test_w3_the_normaliser_is_the_printed_one_and_the_text_says_what_it_changes():
+    """W3: m_{t,D} divides by T_bar_t as printed (the policy, its kernel and the oracle: tests/test_manegueu2020_
+    policies.py and _reference.py); the notebook, the docstring and the readings no longer say our copy lost the
+    normaliser, and state the bound log 2/log T_bar on what it adds to α_hat (0.075 at T_bar = 10⁴)."""
+    text = _markdown()
+    assert "lost the range and the normaliser" not in text and "lost the range and the normaliser" not in patient.__doc__
+    assert "The normaliser $1/\\bar T_t$ is legible in our copy (as printed)" in text
+    assert f"{math.log(2) / math.log(1e4):.3f}" == "0.075" and "($0.075$ at $\\bar T_t = 10^4$)" in text
+    assert "The normaliser 1/T_bar_t is legible in our copy (as printed)" in patient.__doc__
+    assert "divided by T̄, the most-pulled arm's pulls (**as printed**" in _readings()
+
+
+def test_w4_adaptivity_is_impossible_only_for_the_worst_case_at_a_fixed_horizon():
+    text = _markdown()
+    assert "Without a lower bound on the tails no algorithm can adapt to $\\alpha$" not in text
+    assert "For a fixed instance, asymptotically, yes" in text and "(Section 6.1, Corollary 1)" in text
+    assert "cannot adapt its worst-case regret to a smaller one (Theorem 5, in our words)" in text
+    assert "Section 6.1 (Corollary 1) says that for a\n  fixed instance, asymptotically, it can" in _readings()
+
+
+def test_w5_the_left_arm_of_the_u_is_stated_as_more_pulls_of_the_worse_arm_not_as_separate_evidence():
+    """W5: with two arms the (pseudo-)regret is Δ times the pulls of the worse arm, so the share of pulls is the
+    regret again: the claims no longer list "difference of shares" beside the U, and the text says that the left
+    arm is play further from uniform, where exploring more would lower the regret."""
+    claims = paper.figure2_claims(runs=20, seed=1, bottom_runs=20)
+    assert not any("difference of shares" in c.text for c in claims)
+    identity = [c for c in claims if "Δ times the pulls of the worse arm" in c.text]
+    assert len(identity) == 1 and identity[0].holds
+    verdict = _cell("**Verdict — the U reproduces")
+    assert "the left arm of the U is not exploration: with the smallest" not in verdict
+    assert "the higher regret at the smallest $\\hat\\alpha$ *is* more pulls of the worse arm: play further from " \
+           "uniform, not closer" in verdict
+    assert "exploring more — playing closer to uniform — would lower the regret here" in verdict
+
+
+def test_m2_the_right_answer_of_2_4_says_where_the_bottom_lies_and_why():
+    msg = ex.get("02.alpha-hat").grade("u-shaped", {}).message
+    assert "too small an" not in msg and "under-pays" not in msg
+    assert f"$\\hat\\alpha = {paper.FIG2_BOTTOM_400}$, not 0.3" in msg and "uniform random play" in msg
+
+
+def test_m3_d_ucb_with_a_wide_window_ends_below_both_patient_bandits():
+    claims = paper.figure45_claims(runs=30, seed=3)  # other runs than the notebook's
+    assert all(c.holds for c in claims), "\n".join(map(str, claims))
+    (wide,) = [c for c in claims if c.text.startswith("Figure 5: D-UCB (m = 200), still told Pareto(0.7), ends below both")]
+    assert "below each of the 2" in wide.evidence
+    assert any(c.text.startswith("Figure 5: Patient Bandits (α-hat = 0.5) ends below D-UCB (m = 100)") for c in claims)
+    verdict = _cell("**Verdict — Figure 5 reproduces")
+    assert "D-UCB recovers and, still told the wrong law, ends **below both Patient Bandits**" in verdict
+    assert "holds here only for $m \\le 100$" in verdict
+    assert "($m = 200$: it then ends below both Patient Bandits)" in _markdown()
+    assert "with m = 200 D-UCB, still told Pareto(0.7), ends below both\n  Patient Bandits" in _readings()
+    assert "with m = 200 D-UCB, still told the wrong law, ends below both Patient Bandits" in _guide()
+
+
+def test_m4_section_4_does_not_apply_section_3s_argument_to_an_expectation():
+    text = _cell("**What the defaults show**")
+    assert "and, as Section 3 showed, the index then never lets the better arm get ahead in pulls" not in text
+    assert "the better arm's observed mean is typically the lower one" in text
+    assert "Whenever it is the lower one, the index does not let the better arm get ahead in pulls (Section 3)" in text
+
+
+def test_m5_missing_values_are_our_copys_not_the_papers():
+    text = _markdown()
+    for gone in ("The paper prints no values", "the paper gives neither", "D-UCB curves show an initial linear phase",
+                 "The paper does not state its run count"):
+        assert gone not in text, gone
+    assert "Our copy of the paper is its text without the figures' images" in text
+    assert "Our text copy of the paper has no figure images" in text
+    assert '"has to wait until $m + K$ time steps before it starts exploiting the observations" (Section 8.2, ' \
+           "as printed)" in text
+    assert "the paper gives neither" not in _readings() and "our copy\n  has no figure images" in _readings()
+    assert "the paper states\n  neither" not in paper.__doc__
+
+
+def test_m6_figure_6s_verdict_says_how_much_and_which_tail():
+    claims = paper.figure6_claims(runs=10, seed=3)  # other runs than the notebook's
+    assert all(c.holds for c in claims), "\n".join(map(str, claims))
+    assert any("by more than a fifth" in c.text for c in claims)
+    verdict = _cell("**Verdict — Figures 6–7 differ from the paper**")
+    assert "the heavier-tailed arm is also the better one" not in verdict
+    assert "only a sign reproduces" in verdict and "by more than a fifth, where the paper calls it \"slightly worse\"" in verdict
+    assert "it is the same index as $\\hat\\alpha = 0.5$, since the bias term uses $\\hat\\alpha \\wedge 1/2$" in verdict
+    idx = [patient_index(np.array([0.5]), np.array([n]), a, 2, 10_000) for n in (10.0, 5000.0) for a in (0.5, 0.6)]
+    assert idx[0] == idx[1] and idx[2] == idx[3]
+    # the printed "stochastically dominated": the optimal arm's delays are the longer ones
+    laws, m = paper.section83_laws(), np.arange(1, 1000)
+    assert np.allclose(laws[1].sf(m) * 0.7, laws[0].sf(m)) and paper.FIG6_MEANS[1] > paper.FIG6_MEANS[0]
+    assert "with the printed laws it is the other way round" in _markdown()
+
+
+def test_i2_the_orders_figure_is_said_to_plot_theorem_4():
+    text = _cell("## 6. Figure 3")
+    assert "Theorem 3's $T^{1-\\alpha}$ for $\\alpha < 1/2$ (plotted after the figure)" not in text
+    assert "Theorem 4's lower bound $T^{1-\\alpha}/8$, which is plotted after the figure" in text
+    assert "Theorem 4" in paper.orders_figure().layout.title.text
+
+
+def test_i3_the_live_panels_claims_test_every_policy_their_sentences_name():
+    claims = paper.live_panel_claims(runs=20, seed=5)
+    (true,) = [c for c in claims if c.text.startswith("told the true law of each arm")]
+    (swap,) = [c for c in claims if c.text.startswith("better arm lighter")]
+    assert "below each of the 5" in true.evidence and "below every other policy of the panel" in true.text
+    assert "below each of the 3" in swap.evidence and "both Patient Bandits" in swap.text
+    assert true.holds and swap.holds
+    # the helper fails when one of the others is not beaten
+    res = dl.simulate(dl.Conversions([0.5, 0.6], dl.Pareto(1.0)), dl.with_uniform({"U": dl.UCB1()}), 500, 10, seed=0)
+    assert not paper.below_all(res, "U", [dl.UNIFORM, "U"], "x").holds
+    assert paper.below_all(res, "U", [dl.UNIFORM], "x").holds
+
+
+def test_n1_figure_3s_means_follow_the_text_as_printed():
+    text = _cell("## 6. Figure 3")
+    assert "would exceed 1: corrected" not in text and "(as the paper's text prints; we follow it" in text
+    assert "the text prints μ = (0.4, 0.4 + Δ) (**as printed**)" in _readings()
+
+
+def test_n2_the_lower_confidence_bound_is_labelled_our_reading():
+    text = _markdown()
+    assert "the text's lower confidence bound with $\\kappa = 1$" not in text
+    assert "the division by $\\log\\bar T_t$ and the floor at $\\alpha_{low}$ are ours" in text
+
+
+def test_n3_n4_the_introduction_names_assumption_1_as_the_delays_assumption_and_figure_7_has_no_uniform():
+    intro = _cells("markdown")[0]
+    assert "the only assumption the paper makes" not in intro
+    assert "the paper's assumption on the delays" in intro and "every regret figure beside **uniform random play**" in intro
+
+
+def test_n5_no_impossible_pull_counts():
+    """K = 2, T = 3000: an arm has at most 2999 pulls; the table and Exercise 2.4 use 1500, each arm's share."""
+    code = "\n".join(_cells("code"))
+    assert "[10, 100, 1000, 3000]" not in code and "for n in [10, 100, 1000, 1500]:" in code
+    flat = ex.get("02.alpha-hat").grade("flat", {}).message
+    assert "after 3000 pulls" not in flat and "after 1500 pulls" in flat
+    assert f"still {2 * 1500 ** -0.1:.2f} after 1500 pulls" in flat and f"{2 * 1500 ** -0.5:.2f}" in flat
+    assert "bias term after 1500 pulls is still 0.96 for α̂ = 0.1 against 0.05 for α̂ = 0.5" in _guide()
+
+
+def test_n6_steps_are_numbered_from_0_everywhere():
+    """N6: the notebook's t (looks_worse_until, t = 100) counts steps from 0; Exercises 2.2–2.3 now do too."""
+    text = _markdown()
+    assert "Steps are numbered from $t = 0$, as in `delaylab`" in text
+    assert "at every step $s = 0, \\dots, n - 1$, and the learner now decides step $t = n$" in text
+    p = ex.params("02.bias", "someone")
+    given = ex.get("02.bias").given(p)
+    assert f"s = 0, …, {p['n'] - 1}; the learner now decides step t = {p['n']}" in given
+    assert "s = 0, …, T − 1" in ex.get("02.bias-rate").given(ex.params("02.bias-rate", "someone"))
+    # the answer is unchanged: lags 0 … n − 1, as the exact expectation the notebook uses
+    n, mu, a = p["n"], p["mu"], p["alpha"]
+    e = paper.expected_observed_mean([mu], [dl.Pareto(a)], [n])[0][0]
+    assert ex.solution("02.bias", "someone") == pytest.approx(mu - e, rel=1e-12)
+
+
+def test_n7_figure_7s_extra_curve_is_described_as_it_moves():
+    text = _markdown()
+    assert "it approaches 0.3 from below" not in text
+    assert "it falls over the first few hundred steps, while $\\bar T_t$ is small, then rises slowly and ends below " \
+           "0.3" in text
+    claims = paper.figure6_claims(runs=10, seed=0)
+    assert any("first falls" in c.text and c.holds for c in claims) and any("rises slowly" in c.text and c.holds
+                                                                             for c in claims)
+
+
+def test_n8_the_guide_says_which_estimate_stays_at_alpha_low():
+    res = paper.figure6_results(10, 0)
+    raw = float(np.mean(res.traces["Adapt-Patient Bandits"]["alpha_hat"][:, -1]))
+    assert f"{raw:.2f}" == "0.09"
+    guide = _guide()
+    assert "its estimate stays at α_low" not in guide
+    assert "the α_t it uses stays at α_low for the whole horizon (the raw estimate α̂_t, before the confidence\nterm, " \
+           "falls to about 0.09)" in guide
+
+
+def test_n9_the_guide_gives_the_pareto_laws_smallest_delay():
+    assert dl.Pareto(0.3).cdf(0) == 0 and f"{float(dl.Pareto(0.3).cdf(1)):.2f}" == "0.19"
+    guide = _guide()
+    assert "a Pareto law with mass near 0" not in guide
+    assert "with D = ⌊X⌋ the shortest delay is 1 step, and P(D ≤ 1) = 0.19 even for α = 0.3" in guide
+
+
+def test_theorem_4_is_read_not_quoted_as_printed():
+    text = _cell("**How hard can it get? (Theorems 3 and 4.)**")
+    assert "(Theorem 4, as printed)" not in text and "(Theorem 4, our reading: the paper prints" in text
+    assert "*Theorem 4* (**our reading**)" in _readings()
+
+
+def test_exercise_02_texts_hold_no_control_characters():
+    """TeX in the exercises' texts is written in raw strings: a "\\a" in a plain string is a bell character."""
+    for eid in ex.ids("02"):
+        e = ex.get(eid)
+        p = ex.params(eid, "someone") if e.kind in ("compute", "derive") else {}
+        texts = [*e.hints, *(e.grade(k, p).message for k in (e.choices or {}))]
+        texts += [e.explanation(p) if callable(e.explanation) else e.explanation]
+        for t in texts:
+            assert not re.search(r"[\x00-\x08\x0b-\x1f]", t or ""), (eid, t)

@@ -136,9 +136,11 @@ class _OneArmEstimator(dl.AdaptPatientBandits):
         return np.zeros(self.problem_.size, dtype=np.int64)
 
 
-def test_alpha_estimator_is_unbiased_and_converges_on_the_section_8_3_law():
-    """m_{t,D} − m_{t,d} estimates μ(τ(D) − τ(d)) without bias; with d = ⌊(c/2)^{1/α}D⌋ the
-    estimate α_hat = −log(m_{t,D} − m_{t,d}) / log T_bar approaches the tail index α = 0.3."""
+def test_alpha_estimator_divides_by_t_bar_as_printed_and_converges_on_the_section_8_3_law():
+    """Review nb02-r1, W3: m_{t,D} = (1/T_bar_t) Σ_{pulls at least D steps old} X_{s,D}, the printed
+    normaliser 1/T_bar_t (not the n_t pulls the sum runs over). So m_{t,D} − m_{t,d} estimates
+    (n_t/T_bar_t)·μ(τ(D) − τ(d)) without bias; with one arm played at every step n_t = T_bar_t − D_t
+    ≈ T_bar_t/2, and α_hat = −log(m_{t,D} − m_{t,d}) / log T_bar approaches α = 0.3 from above."""
     alpha, c, mu = 0.3, 0.7, 0.8
     law = dl.ScaledPareto(alpha, c)
     env = dl.Conversions([mu, 0.5], delays=[law, dl.Pareto(1.0)])
@@ -147,17 +149,21 @@ def test_alpha_estimator_is_unbiased_and_converges_on_the_section_8_3_law():
     res = dl.simulate(env, {"e": pol}, T, R, seed=8, trace=True, checkpoints=[1000, 3000, 6000])
     a_hat = res.traces["e"]["alpha_hat"]  # (R, 3): α_hat used at steps 1000, 3000, 6000
     rho = (c / 2) ** (1 / alpha)
+    population = []
     for j, t in enumerate(res.times):
         t_bar = t - 1  # pulls of arm 0 made before the decision of step t (0-based t − 1)
         D = t_bar // 2
         d = math.floor(rho * D)
-        expected = mu * (law.cdf(D) - law.cdf(d))
+        n = t_bar - D  # the pulls at least D steps old: all but the last D
+        expected = n / t_bar * mu * (law.cdf(D) - law.cdf(d))
+        unnormalised = mu * (law.cdf(D) - law.cdf(d))  # what dividing by n would estimate
         diff = np.exp(-a_hat[:, j] * math.log(t_bar))  # m_{t,D} − m_{t,d} of each run
         se = diff.std(ddof=1) / math.sqrt(R)
         assert abs(diff.mean() - expected) < 4 * se, (t, diff.mean(), expected, se)
-    population = -math.log(mu * (law.cdf(D) - law.cdf(d))) / math.log(t_bar)
-    assert abs(a_hat[:, -1].mean() - population) < 0.01 and abs(population - alpha) < 0.04
-    assert np.all(np.diff(a_hat.mean(axis=0)) > 0)  # approaches α from below
+        assert abs(diff.mean() - unnormalised) > 20 * se  # the 1/n_t of main's code is rejected
+        population.append(-math.log(expected) / math.log(t_bar))
+    assert abs(a_hat[:, -1].mean() - population[-1]) < 0.01 and 0 < population[-1] - alpha < math.log(2) / math.log(6000)
+    assert np.all(np.diff(a_hat.mean(axis=0)) < 0)  # approaches α from above
 
 
 def test_adapt_patient_with_the_paper_constants_stays_at_alpha_low():

@@ -69,13 +69,19 @@ def test_where_n_tilde_matters_the_bias_grows_with_the_rate_and_the_gaps_do_not(
 
 def test_lemma_8_holds_for_p_below_q_only():
     """Section 3 reads Lemma 8's lost range as 0 < p < q < 1: there (1 − q)d(p, q) ≤ d_Pois(p, q) ≤ d(p, q);
-    the lower bound fails for some p > q."""
+    the lower bound fails for every p > q (the review's finding 17: "for some p > q" undersold it):
+    f(p) = d_Pois(p, q) − (1 − q)d(p, q) vanishes at p = q and f′(p) = −d(q, p) < 0."""
     p, q = np.meshgrid(np.linspace(0.001, 0.999, 200), np.linspace(0.001, 0.999, 200))
     d, dp = dl.indices.kl_bernoulli(p, q), dl.indices.kl_poisson(p, q)
-    below = p < q
+    below, above = p < q, p > q
     assert np.all((1 - q[below]) * d[below] <= dp[below] + 1e-12) and np.all(dp <= d + 1e-12)
-    assert np.any((1 - q[~below]) * d[~below] > dp[~below] + 1e-6)
-    assert "for $0 < p < q < 1$; the range is lost in our copy of the paper, our reading" in markdown()
+    assert np.all((1 - q[above]) * d[above] > dp[above])
+    h = 1e-6  # f′(p) = −d(q, p), by a central difference
+    f = lambda x, y: dl.indices.kl_poisson(x, y) - (1 - y) * dl.indices.kl_bernoulli(x, y)  # noqa: E731
+    for pp, qq in [(0.2, 0.5), (0.7, 0.3), (0.05, 0.1)]:
+        assert (f(pp + h, qq) - f(pp - h, qq)) / (2 * h) == pytest.approx(-dl.indices.kl_bernoulli(qq, pp), rel=1e-5)
+    assert ("for $0 < p < q < 1$; the range is lost in our copy of the paper, our reading: for every $p > q$ the "
+            "lower bound fails") in markdown()
 
 
 def test_the_claims_of_section_4_fail_where_they_should():
@@ -84,14 +90,17 @@ def test_the_claims_of_section_4_fail_where_they_should():
     at_defaults = paper.comparison()  # the notebook's parameters (a few seconds)
     on_high = paper.comparison(paper.THETA_H, names=[n for pair in paper.PAIRS for n in pair])
     streaks = paper.comparison(names=paper.PAIRS[0], runs=10, trace=True)
+    streaks_high = paper.comparison(paper.THETA_H, names=paper.PAIRS[0], runs=10, trace=True)
     long_delays = paper.comparison(names=["D-UCB"], mean_delay=5000)
-    good = paper.ntilde_claims(at_defaults, on_high, streaks, long_delays)
+    good = paper.ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high)
     assert all(c.holds for c in good), "\n".join(str(c) for c in good if not c.holds)
-    swapped = paper.ntilde_claims(at_defaults, at_defaults, streaks, at_defaults)
-    failed = [c.text for c in swapped if not c.holds]
-    assert failed == ["θ_H: D-KLUCB ends well below D-KLUCB without Ñ",
-                      "θ_H: D-UCB gains little from Ñ (level with D-UCB without Ñ)",
-                      "μ = 5000: D-UCB ends above uniform random play"]
+    swapped = paper.ntilde_claims(at_defaults, at_defaults, streaks_high, at_defaults, streaks)
+    failed = [c.text.split(":")[:2] for c in swapped if not c.holds]
+    assert failed == [["θ_H", " D-KLUCB ends well below D-KLUCB without Ñ"],
+                      ["θ_H", " D-UCB gains little from Ñ (level with D-UCB without Ñ)"],
+                      ["θ_H", " D-UCB without Ñ changes arm about every third step"],
+                      ["θ_L", " D-UCB without Ñ changes arm about every other step"],
+                      ["μ = 5000", " D-UCB ends above uniform random play"]]
 
 
 # ------------------------------------------------------------- finding 2: the naive estimator's bias
@@ -253,3 +262,240 @@ def test_readings_say_how_each_reading_of_the_paper_is_taken():
                     "c = Σ_k τ_mΔ_k/d(τ_mθ_k, τ_mθ*) (*as printed*)", "Exercise 1.5 asks for that one",
                     "D-UCB without Ñ is exactly UCB1 with the constant 1/2"]:
         assert passage in part, passage
+
+
+# ------------------------------------------------------------- the independent review, round 1
+def readings_part() -> str:
+    text = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
+    return text[text.index("## 1. Delayed conversions"):text.index("## 2. Arm-dependent")]
+
+
+def test_r1_1_the_paper_does_not_say_which_exploration_function_its_experiments_used():
+    """Section 7 and Appendix D give no exploration function: ε = 0 is our choice, not "the paper's figures"."""
+    import inspect
+
+    text = markdown()
+    assert "as in its figures" not in text
+    assert "the paper does not say which exploration function its experiments used (Section 7, Appendix D), so " \
+           "this is our choice" in text
+    docs = [dl.indices.__doc__, dl.DelayedUCB.__doc__, dl.KLUCB.__doc__, inspect.getsource(dl.policies.delayed)]
+    for doc in docs:
+        assert "paper's figures" not in doc and "papers' experiments" not in doc
+    assert "ε = 0 in the figures" not in readings_part()
+    assert "not state the exploration function of its experiments" in readings_part()
+    paper_text = (ROOT.parent.parent / "shared" / "papers" / "vernade2017-delayed-conversions.md")
+    if paper_text.exists():  # the developers' copy of the paper: ε appears in the analysis, not in Section 7
+        section7 = paper_text.read_text(encoding="utf-8").split("7 EXPERIMENTS")[1].split("8 CONCLUSION")[0]
+        assert "epsilon" not in section7 and "β" not in section7
+
+
+def test_r1_2_discarding_is_near_optimal_with_kl_only():
+    """'Asymptotically optimal, the paper says' is as printed, but only Discarding KL-UCB is near-optimal: its
+    index stops at about β/d_Pois(τ_mθ_k, τ_mθ*) pulls, within 1/(1 − τ_mθ*) of the bound (Lemma 8);
+    Discarding UCB's stops at about log T/(2τ_mΔ_k²): a slope Σ 1/(2τ_mΔ_k), 3.5 times the bound on θ_L."""
+    tau = float(dl.Geometric(500).cdf(1000))
+    th, best = np.array([0.05, 0.03]), 0.1
+    # the pull counts per log T, from each index's width falling to the gap
+    disc_ucb = 1 / (2 * tau * (best - th) ** 2)
+    assert np.allclose(th + np.sqrt(1 / (2 * tau * disc_ucb)), best)  # Discarding UCB's width at that count is Δ
+    assert paper.ucb_slope(paper.THETA_L, 1000) == pytest.approx(float(np.sum((best - th) * disc_ucb)))
+    assert paper.ucb_slope(paper.THETA_L, 1000) / paper.lower_bound(paper.THETA_L, 1000) == pytest.approx(3.45, abs=0.01)
+    kl_pulls = 1 / dl.indices.kl_poisson(tau * th, tau * best)
+    bound_pulls = 1 / dl.indices.kl_bernoulli(tau * th, tau * best)
+    assert np.all(kl_pulls >= bound_pulls) and np.all(kl_pulls <= paper.poisson_factor(paper.THETA_L, 1000) * bound_pulls)
+    # the Poisson divergence is 1-homogeneous: τ_m N·d_Pois(θ_k, θ*) = N·d_Pois(τ_mθ_k, τ_mθ*)
+    assert np.allclose(tau * dl.indices.kl_poisson(th, best), dl.indices.kl_poisson(tau * th, tau * best))
+    section7 = cell_with("## 7. Figure 2")
+    assert "Only Discarding KL-UCB comes close" in section7 and "Discarding UCB is not" in section7
+    remember = cell_with("## What to remember")
+    assert "asymptotically optimal, the paper says" not in remember
+    assert "that holds for Discarding KL-UCB, not for Discarding UCB" in remember
+    assert "*Discarding's optimality* (end of Section 6)" in readings_part()
+
+
+def test_r1_3_figure_1_says_what_else_differs_and_checks_how_much_it_explains():
+    """D-UCB and D-KLUCB differ in the shape of the index and in D-UCB's factor sqrt(N/Ñ); the check runs D-UCB
+    without the factor on the figure's draws, and its claims fail when the factor explains nothing."""
+    import dataclasses
+
+    text = cell_with("## 6. Figure 1")
+    assert "they differ in the index alone" not in text
+    assert "their indices differ in two ways, not one" in text and "**D-UCB without that factor**" in text
+    assert "paper.factor_claims(paper.figure1_factor(runs=20))" in cell_with("paper.figure1_claims(")
+    verdict = cell_with("**Verdict — the paper's two comparisons reproduce, but part of the UCB–KL gap")
+    assert "about 40 % of that gap on $\\theta_L$ is D-UCB's factor" in verdict
+    assert "at the low rates of real conversions" not in verdict.lower()
+    # the variant is D-UCB's index with N replaced by Ñ in the factor, nothing else
+    theta, n_tilde, beta = np.array([[0.1, 0.3, 0.0]]), np.array([[20.0, 3.5, 0.0]]), np.log(100.0)
+    variant = paper.DelayedUCBWithoutFactor(dl.Geometric(5), 10)
+    got = variant._index(theta, n_tilde, beta)
+    assert np.allclose(got[0, :2], theta[0, :2] + np.sqrt(beta / (2 * n_tilde[0, :2]))) and np.isinf(got[0, 2])
+    assert variant.label == "D-UCB without √(N/Ñ)"
+    results = paper.figure1_factor(runs=20)  # the notebook's parameters
+    good = paper.factor_claims(results)
+    assert all(c.holds for c in good), "\n".join(str(c) for c in good if not c.holds)
+    # the figure's own arrays: the check's D-UCB and D-KLUCB are the figure's, run for run
+    fig = paper.figure1(runs=20)
+    for m in (paper.WINDOW, None):
+        for n in ("UCB", "KLUCB"):
+            assert np.array_equal(results[m].final(n), fig[("θ_L", m)].final(n))
+    # a factor that explains nothing (the variant's regret replaced by D-UCB's) fails every claim about it
+    nothing = {m: dataclasses.replace(r, regret={**r.regret, paper.FLAT: r.regret["UCB"]}) for m, r in results.items()}
+    assert [c.holds for c in paper.factor_claims(nothing)] == [False, False, False, True] * 2
+
+
+def test_r1_4_the_discarding_row_is_its_own_index():
+    """The table's Discarding row gives Discarding UCB's printed index, without D-UCB's factor; once Ñ ≈ τ_m N
+    D-UCB's width is sqrt(β/(2N))/τ_m and Discarding UCB's sqrt(β/(2N))/sqrt(τ_m)."""
+    table = cell_with("## 3. The algorithms")
+    assert "the same, using only the $N_k(t-m)$ pulls" not in table
+    assert "UCB: $\\hat\\theta^m_k + \\sqrt{\\beta(t)/(2\\tau_m N_k(t-m))}$, with no factor like D-UCB's" in table
+    assert "(our reading of the paper's $S_k(t-m)$)" in table and "the least pulled arm first (our reading" in table
+    tau, n, beta = float(dl.Geometric(500).cdf(1000)), 4000.0, np.log(5000)
+    d_ucb = dl.indices.delayed_ucb_index(0.0, n, tau * n, beta)
+    disc = dl.DiscardingUCB(dl.Geometric(500), 1000)._index(np.zeros((1, 1)), np.full((1, 1), tau * n), beta)[0, 0]
+    assert d_ucb == pytest.approx(np.sqrt(beta / (2 * n)) / tau) and disc == pytest.approx(np.sqrt(beta / (2 * n) / tau))
+    assert disc / d_ucb == pytest.approx(np.sqrt(tau)) and round(np.sqrt(tau), 2) == 0.93
+    assert "the UCB pair also differs in its width" in cell_with("## 7. Figure 2")
+    assert "(*our reading*: the paper only says the indices \"can only be computed after at least m rounds\")" \
+        in readings_part()
+
+
+def test_r1_5_and_6_figure_2s_verdict_separates_what_is_built_in_and_claims_no_equal_growth():
+    verdict = cell_with("**Verdict — the paper's gap reproduces")
+    assert "two of the paper's three statements reproduce" not in verdict
+    assert "built in, not a test: the linear regret of the first $m = 1000$ steps" in verdict
+    assert "grows as fast as D-UCB's" not in verdict
+    assert "40 runs cannot tell the two late growth rates apart" in verdict and "no evidence that they are equal" \
+        in verdict
+    assert "Discarding UCB grows as fast as D-UCB" not in guide_part()
+    assert "for the UCB pair 40 runs cannot tell the two growth rates apart" in guide_part()
+    res = paper.figure2(runs=40)  # the notebook's parameters
+    claims = {c.text: c for c in paper.figure2_claims(res)}
+    level = [c for t, c in claims.items() if "not significantly different" in t]
+    assert len(level) == 1 and level[0].holds
+    assert "± 1.3" in paper.summary_figure2(res) and "Discarding UCB minus D-UCB: -0.6" in paper.summary_figure2(res)
+
+
+def test_r1_7_unbiased_for_a_pull_sequence_fixed_in_advance():
+    remember = cell_with("## What to remember")
+    assert "gives an unbiased estimate." not in remember
+    assert "unbiased for a pull sequence fixed in advance" in remember
+
+
+def test_r1_8_exercise_1_1s_explanation_names_the_windows_loss():
+    for who in ("", "ada", "student 7"):
+        p = ex.params("01.n-tilde", who)
+        lags = [p["t"] - 1 - s for s in p["pulls"]]
+        assert sum(e >= p["m"] for e in lags) == 2  # every drawn instance: two pulls at least m steps old
+        text = ex.get("01.n-tilde").explanation(p)
+        assert "removes both biases of $S/N$: the window's loss (the two pulls at least m steps old" in text
+
+
+def test_r1_9_the_observed_delays_are_biased_short_early_on():
+    """§8: the running mean of observed delays is biased low (right truncation): its expectation, by Monte Carlo
+    (one pull per step, every pull converts), against paper.observed_delay_mean."""
+    rng = np.random.default_rng(0)
+    law, t, runs = dl.Geometric(500), 1000, 400
+    lags = np.arange(t)[::-1]  # the pull of step s has lag t − 1 − s at the decision of step t
+    delays = law.ppf(rng.random((runs, t)))
+    seen = delays <= lags
+    means = (delays * seen).sum(axis=1) / seen.sum(axis=1)
+    assert abs(means.mean() - paper.observed_delay_mean(500, t)) < 4 * means.std(ddof=1) / np.sqrt(runs) + 1.0
+    assert paper.observed_delay_mean(500, 1000) < paper.observed_delay_mean(500, 2500) < \
+        paper.observed_delay_mean(500, 10_000) < 500
+    text = cell_with("## 8. Figure 3")
+    assert "a bias the appendix does not mention (our remark)" in text
+    assert "estimates $\\tau_d/\\tau_m$ exactly only from the delays of pulls at least $m$ steps old" in text
+
+
+def test_r1_10_the_streaks_sentence_names_its_instances():
+    text = cell_with("### What the panel shows at its defaults")
+    assert "changes arm about every other step. When" not in text
+    assert "on $\\theta_H$ as on $\\theta_L$, while the same index without $\\tilde N$ changes arm about every third " \
+           "step on $\\theta_H$ and about every other step on $\\theta_L$" in text
+    assert "still playing in streaks" not in text  # not checked: left out
+
+
+def test_r1_11_the_poisson_remark_is_not_called_unchecked_against_the_curve_it_is_drawn_with():
+    verdict = cell_with("**Verdict — the paper's two comparisons reproduce")
+    assert "not with a curve of this figure" not in verdict
+    assert "so the figure cannot measure that loss; it is consistent with the remark" in verdict
+    assert paper.poisson_factor(paper.THETA_L, None) == pytest.approx(1 / 0.9)
+    assert paper.poisson_factor(paper.THETA_H, None) == pytest.approx(2.0)
+    # Lemma 8 at q = τ_mθ*: d/d_Pois ≤ 1/(1 − q) for every suboptimal arm, censored and not
+    for theta in (paper.THETA_L, paper.THETA_H):
+        for m in (paper.WINDOW, None):
+            tau = 1.0 if m is None else float(dl.Geometric(500).cdf(m))
+            p, q = tau * np.array(theta[1:]), tau * theta[0]
+            assert np.all(dl.indices.kl_bernoulli(p, q) / dl.indices.kl_poisson(p, q) <= paper.poisson_factor(theta, m))
+    claims = [c.text for c in paper.figure1_claims(paper.figure1(runs=20))]
+    assert sum("KLUCB ends below c·log T" in c for c in claims) == 2
+
+
+def test_r1_12_the_rates_are_five_to_ten_times_higher():
+    assert "rates five times higher" not in markdown()
+    assert "five to ten times larger on $\\theta_H$" in markdown()
+
+
+def test_r1_13_figure_3s_uncensored_difference_is_called_borderline():
+    verdict = cell_with("**Verdict — consistent with the paper's message")
+    assert "(under 3 standard errors" not in verdict
+    assert "the uncensored one is borderline, between 1.5 and 3 standard errors above 0" in verdict
+    texts = [c.text for c in paper.figure3_claims(paper.figure3(runs=20))]
+    assert any("borderline by the usual 2-s.e. rule" in t for t in texts)
+
+
+def test_r1_14_discarding_does_not_play_each_arm_once_first():
+    assert "All play each arm once" not in markdown()
+    assert "Discarding starts differently (its row)" in cell_with("## 3. The algorithms")
+
+
+def test_r1_15_the_index_has_a_lambert_w_form():
+    """x − log x = y (x = q/θ̂ ≥ 1, y = 1 + β/(Ñθ̂)) means w = −x solves w·e^w = −e^(−y) with w ≤ −1:
+    q = θ̂·(−W₋₁(−e^(−y))), a closed form, but not an elementary one."""
+    theta, n, beta = np.array([0.02, 0.1, 0.5]), np.array([40.0, 300.0, 7.0]), np.log(2000.0)
+    q = dl.indices.klucb_poisson(theta, n, beta, upper=np.inf)
+    w, y = -q / theta, 1 + beta / (n * theta)
+    assert np.all(w <= -1) and np.allclose(w * np.exp(w), -np.exp(-y), rtol=1e-8)
+    assert "no elementary closed form (it can be written with Lambert's $W$ function" in cell_with("### ✎ Exercise 1.4")
+    assert "the index has no closed form" not in guide_part()
+
+
+def test_r1_16_the_model_answer_says_at_most_mu_fewer_pulls():
+    model = ex.get("01.why-window").solution
+    assert "about $\\mu$ fewer pulls" not in model and "made at most $\\mu$ fewer pulls" in model
+
+
+def test_r1_18_readings_write_the_poisson_divergence_as_d_pois():
+    part = readings_part()
+    assert "where d(p, q) = p log(p/q) + q − p" not in part
+    assert "Ñ·d_Pois(θ̂, q) ≤ β(t), where d_Pois(p, q) = p log(p/q) + q − p" in part
+    assert "The lower bound fails for every p > q" in part
+
+
+def test_r1_19_discardings_count_is_named_when_the_lag_off_by_one_gives_the_same_number():
+    """When the recent lag is m − 1, the lag off by one gives τ_m·N, Discarding's count: the message names both."""
+    from delaylab.exercises import p01
+
+    who = next(f"student {i}" for i in range(500)
+               if min(p01._nt_lags(ex.params("01.n-tilde", f"student {i}")))
+               == ex.params("01.n-tilde", f"student {i}")["m"] - 1)
+    p = ex.params("01.n-tilde", who)
+    discarding = 3 * float(dl.Geometric(p["mu"]).cdf(p["m"]))
+    message = ex.check("01.n-tilde", discarding, student=who).message
+    assert "Discarding's count" in message and "off by one" in message and "two mistakes" in message
+    other = next(f"student {i}" for i in range(500)
+                 if min(p01._nt_lags(ex.params("01.n-tilde", f"student {i}")))
+                 < ex.params("01.n-tilde", f"student {i}")["m"] - 1)
+    q = ex.params("01.n-tilde", other)
+    assert "Discarding's count" not in ex.check("01.n-tilde", p01._nt(q, shift=1), student=other).message
+    assert "Discarding's count" in ex.check("01.n-tilde", 3 * float(dl.Geometric(q["mu"]).cdf(q["m"])),
+                                            student=other).message
+
+
+def test_r1_20_uniform_play_runs_off_the_top_of_every_panel_of_figure_1():
+    fig = paper.figure1_panel(runs=20)
+    clipped = [t for t in fig.plot.fig.data if t.name and t.name.startswith(dl.UNIFORM) and "above the axis" in t.name]
+    assert len({t.xaxis for t in clipped}) == 4
+    assert "runs off the top of every panel" in guide_part() and "off the top of the θ_H panels" not in guide_part()

@@ -250,3 +250,55 @@ def test_r1_15_16_sections_and_readings_are_named_right():
     assert ("\"sample and normalize $K$ actions from $\\{0,1\\}^d$\"; we draw each uniformly from "
             "$\\{0,1\\}^d \\setminus \\{0\\}$") in md
     assert "sample and normalize K actions from {0,1}^d" in " ".join(_readings_section().split())
+
+
+# ------------------------------------------------------------------ review nb03-r2 (reviews/nb03-r2.md)
+def test_r2_1_figure_3_is_ordered_at_the_horizon_not_all_along():
+    """Early on the authors' index is above OTFLinTS and both above uniform play: "stays lowest" was
+    wrong. The text gives the order at T and the crossings, the check cell tests each time."""
+    md, guide = _markdown(), _guide_section()
+    assert "stays lowest" not in md and "stays lowest" not in guide
+    assert "at $T = 10{,}000$ the index of the authors' code ends lowest, then OTFLinTS" in md
+    assert ("Early on, the order of the first three is reversed: at $t = 500$ the authors' index is above OTFLinTS, "
+            "and both are above uniform random play") in md
+    assert ("The authors' index falls below uniform play between $t = 1000$ and $t = 2000$, OTFLinTS only between "
+            "$t = 2000$ and $t = 3000$") in md
+    assert "an ordering at the horizon is not an ordering all along" in guide
+    cell = _check_cell("# Section 6's statements on Figure 3")
+    for piece in ("gap(A, TS, 500)", "gap(TS, U, 500)", "gap(A, U, 1000)", "gap(U, A, 2000)", "gap(TS, U, 2000)",
+                  "gap(U, TS, 3000)", "paper.paired(r3.at(a, t), r3.at(b, t))"):
+        assert piece in cell, piece
+
+
+def test_r2_2_an_action_converts_with_theta_and_is_counted_with_tau_m_theta():
+    md = _markdown()
+    assert "converts, in the end, only with probability" not in md
+    assert ("it converts within the window (and is counted in $B_t$) only with probability "
+            "$\\tau_m \\langle A_s, \\theta\\rangle$") in md
+    # §1: it converts (X_s = 1) with probability <A_s, θ>
+    assert "$X_t \\sim \\text{Bernoulli}(\\langle A_t, \\theta\\rangle)$" in md
+
+
+def test_r2_3_pending_conversions_bias_b_t_one_way_not_the_estimate():
+    """B_t misses Σ c_s A_s with c_s ∈ {−1, 0}; the estimate's shift is V_t⁻¹ times that, and V_t⁻¹
+    has entries of both signs."""
+    md = _markdown()
+    assert "pull the estimate the same way" not in md
+    assert "always bias $B_t$ the same way (they cannot cancel like zero-mean noise)" in md
+
+
+def test_r2_5_the_guide_does_not_say_the_cheap_term_becomes_equal():
+    """Measured 1.027 at t = 10m (m = 100): never equal; the notebook checks "within 5%" at t = 10m."""
+    guide, md = _guide_section(), _markdown()
+    assert "equal once t ≫ m" not in guide and "It is slight once $t \\gg m$" in md
+    assert "a delay term up to nearly twice as large while t is of the order of m (within a few per cent once t ≫ m)" \
+        in guide
+    assert "... and at t = 10m = 1000 within 5% of it" in _check_cell("# Section 3's statements on the cheap delay term")
+
+
+def test_r2_6_on_the_fly_is_not_attributed_to_the_paper_as_censoring():
+    from delaylab.policies import linear
+
+    doc = " ".join(linear.__doc__.split())
+    assert '("on the fly" censoring)' not in doc
+    assert '"On-The-Fly", in the algorithms\' names, is the paper\'s; it does not name this censoring' in doc

@@ -37,16 +37,25 @@ def _nt(p, lags=None, cap=True, shift=0):
     return sum(_tau(p["mu"], min(e + shift, p["m"]) if cap else e + shift) for e in lags)
 
 
+_NT_SHIFT = ("the lag is off by one: at the decision of step t the learner knows the conversions revealed by the "
+             "end of step $t-1$, so the lag of a pull at s is $t-1-s$.")
+_NT_DISCARDING = (r"that is $\tau_m N$, Discarding's count: it holds only for pulls at least m steps old, and your "
+                  "most recent pull is younger than that.")
+
+
 def _nt_wrong(p):
+    shifted, discarding = _nt(p, shift=1), 3 * _tau(p["mu"], p["m"])
+    if np.isclose(shifted, discarding, rtol=1e-6):  # recent lag m − 1: both mistakes give τ_m·N
+        last = [(discarding, "two mistakes give this number here. " + _NT_DISCARDING[0].upper() + _NT_DISCARDING[1:]
+                 + " Or " + _NT_SHIFT)]
+    else:
+        last = [(shifted, _NT_SHIFT), (discarding, _NT_DISCARDING)]
     return [
         (3.0, "that is N, the raw number of pulls: a pull whose conversion could still be on its way counts only "
               "for the probability τ that its news has arrived."),
         (_nt(p, cap=False), f"this ignores the window: a conversion later than m = {p['m']} steps is never seen, "
                             r"so no lag counts beyond m ($\tau(\min(t-1-s, m))$)."),
-        (_nt(p, shift=1), "the lag is off by one: at the decision of step t the learner knows the conversions "
-                          "revealed by the end of step $t-1$, so the lag of a pull at s is $t-1-s$."),
-        (3 * _tau(p["mu"], p["m"]), r"that is $\tau_m N$, Discarding's count: it holds only for pulls at least m steps "
-                                    "old, and your most recent pull is younger than that."),
+        *last,
     ]
 
 
@@ -77,9 +86,12 @@ def _nt_explain(p):
     lags = _nt_lags(p)
     capped = [min(e, p["m"]) for e in lags]
     terms = " + ".join(rf"\tau({c})" for c in capped)
+    old = {1: "one", 2: "two", 3: "three"}[sum(e >= p["m"] for e in lags)]
     return (f"Lags at t = {p['t']}: {', '.join(map(str, lags))}; capped at m = {p['m']}: "
             rf"{', '.join(map(str, capped))}. $\tilde N = {terms} = {_nt(p):.4f}$. Dividing the conversions seen by "
-            r"$\tilde N$, not by $N = 3$, removes the bias of the pulls whose news may still come.")
+            rf"$\tilde N$, not by $N = 3$, removes both biases of $S/N$: the window's loss (the {old} pulls at least "
+            rf"m steps old count for $\tau_m$ each, whatever their age) and that of the recent pull, whose news "
+            "may still come.")
 
 
 register(Exercise(
@@ -377,7 +389,7 @@ register(Exercise(
 _WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information. With a "
                r"finite mean delay $\mu$, the pulls whose news is still pending weigh at most $\mu$ in total "
                r"($\sum_e P(D > e) = E[D]$), a number that does not grow with T: the learner knows as much as one "
-               r"without delays that made about $\mu$ fewer pulls — an additive cost, invisible in the $\log T$ slope. "
+               r"without delays that made at most $\mu$ fewer pulls — an additive cost, invisible in the $\log T$ slope. "
                r"With a window, a share $1 - \tau_m$ of the conversions is lost for good: each pull only tells about "
                r"the rate $\tau_m\theta$, and the rates $\tau_m\theta_k$ and $\tau_m\theta^*$ are closer in "
                r"divergence than $\theta_k$ and $\theta^*$, so each suboptimal arm needs more pulls, "

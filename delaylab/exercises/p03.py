@@ -95,11 +95,17 @@ def _width_wrong(p):
     ]
 
 
+def _round_of(V, lam, d=2) -> int:
+    """The paper's round t at which V is V_t: V_t − λI sums the t − 1 past A_sA_sᵀ, each of trace
+    ‖A_s‖² = 1, so trace V_t = (t − 1) + dλ."""
+    return int(round(V[0][0] + V[1][1] - d * lam)) + 1
+
+
 def _width_draw(d):
-    a, b, c = d.integer(20, 60), d.integer(-12, 15), d.integer(15, 50)
-    return {"V": ((a, b), (b, c)), "a": d.choice(_ACTIONS_2D),
-            "t": d.integer(100, 600), "delta": d.choice([0.05, 0.1, 0.2]), "lam": d.choice([0.5, 1.0, 2.0]),
-            "delay_term": d.grid(1.0, 4.0, 0.1)}
+    a, b, c = d.integer(20, 120), d.integer(-12, 15), d.integer(15, 100)
+    p = {"V": ((a, b), (b, c)), "a": d.choice(_ACTIONS_2D), "delta": d.choice([0.05, 0.1, 0.2]),
+         "lam": d.choice([0.5, 1.0, 2.0]), "delay_term": d.grid(1.0, 4.0, 0.1)}
+    return {**p, "t": _round_of(p["V"], p["lam"])}
 
 
 register(Exercise(
@@ -119,10 +125,12 @@ register(Exercise(
         f"alpha = 2 * f + {q['delay_term']}                 # + the delay term\n"
         "width = alpha * np.sqrt(a @ np.linalg.solve(V, a))   # ||a|| in V^-1 = sqrt(a' V^-1 a)\n"),
     draw=_width_draw,
-    default={"V": ((41, 12), (12, 26)), "a": (0.6, 0.8), "t": 200, "delta": 0.1, "lam": 1.0, "delay_term": 2.4},
+    default={"V": ((41, 12), (12, 26)), "a": (0.6, 0.8), "t": 66, "delta": 0.1, "lam": 1.0, "delay_term": 2.4},
     given=lambda q: (
         f"d = 2, λ = {q['lam']:g}, δ = {q['delta']}, the paper's round t = {q['t']}; "
-        f"V = [[{q['V'][0][0]}, {q['V'][0][1]}], [{q['V'][1][0]}, {q['V'][1][1]}]], a = ({q['a'][0]}, "
+        f"V = V_t = [[{q['V'][0][0]}, {q['V'][0][1]}], [{q['V'][1][0]}, {q['V'][1][1]}]] (λI plus $A_sA_s^\\top$ "
+        f"summed over the t − 1 = {q['t'] - 1} past actions, each of norm 1, so its trace is t − 1 + 2λ), "
+        f"a = ({q['a'][0]}, "
         rf"{q['a'][1]}), and the delay term $\sum_{{s=t-m}}^{{t-1}} \lVert A_s\rVert_{{V^{{-1}}}}$ equals "
         f"{q['delay_term']}."),
     **numeric(_width, _width_wrong, rtol=2e-3, name="width"),

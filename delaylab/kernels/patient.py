@@ -94,7 +94,7 @@ def adapt_patient_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state):
                 f = fb + ib
                 t_bar = n_pl[f]
                 n = n_est[f]
-                diff = (count_D[f] - count_d[f]) / max(n, 1)
+                diff = (count_D[f] - count_d[f]) / max(t_bar, 1)  # divided by T_bar_t, as printed
                 log_t = math.log(max(t_bar, 2))
                 ah = min(-math.log(max(diff, TINY)) / log_t, 1.0)
                 if n > 0 and t_bar >= 2:

@@ -5,7 +5,9 @@ Section 7: T = 10,000, geometric delays with mean μ = 500, window m = 1000,
 θ_H = (0.5, 0.4, 0.3) and θ_L = (0.1, 0.05, 0.03).
 
 * Figure 1: D-UCB and D-KLUCB (censored), UD-UCB and UD-KLUCB (uncensored), on θ_H and θ_L,
-  100 runs.
+  100 runs. The two indices differ in more than their shape: D-UCB's width carries the factor
+  sqrt(N/Ñ), D-KLUCB's does not. :func:`figure1_factor` runs D-UCB without that factor on the
+  figure's θ_L draws (not in the paper), to say how much of the gap each part explains.
 * Figure 2: D-UCB and D-KLUCB against the Discarding baselines, θ_L, censored, 200 runs.
 * Figure 3 (Appendix D): D-KLUCB with the delay law known or estimated online, 100 runs. The
   paper does not say which instance; we use θ_L with μ = 500, m = 1000 (the other figures'),
@@ -30,6 +32,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import bounds, claims
+from ..indices import delayed_ucb_index
 from ..laws import Geometric
 from ..panels.conversions import SHOWN, WITHOUT, make_policy
 from ..panels.reproduce import FigureReproduction
@@ -149,6 +152,57 @@ def summary_figure1(results) -> str:
             f"ends at {uniform}.")
 
 
+#: D-UCB's index without its factor sqrt(N/Ñ): θ̂ + sqrt(β(t)/(2Ñ)) (Figure 1's check, not in the paper)
+FLAT = "UCB without √(N/Ñ)"
+
+
+class DelayedUCBWithoutFactor(DelayedUCB):
+    """D-UCB without its factor sqrt(N/Ñ) ≥ 1: U_k = θ̂_k + sqrt(β(t)/(2Ñ_k)), the same Ñ, θ̂ and β.
+
+    Not in the paper: it separates the two ways in which D-UCB's index differs from D-KLUCB's (the
+    shape of the bound, and the factor). It runs on the numpy path (no compiled kernel)."""
+
+    @property
+    def label(self):
+        return ("D-" if self.window is not None else "UD-") + FLAT
+
+    def _index(self, theta, n_tilde, beta):
+        return delayed_ucb_index(theta, n_tilde, n_tilde, beta)  # sqrt(Ñ/Ñ) = 1
+
+
+def figure1_factor(runs=20, seed=0, horizon=HORIZON):
+    """Figure 1's θ_L panels again, with D-UCB without its factor sqrt(N/Ñ) beside D-UCB and D-KLUCB,
+    on the same draws: {window: Result} with the names "UCB", :data:`FLAT`, "KLUCB"."""
+    def compute():
+        law = Geometric(MEAN_DELAY)
+        return {m: sweep(Conversions(THETA_L, law, window=m),
+                         {"UCB": DelayedUCB(law, m), FLAT: DelayedUCBWithoutFactor(law, m),
+                          "KLUCB": DelayedKLUCB(law, m)}, horizon, runs, seed, checkpoints=CHECKPOINTS)
+                for m in (WINDOW, None)}
+    return remembered(("figure1_factor", runs, seed, horizon), compute)
+
+
+def poisson_factor(theta, window, mean_delay=MEAN_DELAY) -> float:
+    """1/(1 − τ_m θ*): how much the Poisson divergence can at most steepen a KL index's asymptotic
+    slope against the lower bound's (Lemma 8 at q = τ_m θ*, as Theorem 11's proof uses it; τ_m = 1
+    uncensored). Our derivation: Ñ·d_Pois(θ̂, q) ≤ β with Ñ ≈ τ_m N stops pulling arm k after about
+    β/d_Pois(τ_mθ_k, τ_mθ*) pulls (d_Pois(τp, τq) = τ·d_Pois(p, q)), against log T/d(τ_mθ_k, τ_mθ*)."""
+    tau_m = 1.0 if window is None else float(Geometric(mean_delay).cdf(window))
+    return 1.0 / (1.0 - tau_m * max(theta))
+
+
+def ucb_slope(theta, window, mean_delay=MEAN_DELAY, factor=False) -> float:
+    """The asymptotic slope (pseudo-regret per log T) of Discarding UCB (``factor=False``) or D-UCB
+    (``factor=True``): an index θ̂ + w stops pulling arm k once its width w falls to Δ_k. Discarding
+    UCB's width is sqrt(β/(2τ_m N)), so about log T/(2τ_m Δ_k²) pulls; D-UCB's, with Ñ ≈ τ_m N, is
+    sqrt(N/Ñ)·sqrt(β/(2Ñ)) ≈ sqrt(β/(2N))/τ_m, so log T/(2τ_m² Δ_k²). Our derivation (Theorem 9
+    bounds D-UCB's pulls by the same leading term, as printed)."""
+    tau_m = 1.0 if window is None else float(Geometric(mean_delay).cdf(window))
+    theta = np.asarray(theta, dtype=float)
+    gaps = theta.max() - theta[theta < theta.max()]
+    return float(np.sum(1.0 / (2.0 * tau_m ** (2 if factor else 1) * gaps)))
+
+
 def figure1_panel(runs=20, seed=0) -> FigureReproduction:
     plot = CurvePlot(["D-UCB", "D-KLUCB", "UD-UCB", "UD-KLUCB", UNIFORM], panels=[_panel_title(n, m) for n, _, m in FIG1_PANELS],
                      extra=["asymptotic lower bound (Theorems 3–4)"])
@@ -194,21 +248,24 @@ def summary_figure2(res) -> str:
     finals = ", ".join(f"{n} {res.final(n).mean():.1f}" for n in FIG2_NAMES if n != UNIFORM)
     z = [float(np.divide(*res.paired(a, b))) for a, b in [("D-KLUCB", "Discarding KL-UCB"), ("D-UCB", "Discarding UCB")]]
     slopes = ", ".join(f"{n} {1000 * late_slopes(res, n).mean():.1f}" for n in FIG2_NAMES if n != UNIFORM)
+    diffs = "; ".join(f"{disc} minus {ours}: {1000 * m:+.1f} ± {1000 * se:.1f}"
+                      for disc, ours in [("Discarding UCB", "D-UCB"), ("Discarding KL-UCB", "D-KLUCB")]
+                      for m, se in [late_difference(res, disc, ours)])
     late = f"after t = {LATE:,}" if res.times[-1] > LATE else "late"
     return (f"regret at T = {T:,}: {finals}; {UNIFORM} {res.final(UNIFORM).mean():.1f}. Discarding KL-UCB's "
             f"regret at t = {int(res.times[k]):,} is {res.mean('Discarding KL-UCB')[k]:.1f} in every run alike "
             f"({round_robin_cost():.2f} per step of round robin). The delay-corrected policies end below their "
             f"Discarding counterparts by {z[0]:.0f} (KL-UCB) and {z[1]:.0f} (UCB) standard errors of the paired "
-            f"difference. Regret per 1000 steps {late}: {slopes}.")
+            f"difference. Regret per 1000 steps {late}: {slopes} (paired, with s.e.: {diffs}).")
 
 
 def figure2_panel(runs=40, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG2_NAMES, title="Figure 2: delay-corrected policies against Discarding "
                      "(θ_L, μ = 500, m = 1000)")
-    caption = ("Discarding policies only use pulls at least m = 1000 steps old: before that they play "
-               f"round robin, hence a linear regret of (0 + 0.05 + 0.07)/3 = {round_robin_cost():.2f} per step, "
-               "as much as uniform random play (the dashed grey curve), then they catch up slowly. Bands: 95% "
-               "confidence band of the mean.")
+    caption = ("Discarding policies only use pulls at least m = 1000 steps old: before each arm has one they "
+               "play round robin (our reading: the paper only says they have no index yet), hence a linear "
+               f"regret of (0 + 0.05 + 0.07)/3 = {round_robin_cost():.2f} per step, uniform random play's expected "
+               "cost (the dashed grey curve). Bands: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 200, caption,
                               name="vernade2017-figure2", summary=summary_figure2)
 
@@ -249,16 +306,19 @@ def summary_figure3(results) -> str:
                             ("uncensored", "UD-KLUCB", "UD-KLUCB (estimated geometric law)")]:
         res = results[key]
         a, b = res.final(known).mean(), res.final(est).mean()
-        parts.append(f"{key}: known law {a:.1f}, estimated {b:.1f} ({b / a:.2f} times)")
+        d, se = res.paired(known, est)
+        parts.append(f"{key}: known law {a:.1f}, estimated {b:.1f} ({b / a:.2f} times; paired difference "
+                     f"{float(d):+.1f} ± {float(se):.1f}, {float(d) / float(se):.1f} s.e.)")
     return f"regret at T = {int(results['censored'].times[-1]):,} — " + "; ".join(parts) + "."
 
 
 def figure3_panel(runs=20, seed=0) -> FigureReproduction:
     plot = CurvePlot(FIG3_NAMES, panels=["censored, m = 1000", "uncensored"])
     caption = ("Appendix D: the delay law estimated online — in the censored model by the empirical CDF "
-               "of the observed delays (which estimates τ_d/τ_m), in the uncensored model by a running "
-               "mean of the observed delays plugged into the geometric recursion of Eq. (6). Instance "
-               "(not given in the paper): θ_L, μ = 500, m = 1000, γ = 1.")
+               "of the observed delays (τ_d/τ_m for the delays of pulls at least m steps old), in the "
+               "uncensored model by a running mean of the observed delays plugged into the geometric "
+               "recursion of Eq. (6). Both are biased towards short delays early on: a delay is observed "
+               "only once it has elapsed. Instance (not given in the paper): θ_L, μ = 500, m = 1000, γ = 1.")
     return FigureReproduction(lambda r, p: figure3(r, seed, p), draw_figure3, plot, runs, 100, caption,
                               name="vernade2017-figure3", summary=summary_figure3)
 
@@ -459,13 +519,22 @@ def estimator_claims(study) -> list:
     return out
 
 
-def ntilde_claims(at_defaults, on_high, streaks, long_delays) -> list:
+def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> list:
     """Section 4: what Ñ changes (results of :func:`comparison`: the panel's defaults on θ_L; the
-    pairs on θ_H; the pairs of D-UCB with the pulls traced; D-UCB at μ = 5000)."""
+    pairs on θ_H; the pair of D-UCB with the pulls traced, on θ_L and on θ_H; D-UCB at μ = 5000)."""
     d, w = PAIRS[0]
     k, kw = PAIRS[1]
-    sw, sw0 = switches(streaks, d), switches(streaks, w)
-    T = streaks.horizon
+
+    def streak_claims(result, where, every, low, high):
+        sw, sw0 = switches(result, d), switches(result, w)
+        T = result.horizon
+        se = lambda x: float(x.std(ddof=1) / np.sqrt(x.size))  # noqa: E731
+        return [claims.estimate(f"{where}: {d} plays in long streaks: changes of arm per run in {T:,} steps (at "
+                                "most 50)", float(sw.mean()), se(sw), high=50, z=3, runs=sw.size),
+                claims.estimate(f"{where}: {w} changes arm about every {every} step: changes of arm per run in "
+                                f"{T:,} steps (between {T / high:,.0f} and {T / low:,.0f})", float(sw0.mean()), se(sw0),
+                                low=T / high, high=T / low, z=3, runs=sw0.size)]
+
     return [
         claims.ratio_within(at_defaults, k, kw, 0.8, 1.25,
                             text=f"θ_L: {k} and {kw} end within a fifth of each other"),
@@ -475,28 +544,26 @@ def ntilde_claims(at_defaults, on_high, streaks, long_delays) -> list:
           for n in at_defaults.names if n != UNIFORM],
         claims.lower(on_high, k, kw, text=f"θ_H: {k} ends well below {kw}"),
         claims.not_different(on_high, d, w, text=f"θ_H: {d} gains little from Ñ (level with {w})"),
-        claims.estimate(f"{d} plays in long streaks: changes of arm per run in {T:,} steps (at most 50)",
-                        float(sw.mean()), float(sw.std(ddof=1) / np.sqrt(sw.size)), high=50, z=3, runs=sw.size),
-        claims.estimate(f"{w} changes arm about every other step: changes of arm per run in {T:,} steps "
-                        f"(between {0.4 * T:,.0f} and {0.6 * T:,.0f})", float(sw0.mean()),
-                        float(sw0.std(ddof=1) / np.sqrt(sw0.size)), low=0.4 * T, high=0.6 * T, z=3, runs=sw0.size),
+        *streak_claims(streaks_high, "θ_H", "third", 2.5, 4.0),
+        *streak_claims(streaks, "θ_L", "other", 1 / 0.6, 1 / 0.4),
         claims.lower(long_delays, UNIFORM, d, text=f"μ = 5000: {d} ends above {UNIFORM}"),
     ]
 
 
-def below_the_bound_claim(result, name):
+def below_the_bound_claim(result, name, theta=THETA_L, window=WINDOW, label=None):
     """Section 5: ``name`` ends below c·log T, the asymptotic lower bound's curve, at the result's
-    horizon (θ_L, μ = 500, m = 1000: the panel's defaults)."""
+    horizon (by default θ_L, μ = 500, m = 1000: the panel's defaults; ``window=None``: uncensored)."""
     T = result.horizon
-    bound = lower_bound(THETA_L, WINDOW) * np.log(T)
+    bound = lower_bound(theta, window) * np.log(T)
     f = np.asarray(result.final(name), float)
-    return claims.estimate(f"{name} ends below c·log T = {bound:.1f} at T = {T:,} (c·log T minus its regret)",
-                           float(bound - f.mean()), float(f.std(ddof=1) / np.sqrt(f.size)), low=0, z=3, runs=f.size)
+    return claims.estimate(f"{label or name} ends below c·log T = {bound:.1f} at T = {T:,} (c·log T minus its "
+                           "regret)", float(bound - f.mean()), float(f.std(ddof=1) / np.sqrt(f.size)), low=0, z=3,
+                           runs=f.size)
 
 
 def figure1_claims(results) -> list:
-    """Section 6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret; on θ_H within a quarter;
-    every curve below uniform random play."""
+    """Section 6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret, and below c·log T; on θ_H
+    within a quarter; every curve below uniform random play."""
     out = []
     for name, _, m in FIG1_PANELS:
         res, pre = results[(name, m)], "D-" if m is not None else "UD-"
@@ -505,10 +572,31 @@ def figure1_claims(results) -> list:
             out.append(claims.lower(res, "KLUCB", "UCB", text=f"{where}: {pre}KLUCB ends below {pre}UCB"))
             out.append(claims.ratio_within(res, "UCB", "KLUCB", 2.0, np.inf,
                                            text=f"{where}: {pre}UCB's regret is more than twice {pre}KLUCB's"))
+            out.append(below_the_bound_claim(res, "KLUCB", THETA_L, m, label=f"{where}: {pre}KLUCB"))
         else:
             out.append(claims.ratio_within(res, "UCB", "KLUCB", 0.75, 1.25,
                                            text=f"{where}: {pre}UCB and {pre}KLUCB end within a quarter of each other"))
         out += [claims.lower(res, n, UNIFORM, text=f"{where}: {pre}{n} ends below {UNIFORM}") for n in ("UCB", "KLUCB")]
+    return out
+
+
+def factor_claims(results) -> list:
+    """Section 6 (Figure 1's check, :func:`figure1_factor`): on θ_L, censored and uncensored, D-UCB
+    without sqrt(N/Ñ) ends about a quarter below D-UCB; the factor is about 40 % of the gap between
+    D-UCB and D-KLUCB; without it, D-UCB's regret is still more than twice D-KLUCB's."""
+    out = []
+    for m, res in results.items():
+        pre, where = ("D-", "θ_L, censored") if m is not None else ("UD-", "θ_L, uncensored")
+        u, f, k = (np.asarray(res.final(n), float) for n in ("UCB", FLAT, "KLUCB"))
+        share, se = _ratio_of_means(u - f, u - k)
+        out += [claims.lower(res, FLAT, "UCB", text=f"{where}: {pre}{FLAT} ends below {pre}UCB"),
+                claims.ratio_within(res, FLAT, "UCB", 0.65, 0.85, text=f"{where}: without the factor, {pre}UCB's "
+                                    "regret falls by about a quarter (ratio between 0.65 and 0.85)"),
+                claims.estimate(f"{where}: the factor is about 40 % of the gap between {pre}UCB and {pre}KLUCB "
+                                f"(the share of the gap that removing it closes, between 0.3 and 0.5)", share, se,
+                                low=0.3, high=0.5, runs=u.size),
+                claims.ratio_within(res, FLAT, "KLUCB", 2.0, np.inf,
+                                    text=f"{where}: {pre}{FLAT}'s regret is still more than twice {pre}KLUCB's")]
     return out
 
 
@@ -523,26 +611,35 @@ def late_slopes(res, name, start=LATE) -> np.ndarray:
     return (r[:, -1] - r[:, i]) / (t[-1] - t[i])
 
 
+def late_difference(res, disc, ours, start=LATE) -> tuple[float, float]:
+    """The late growth rate of ``disc`` minus that of ``ours`` (per step, paired runs): mean and s.e."""
+    d = late_slopes(res, disc, start) - late_slopes(res, ours, start)
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+
+
 def figure2_claims(res) -> list:
     """Section 7 (Figure 2): the delay-corrected policies end below Discarding; late in the run,
-    Discarding UCB grows as fast as D-UCB, Discarding KL-UCB still faster than D-KLUCB."""
+    Discarding KL-UCB's regret still grows faster than D-KLUCB's, while Discarding UCB's and D-UCB's
+    growth rates are not significantly different (a weak statement: no evidence that they are equal)."""
     out = [claims.lower(res, "D-KLUCB", "Discarding KL-UCB"), claims.lower(res, "D-UCB", "Discarding UCB")]
     for disc, ours, level in [("Discarding UCB", "D-UCB", True), ("Discarding KL-UCB", "D-KLUCB", False)]:
-        d = late_slopes(res, disc) - late_slopes(res, ours)
-        mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
-        what = f"after t = {LATE:,}, {disc}'s regret grows per step "
+        mean, se = (1000 * x for x in late_difference(res, disc, ours))
+        runs = res.runs
         if level:
-            out.append(claims.estimate(what + f"as fast as {ours}'s (difference within 2 s.e. of 0)", mean, se,
-                                       low=-2 * se, high=2 * se, runs=d.size))
+            out.append(claims.estimate(f"after t = {LATE:,}, {disc}'s and {ours}'s regrets grow at rates not "
+                                       "significantly different (difference per 1000 steps, within 2 s.e. of 0)",
+                                       mean, se, low=-2 * se, high=2 * se, runs=runs))
         else:
-            out.append(claims.estimate(what + f"faster than {ours}'s (difference)", mean, se, low=0, z=3, runs=d.size))
+            out.append(claims.estimate(f"after t = {LATE:,}, {disc}'s regret grows faster than {ours}'s "
+                                       "(difference per 1000 steps)", mean, se, low=0, z=3, runs=runs))
     out += [claims.lower(res, n, UNIFORM) for n in FIG2_NAMES if n != UNIFORM]
     return out
 
 
 def figure3_claims(results) -> list:
     """Section 8 (Figure 3): with the law estimated, the regret stays within 1.5 times the known-law
-    regret (by 2 standard errors of the ratio), and below uniform random play."""
+    regret (by 2 standard errors of the ratio), and below uniform random play; the censored paired
+    difference is within 2 s.e. of 0, the uncensored one borderline (between 1.5 and 3 s.e.)."""
     out = []
     for key, known, est in [("censored", "D-KLUCB", "D-KLUCB (estimated CDF)"),
                             ("uncensored", "UD-KLUCB", "UD-KLUCB (estimated geometric law)")]:
@@ -550,10 +647,37 @@ def figure3_claims(results) -> list:
         ratio, se = float(np.mean(res.final(est)) / np.mean(res.final(known))), _ratio_se(res, est, known)
         out.append(claims.estimate(f"{key}: {est}'s final regret over {known}'s is at most 1.5 (within 2 s.e.)",
                                    ratio, se, high=1.5, z=2, runs=res.runs))
-        out.append(claims.not_different(res, known, est, z=3.0, text=f"{key}: the paired difference is not "
-                                        "significant (within 3 s.e. of 0)"))
+        if key == "censored":
+            out.append(claims.not_different(res, known, est, z=2.0, text=f"{key}: the paired difference is within "
+                                            "2 s.e. of 0"))
+        else:
+            d, se = (float(x) for x in res.paired(known, est))
+            out.append(claims.estimate(f"{key}: the paired difference is within 3 s.e. of 0 but more than 1.5 s.e. "
+                                       "above it: borderline by the usual 2-s.e. rule", d, se, low=1.5 * se,
+                                       high=3 * se, runs=res.runs))
         out += [claims.lower(res, n, UNIFORM) for n in (known, est)]
     return out
+
+
+def _ratio_of_means(a, b) -> tuple[float, float]:
+    """mean(a)/mean(b) over paired runs, with its standard error (delta method)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    r = a.mean() / b.mean()
+    cov = np.cov(a, b, ddof=1)
+    return float(r), float(np.sqrt(max(0.0, cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / a.size) / abs(b.mean()))
+
+
+def observed_delay_mean(mean_delay, t) -> float:
+    """The mean of the delays observed by the decision of step ``t`` (ratio of expectations), for one
+    pull at every step s < t and geometric delays: a delay D of the pull of step s is observed iff
+    D ≤ t − 1 − s, so short delays are over-represented — the running mean of Appendix D's
+    uncensored estimator is biased low early on (the truncation of Section 2)."""
+    law = Geometric(mean_delay)
+    d = np.arange(t)
+    lam = float(law.ratio)
+    p = (1.0 - lam) * lam ** d  # P(D = d)
+    partial = np.cumsum(d * p)  # E[D 1{D ≤ e}], e = 0 … t − 1: one per lag
+    return float(partial.sum() / np.sum(law.cdf(d)))
 
 
 def _ratio_se(res, a, b) -> float:

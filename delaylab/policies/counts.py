@@ -151,8 +151,9 @@ class TabulatedCount:
         self.buf = np.zeros((batch_size, n_arms, self.W)) if self.W else None
         self.set_weights(w)
 
-    def set_weights(self, w: np.ndarray) -> None:
-        """Replace the weights (shape (Bw, Kw, W + 1)).
+    def set_weights(self, w: np.ndarray, rows=None) -> None:
+        """Replace the weights (shape (Bw, Kw, W + 1)), or with ``rows`` (indices of runs, when the
+        weights are per run) those of these runs only (``w`` then has one row per index).
 
         The weights are rounded to multiples of 2^−f with W < 2^(52−f): every partial sum of
         at most W of them is then exact in floating point, so Ñ does not depend on the order of
@@ -161,8 +162,13 @@ class TabulatedCount:
         less than 2^−(f+1) ≤ W·1e-16.
         """
         w = dyadic(w, self.W)
-        self.w_old = w[..., self.W]
         rev = w[..., : self.W][..., ::-1]
+        if rows is not None:
+            self.w_old[rows] = w[..., self.W]
+            self._rev2[rows, :, : self.W] = rev
+            self._rev2[rows, :, self.W :] = rev
+            return
+        self.w_old = w[..., self.W].copy()
         self._rev2 = np.ascontiguousarray(np.concatenate([rev, rev], axis=-1))  # rolled weights are slices
 
     def push(self, t: int, arms: np.ndarray, onehot: np.ndarray) -> None:

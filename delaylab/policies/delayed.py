@@ -226,7 +226,8 @@ class DelayedUCB(_DelayedIndex):
     window : int or None
         The censoring window m the policy assumes (None: uncensored, UD-UCB).
     eps : float or array
-        ε ≥ 0 in β_ε(t) = (1 + ε) log t (0 in the paper's figures).
+        ε ≥ 0 in β_ε(t) = (1 + ε) log t. Default 0 (β(t) = log t): our choice, since the paper
+        does not state the exploration function of its experiments (its analysis takes ε > 0).
     """
 
     _name = "UCB"

@@ -10,9 +10,18 @@ is unbiased, and the usual indices apply to the scaled problem (τ_m θ_k)_k:
 * Discarding UCB:    U^m_k = θ̂^m_k + sqrt(β_ε(t) / (2 τ_m N_k(t − m)));
 * Discarding KL-UCB: U^m_k = max{q ∈ [θ̂^m_k, 1] : τ_m N_k(t − m) d_Pois(θ̂^m_k, q) ≤ β_ε(t)}.
 
+(S_k(t − m) as printed; we count the conversions, seen by now, of the pulls at least m steps old:
+our reading, the one that makes θ̂^m unbiased.) Discarding UCB's width has no factor like
+D-UCB's sqrt(N/Ñ): asymptotically it is narrower than D-UCB's by sqrt(τ_m).
+
 No index exists before an arm has a pull m steps old: arms without one are played round robin
-(the least-pulled first), which produces the linear-regret phase of the first m steps seen in
-Figure 2. Conversions later than m are ignored even on an uncensored setting.
+(the least-pulled first; our reading: the paper only says the indices "can only be computed after
+at least m rounds"), which produces the linear-regret phase of the first m steps seen in Figure 2.
+Conversions later than m are ignored even on an uncensored setting.
+
+The paper calls these policies asymptotically optimal (end of Section 6, as printed). Our reading
+of its analysis: Discarding KL-UCB is near-optimal, within the factor 1/(1 − τ_m θ*) that the
+Poisson divergence costs (Lemma 8); Discarding UCB is not (notebook 01, Section 7).
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ at no exploration cost. Pass one of these objects as ``delay=`` to
   are ≤ m, so it estimates τ_s / τ_m: Ñ is estimated up to the factor τ_m, and θ̂ estimates
   τ_m θ (the paper notes this bias; it scales every arm alike).
 
+Both estimates are also biased towards short delays while the pulls are recent: a delay is
+observed only once it has elapsed, so the delays of pulls younger than m (or, uncensored, of all
+pulls) are cut at their lag — the truncation of Ñ itself. τ_s/τ_m is exact only for the delays
+of pulls at least m steps old, and the running mean μ̂ starts low (notebook 01, Section 8;
+:func:`delaylab.papers.vernade2017.observed_delay_mean`).
+
 Readings we had to choose (the appendix is terse), stated here and in the notebook:
 
 * α_n uses n, the number of delays observed so far by the run (so α_1 = 1 and μ̂ starts at the
@@ -110,14 +116,18 @@ class _OnlineGeometricCount(GeometricCount):
 
 
 class _OnlineCDFCount(TabulatedCount):
-    """Ñ / τ_m estimated with the empirical CDF of observed delays as weights."""
+    """Ñ / τ_m estimated with the empirical CDF of observed delays as weights.
+
+    The counts δ_s (observed delays ≤ s) are kept as the appendix describes them: each observed
+    delay D adds 1 to every δ_s with s ≥ D. Only the runs that observed a delay since the last
+    decision get new weights (the others' are unchanged), so a step costs O(m) per such run."""
 
     def __init__(self, window, batch_size, n_arms):
         self.m = window
-        self.hist = np.zeros((batch_size, window + 1))  # counts of observed delays 0 … m
+        self.delta = np.zeros((batch_size, window + 1))  # δ_s, s = 0 … m, per run
         self.n_d = np.zeros(batch_size)
         super().__init__(np.ones((batch_size, 1, window + 1)), batch_size, n_arms)
-        self._dirty = False
+        self._changed = np.zeros(batch_size, dtype=bool)
 
     def observe(self, arrivals, mask=None) -> None:
         r, d = arrivals.run, arrivals.delay
@@ -125,21 +135,25 @@ class _OnlineCDFCount(TabulatedCount):
             r, d = r[mask], d[mask]
         if not r.size:
             return
-        size = self.hist.size
-        self.hist += np.bincount(r * (self.m + 1) + d, minlength=size).reshape(self.hist.shape)
+        rows, which = np.unique(r, return_inverse=True)
+        seen = np.zeros((rows.size, self.m + 1))
+        np.add.at(seen, (which, d), 1.0)
+        self.delta[rows] += np.cumsum(seen, axis=1)  # δ_s += 1 for every s ≥ D (integers: exact)
         self.n_d += np.bincount(r, minlength=self.n_d.size)
-        self._dirty = True
+        self._changed[rows] = True
 
-    def cdf(self) -> np.ndarray:
-        """δ_s / n_d, s = 0 … m, per run (1 before any observation)."""
+    def cdf(self, rows=slice(None)) -> np.ndarray:
+        """δ_s / n_d, s = 0 … m, per run (1 before any observation); ``rows``: some runs only."""
+        n_d = self.n_d[rows]
         with np.errstate(invalid="ignore", divide="ignore"):
-            f = np.cumsum(self.hist, axis=1) / self.n_d[:, None]
-        return np.where(self.n_d[:, None] > 0, f, 1.0)
+            f = self.delta[rows] / n_d[:, None]
+        return np.where(n_d[:, None] > 0, f, 1.0)
 
     def value(self):
-        if self._dirty:
-            self.set_weights(self.cdf()[:, None, :])
-            self._dirty = False
+        if self._changed.any():
+            rows = np.flatnonzero(self._changed)
+            self.set_weights(self.cdf(rows)[:, None, :], rows=rows)
+            self._changed[:] = False
         return super().value()
 
     def estimate(self) -> dict:

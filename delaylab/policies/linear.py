@@ -8,8 +8,9 @@ step t is the paper's round t + 1):
 * V_t = V_t(λ) = Σ_{s<t} A_s A_sᵀ + λI, over ALL past actions, converted or not (Eq. 2);
 * B_t = Σ_{s<t} Ỹ_{s,t} A_s with Ỹ_{s,t} = X_s 1{D_s ≤ min(m, t − 1 − s)}: the actions whose
   conversion has been seen with a delay of at most m steps (Section 4). A conversion that
-  arrives later than m steps after its pull is discarded by the learner itself ("on the fly"
-  censoring), even if the environment reveals it;
+  arrives later than m steps after its pull is discarded by the learner itself, even if the
+  environment reveals it ("On-The-Fly", in the algorithms' names, is the paper's; it does not
+  name this censoring);
 * θ̂^W_t = V_t^{-1} B_t (Eq. 2), which estimates τ_m·θ, τ_m = P(D ≤ m), not θ (Theorem 1);
 * f_{t,δ} = √λ + sqrt(2 log(1/δ) + d log((dλ + t)/(dλ))) (Theorem 1);
 * the delay term Σ_{s=t−m}^{t−1} ‖A_s‖_{V_t^{-1}}, over the m most recent actions (those whose

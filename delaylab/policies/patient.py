@@ -19,31 +19,35 @@ for the decision of step t (the learner knows every conversion with s + D_s ≤ 
   all K arms at once with probability 1 − 1/T³ per round. ``bias=0`` drops the bias term and
   keeps everything else (the comparison that isolates it; not in the paper).
 * **Adapt-Patient Bandits** (Section 6.3, Algorithm 2) replaces α by an online lower confidence
-  bound α_t under Assumption 2, c·m^{−α} ≤ P(D > m) ≤ m^{−α}, α ≥ α_low, min_k μ_k ≥ μ_low.
+  bound α_t under Assumption 2, c·m^{−α} ≤ P(D > m) ≤ m^{−α}, α ≥ α_low, min_k μ_k > μ_low.
 
-Our reading of Algorithm 2 (the extraction of our copy lost the symbols of Section 6.3; this is
+Our reading of Algorithm 2 (the extraction of our copy lost some symbols of Section 6.3; this is
 the reading of ``docs/readings.md``, checked against the text):
 
 * I_bar_t = argmax_k T_k(t) (ties: the lowest arm), T_bar_t = T_{I_bar_t}(t); only I_bar_t's pulls are used;
 * D_t = ⌊T_bar_t / 2⌋ and d_t = ⌊(c/2)^{1/α_low} D_t⌋ — the text needs d ≤ (c/2)^{1/α} D for the
   unknown α; the known lower bound α_low guarantees it (footnote 3: d ≤ D since c ≤ 1);
-* m_{t,D} — the share of conversions seen within D steps, X_{s,D} = C_s 1{D_s ≤ D}, averaged
-  over I_bar_t's pulls made at least D_t steps ago (s ≤ t − 1 − D_t, so that X_{s,D_t} is known).
-  Our copy lost the range and the normaliser of the sum; we use the same set of pulls and its
-  size n_t for both m_{t,D_t} and m_{t,d_t} (a "sample mean", as the text says), so that
-  m_{t,D_t} − m_{t,d_t} = (1/n_t) Σ C_s 1{d_t < D_s ≤ D_t} ≥ 0 estimates μ(τ(D_t) − τ(d_t))
-  without bias;
+* m_{t,D} = (1/T_bar_t) Σ X_{s,D}, X_{s,D} = C_s 1{D_s ≤ D}, summed over I_bar_t's pulls made at
+  least D_t steps ago (s ≤ t − 1 − D_t, so that X_{s,D_t} is known), and m_{t,d} over the same
+  pulls. The normaliser 1/T_bar_t is legible in our copy (as printed); the sum's range is garbled
+  (our reading). The sum runs over n_t pulls, T_bar_t/2 ≤ n_t ≤ T_bar_t, so
+  m_{t,D_t} − m_{t,d_t} = (1/T_bar_t) Σ C_s 1{d_t < D_s ≤ D_t} ≥ 0 estimates
+  (n_t/T_bar_t)·μ(τ(D_t) − τ(d_t)), not μ(τ(D_t) − τ(d_t)): it raises α_hat_t by
+  log(T_bar_t/n_t)/log T_bar_t ≤ log 2/log T_bar_t against the sample mean over the n_t pulls;
 * α_hat_t = min(−log(m_{t,D_t} − m_{t,d_t}) / log T_bar_t, 1)   (1 when the difference is 0);
-* α_t = max(α_hat_t − κ · log(24 sqrt(log(2KT³)) / (c μ_low)) / log T_bar_t, α_low), the lower
-  confidence bound of the text with κ = 1 (``confidence``; κ is our name, exposed so that the
-  notebook can show what the raw estimate does); α_t = α_low while no pull is D_t steps old;
+* α_t = max(α_hat_t − κ · log(24 sqrt(log(2KT³)) / (c μ_low)) / log T_bar_t, α_low), our reading
+  of the text's lower confidence bound with κ = 1 (our copy shows α_hat_t and the log(24 …) term;
+  the division by log T_bar_t and the floor at α_low are ours; ``confidence`` = κ is our name,
+  exposed so that the notebook can show what the raw estimate does); α_t = α_low while no pull
+  is D_t steps old;
 * pull each arm twice, then the arm maximising UCB_i computed with α_t.
 
 With the paper's Section 8.3 constants (c = 0.7, α_low = 0.1, μ_low = 0.6, T = 10⁴) the
 confidence term is about 5.7 / log T_bar_t > 0.6, so α_t = α_low as long as α_hat_t < 0.7 (a perfect
 estimate, 0.3, is lowered below α_low), and (c/2)^{1/α_low} ≈ 3·10⁻⁵ gives d_t = 0: see
 notebook 02 for what this means for Figures 6–7. (That instance satisfies Assumption 2 only
-for c ≤ 0.7·2^{−0.3} ≈ 0.569, not for the printed c = 0.7: see :class:`~delaylab.ScaledPareto`.)
+for c ≤ 0.7·2^{−0.3} ≈ 0.569, not for the printed c = 0.7: see :class:`~delaylab.ScaledPareto`;
+nor for the printed μ_low = 0.6, which equals min_k μ_k where Assumption 2 asks min_k μ_k > μ_low.)
 """
 
 from __future__ import annotations
@@ -248,7 +252,8 @@ class AdaptPatientBandits(_PatientBase):
     alpha_low : float or array
         α_low ∈ (0, 1], the known lower bound on α; 0.1 in Section 8.3.
     mu_low : float or array
-        μ_low ∈ (0, 1], the known lower bound on the arms' means; 0.6 in Section 8.3.
+        μ_low ∈ (0, 1], the known strict lower bound on the arms' means (min_k μ_k > μ_low);
+        0.6 in Section 8.3 as printed, although there min_k μ_k = 0.6.
     confidence : float or array
         κ ≥ 0, the multiplier of the confidence term log(24 sqrt(log(2KT³))/(c μ_low))/log T_bar_t:
         1 is the paper's algorithm; 0 uses the raw estimate α_hat_t (floored at α_low).
@@ -316,7 +321,8 @@ class AdaptPatientBandits(_PatientBase):
         f = self._flat + ibar
         t_bar = pulls.reshape(-1)[f]
         n = self.n_est_[f]
-        diff = (self.count_D_[f] - self.count_d_[f]) / np.maximum(n, 1)  # m_{t,D} − m_{t,d}
+        # m_{t,D} − m_{t,d}: the sum over the estimation set divided by T_bar_t, as printed (not by n)
+        diff = (self.count_D_[f] - self.count_d_[f]) / np.maximum(t_bar, 1)
         log_t = np.log(np.maximum(t_bar, 2))
         # −log 0 = ∞ gives α_hat = 1; the smallest double does the same (−log of it is 744 ≥ log T_bar)
         alpha_hat = np.minimum(-np.log(np.maximum(diff, TINY)) / log_t, 1.0)

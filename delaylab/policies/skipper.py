@@ -12,8 +12,10 @@ D_β ≤ D, Theorem 3 gives R_T ≤ 4eβ ln K + (eKT/2 + (1 + 4e)D)/(4eβ); the 
 
     β = √((eKT/2 + (1 + 4e)D) / (16e² ln K)),
 
-where the bound is the corollary's 2√((KTe/2 + (1 + 4e)D) ln K) (docs/readings.md, paper 5: our
-copy's display of β is damaged; this β is the one that gives the stated bound).
+where the bound is the corollary's 2√((KTe/2 + (1 + 4e)D) ln K). This β is *corrected*: as far as our
+copy shows, the paper prints β with the numerator eKT/2 + D (:func:`corollary4_beta_printed`), which
+leaves out the 4eD of the skipped rounds and does not give the stated bound when D > 0
+(docs/readings.md, paper 5).
 
 Doubling (delays at action time) tunes β without knowing T or D: epochs m with ω_m = 2^m,
 β_m = √ω_m/(4e ln K), η_m = 1/(4eβ_m) (Eq. 5: with it, Eq. 6 makes each of the three terms of
@@ -25,9 +27,10 @@ with |S^m_β|, D^m_β and σ(m) (the length of the epoch, as the paper defines i
 counted over the epoch's rounds *including the current one*, whose delay d_t is known before
 acting. When the condition fails, a new epoch starts at the current round and the base
 Skipper(β_m, DEW(η_m, β_m)) is restarted; losses of earlier epochs that arrive later are not
-given to the restarted instance. Reading taken: if the condition fails even for an epoch made
-of the current round alone, m keeps increasing (empty epochs are skipped); the first epoch is
-m = 0.
+given to the restarted instance. Readings taken: the scheme starts at m = 0; if the condition
+fails even for an epoch made of the current round alone, m keeps increasing (empty epochs are
+skipped). A one-round epoch needs (eK/2) ln K ≤ ω_m, and (eK/2) ln K > 1 for every K ≥ 2, so
+epoch 0 never holds a round (at K = 2 the first round opens epoch 1).
 """
 
 from __future__ import annotations
@@ -88,12 +91,24 @@ class DoublingState(NamedTuple):
 
 
 def corollary4_beta(n_arms: int, horizon: int, total_delay: float) -> float:
-    r"""β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), the threshold of Corollary 4 (T and D known): it
-    balances the two terms 4eβ ln K and (eKT/2 + (1 + 4e)D)/(4eβ) of Theorem 3's bound."""
+    r"""β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), the threshold of Corollary 4 (T and D known),
+    corrected: it balances the two terms 4eβ ln K and (eKT/2 + (1 + 4e)D)/(4eβ) of Theorem 3's
+    bound, where that bound is the corollary's (see :func:`corollary4_beta_printed`)."""
     K = check_int("n_arms", n_arms, low=2)
     T = check_int("horizon", horizon, low=1)
     D = float(check_real("total_delay", total_delay, low=0.0, ndim=(0,)))
     return math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * math.log(K)))
+
+
+def corollary4_beta_printed(n_arms: int, horizon: int, total_delay: float) -> float:
+    r"""√((eKT/2 + D)/(16e² ln K)): Corollary 4's β as printed, as far as our copy shows (numerator
+    eKT/2 + D, (4e)² ln K below). It leaves out the 4eD that the skipped rounds add
+    (|S_β| ≤ D/β = 4eD/(4eβ)), so it does not give the corollary's bound when D > 0;
+    :func:`corollary4_beta` is the corrected β, the one delaylab uses. Kept for the comparison."""
+    K = check_int("n_arms", n_arms, low=2)
+    T = check_int("horizon", horizon, low=1)
+    D = float(check_real("total_delay", total_delay, low=0.0, ndim=(0,)))
+    return math.sqrt((E * K * T / 2 + D) / (16 * E * E * math.log(K)))
 
 
 class Skipper(Policy):
@@ -125,7 +140,8 @@ class Skipper(Policy):
 
     @classmethod
     def corollary4(cls, n_arms: int, horizon: int, delays) -> "Skipper":
-        """Skipper(β, DEW(1/(4eβ), β)) with β of Corollary 4, from the delays (T and D known)."""
+        """Skipper(β, DEW(1/(4eβ), β)) with Corollary 4's β (corrected, :func:`corollary4_beta`), from
+        the delays (T and D known)."""
         d = check_real("delays", delays, low=0.0, ndim=(1,))[:horizon]
         return cls(beta=corollary4_beta(n_arms, horizon, d.sum()))
 
@@ -135,8 +151,10 @@ class Skipper(Policy):
         DEW(η, d_max = β), learning at the same rate η' = min(η, 1/(4eβ)) (η = 1/(4eβ) when
         ``eta`` is None) from the same draws, but fed every loss, however late.
 
-        The comparison that credits a gap to skipping (:data:`NO_SKIP`). It carries no guarantee:
-        its delays exceed the d_max = β its rate is truncated for, which Theorem 1 needs."""
+        The comparison that credits a gap to skipping (:data:`NO_SKIP`). The paper's Theorem 1 does
+        not cover it: its delays exceed the d_max = β its rate is truncated for. That is a condition
+        of the paper's proof; other analyses (Bistritz et al., NeurIPS 2019) bound Exp3 that uses
+        each loss on arrival with no cap set by d_max."""
         b = check_real("beta", beta, low=0.0, low_open=True, ndim=(0, 1))
         rate = 1.0 / (4 * E * b) if eta is None else eta
         return DEW(eta=rate if b.ndim else float(rate), dmax=b if b.ndim else float(b))

@@ -132,7 +132,8 @@ class KLUCB(_BlindIndex):
     Parameters
     ----------
     eps : float or array
-        ε ≥ 0 (0 in the papers' experiments).
+        ε ≥ 0. Default 0 (β(t) = log t), as for D-KLUCB: Vernade et al. (2017) do not state the
+        exploration function of their experiments (their analysis takes ε > 0).
     """
 
     grid_params = ("eps",)

@@ -51,7 +51,7 @@ def alpha_estimate(history, pulls, t, K, T, c, alpha_low, mu_low, confidence):
                 cnt += 1
     if n == 0:
         return math.nan, alpha_low
-    diff = cnt / n  # m_{t,D} − m_{t,d}
+    diff = cnt / t_bar  # m_{t,D} − m_{t,d}: (1/T_bar_t) Σ over the pulls at least D steps old
     log_t = math.log(t_bar)
     alpha_hat = 1.0 if diff == 0 else min(-math.log(diff) / log_t, 1.0)
     L = math.log(2.0 * K) + 3.0 * math.log(T)
