@@ -53,6 +53,9 @@ CLAIMS = [
     ("01", "$380$ and ${}$ (our computation)", vernade2017.observed_delay_mean(500, 10_000), ".0f"),
     ("01", "(here $\\tau_m = \\tau(400) = {}$)", _tau(200, 400), ".3f"),
     ("01", "at uniform random play's expected cost, ${}$ per step on", vernade2017.round_robin_cost(), ".2f"),
+    ("01", "the asymptotic slopes of §7, ${}$ for Discarding UCB", vernade2017.ucb_slope(vernade2017.THETA_L, 1000), ".1f"),
+    ("01", "for Discarding UCB against ${}$ for D-UCB", vernade2017.ucb_slope(vernade2017.THETA_L, 1000, factor=True),
+     ".1f"),
     # notebook 02
     ("02", "the deviation term is still ${}$ after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
     ("02", "$0.6\\,\\tau_1(10) = {}$", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),
@@ -251,7 +254,7 @@ def test_where_the_large_mode_of_the_criteo_delays_lies():
 
 @pytest.mark.parametrize("nb", ["01", "02", "03", "04", "05"])
 def test_a_section_said_to_be_below_is_a_later_heading_of_the_notebook(nb):
-    """"Section N below" and "Section N (below)" name the notebook's own numbered headings."""
+    """"Section N below", "Section N (below)" and "§N (below)" name the notebook's own numbered headings."""
     import re
 
     (path,) = NOTEBOOKS.glob(f"{nb}_*.ipynb")
@@ -259,7 +262,7 @@ def test_a_section_said_to_be_below_is_a_later_heading_of_the_notebook(nb):
     heads = {int(m.group(1)): i for i, s in enumerate(cells) if (m := re.match(r"## (\d+)\. ", s))}
     found = 0
     for i, text in enumerate(cells):
-        for m in re.finditer(r"Section (\d+) \(?below\)?", text):
+        for m in re.finditer(r"(?:Section |§)(\d+) \(?below\)?", text):
             found += 1
             assert heads.get(int(m.group(1)), -1) > i, f"notebook {nb} cell {i}: {m.group(0)!r}"
     assert found or nb in ("03", "04")
