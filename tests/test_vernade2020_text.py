@@ -302,3 +302,24 @@ def test_r2_6_on_the_fly_is_not_attributed_to_the_paper_as_censoring():
     doc = " ".join(linear.__doc__.split())
     assert '("on the fly" censoring)' not in doc
     assert '"On-The-Fly", in the algorithms\' names, is the paper\'s; it does not name this censoring' in doc
+
+
+# ------------------------------------------------------------------ review nb03-r3 (reviews/nb03-r3.md)
+def test_r3_4_the_index_of_y_tilde_is_a_correction_of_the_printed_one():
+    """Section 3 (as printed): the learner observes the Y_{s,t} "at the end of round t", after playing;
+    Ỹ_{s,t} with t − s in B_t would use them at round t's decision. With t − 1 − s the conversions
+    that may still come are those of exactly m actions, the range of Theorem 1's sum."""
+    from delaylab.policies import linear
+
+    md = _markdown()
+    assert "in our step convention, where the paper writes $t - s$" not in md
+    assert ("(Eq. 2 and Section 4, as printed but for one index, corrected: Section 4 prints $t - s$, but the learner "
+            "observes the $Y_{s,t}$ \"at the end of round $t$\" (Section 3, as printed)") in md
+    doc = " ".join(linear.__doc__.split())
+    assert "t − 1 − s corrects the printed t − s" in doc
+    # a pull s is still pending at the decision of round t iff its lag is below m: count them, m = 7, t = 40
+    m, t = 7, 40
+    assert sum(1 for s in range(t) if t - 1 - s < m) == m and sum(1 for s in range(t) if t - s < m) == m - 1
+    # and delaylab reveals a pull of step s with delay D at the end of step s + D: seen at step t iff D ≤ t − 1 − s
+    assert "the learner deciding at step t knows every outcome with s + D ≤ t − 1" in " ".join(
+        (ROOT / "docs" / "readings.md").read_text(encoding="utf-8").split())

@@ -7,7 +7,11 @@ step t is the paper's round t + 1):
 * A_s ∈ R^d, the action played at round s; λ > 0 the regulariser;
 * V_t = V_t(λ) = Σ_{s<t} A_s A_sᵀ + λI, over ALL past actions, converted or not (Eq. 2);
 * B_t = Σ_{s<t} Ỹ_{s,t} A_s with Ỹ_{s,t} = X_s 1{D_s ≤ min(m, t − 1 − s)}: the actions whose
-  conversion has been seen with a delay of at most m steps (Section 4). A conversion that
+  conversion has been seen with a delay of at most m steps (Section 4; t − 1 − s corrects the
+  printed t − s: the learner observes round t's feedback at the end of round t (Section 3), after
+  its decision, so at round t it has seen it up to the end of round t − 1; the conversions that
+  may still come are then those of exactly the m actions s = t − m … t − 1 of Theorem 1's sum,
+  m − 1 with the printed t − s). A conversion that
   arrives later than m steps after its pull is discarded by the learner itself, even if the
   environment reveals it ("On-The-Fly", in the algorithms' names, is the paper's; it does not
   name this censoring);
