@@ -323,3 +323,31 @@ def test_r3_4_the_index_of_y_tilde_is_a_correction_of_the_printed_one():
     # and delaylab reveals a pull of step s with delay D at the end of step s + D: seen at step t iff D ≤ t − 1 − s
     assert "the learner deciding at step t knows every outcome with s + D ≤ t − 1" in " ".join(
         (ROOT / "docs" / "readings.md").read_text(encoding="utf-8").split())
+
+
+def test_r3_1_the_authors_beta_is_defined_and_is_not_otflints_beta():
+    """§5 wrote √(β_t + λ) without defining β_t, after §3 had defined OTFLinTS's β_{t,δ}, which is about
+    3 times smaller here. The authors' β_t = 2 log(1/δ) + d log(1 + t/(dλ)) (the index the oracle
+    tests/oracles/vernade2020.py checks the policy against): √β_t is f_{t,δ}'s logarithmic term."""
+    import math
+
+    import pytest
+
+    from delaylab.policies.linear import OTFLinUCB, confidence_radius
+
+    md = _markdown()
+    assert "\\sum_{s}\\|A_s\\|^2_{V_s^{-1}}" not in md
+    assert ("\\sum_{s=t-m}^{t-1}\\|A_s\\|^2_{V_s^{-1}})\\,\\|a\\|^2_{V_t^{-1}}$ with "
+            "$\\beta_t = 2\\log(1/\\delta) + d\\log(1 + t/(d\\lambda))$, $t$ the number of past rounds") in md
+    assert "This $\\beta_t$ is not OTFLinTS's $\\beta_{t,\\delta}$ of Section 3" in md
+    assert "$\\sqrt{\\beta_t}$ is the logarithmic term of $f_{t,\\delta}$, so $\\sqrt{\\beta_t + \\lambda} \\le f_{t,\\delta}$" \
+        in md
+    for t in (1, 10, 1000, 3000):
+        for d, lam, delta in [(5, 1.0, 0.1), (2, 0.3, 0.01), (8, 4.0, 0.5)]:
+            beta = 2 * math.log(1 / delta) + d * math.log(1 + t / (d * lam))
+            f = float(confidence_radius(t, d, lam, delta))
+            assert math.sqrt(beta) == pytest.approx(f - math.sqrt(lam), rel=1e-12)
+            assert math.sqrt(beta + lam) <= f
+    # OTFLinTS's β_{t,δ} at the live panel's defaults is about 2: √(β + λ) ≈ 1.75, against the authors' 5.67
+    assert math.sqrt(2 * math.log(10) + 5 * math.log(1 + 1000 / 5) + 1) > 3 * math.sqrt(2.05 + 1)
+    assert "not OTFLinTS's β_{t,δ}" in " ".join(OTFLinUCB.__doc__.split())

@@ -228,9 +228,10 @@ class OTFLinUCB(_LinearLearner):
         ``"authors-code"``: the index of the authors' public simulation code, which deviates from
         the paper, kept only to show that with it OTFLinUCB ranks below OTFLinTS, as in the paper's
         Figure 1: ⟨a, θ̂^W_t⟩ + (sqrt(β_t + λ) + Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}) ‖a‖²_{V_t^{-1}}
-        with β_t = 2 log(1/δ) + d log(1 + t/(λd)), t the number of past rounds: squared norms
-        everywhere, no factor 2 and no √λ outside the root. Its bonus is far smaller, hence far less
-        exploration (``width`` is ignored: the code stores the V_s^{-1} norms).
+        with β_t = 2 log(1/δ) + d log(1 + t/(λd)), t the number of past rounds (the square of the
+        logarithmic term of f_{t,δ}, not OTFLinTS's β_{t,δ}): squared norms everywhere, no factor
+        2 and no √λ outside the root. Its bonus is far smaller, hence far less exploration
+        (``width`` is ignored: the code stores the V_s^{-1} norms).
     """
 
     def __init__(self, window=None, delta=0.1, lam=1.0, width="exact", variant="paper"):
@@ -252,7 +253,7 @@ class OTFLinUCB(_LinearLearner):
         r"""α_{t,δ} = 2 f_{t,δ} + Σ_{s=t−m}^{t−1} ‖A_s‖ (Algorithm 1), shape (B,).
 
         (``variant="no-delay-term"``: 2 f_{t,δ}; ``variant="authors-code"``: sqrt(β_t + λ) +
-        Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}.)
+        Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}, β_t as in the class's docstring.)
         """
         B = self.problem_.size
         if self.variant == "authors-code":
