@@ -351,3 +351,14 @@ def test_r3_1_the_authors_beta_is_defined_and_is_not_otflints_beta():
     # OTFLinTS's β_{t,δ} at the live panel's defaults is about 2: √(β + λ) ≈ 1.75, against the authors' 5.67
     assert math.sqrt(2 * math.log(10) + 5 * math.log(1 + 1000 / 5) + 1) > 3 * math.sqrt(2.05 + 1)
     assert "not OTFLinTS's β_{t,δ}" in " ".join(OTFLinUCB.__doc__.split())
+
+
+def test_r3_2_delta_and_lambda_are_credited_to_the_authors_scripts_everywhere():
+    from delaylab.papers import vernade2020
+    from delaylab.policies.linear import OTFLinUCB
+
+    doc = " ".join(OTFLinUCB.__doc__.split())
+    assert "in the paper's experiments)" not in doc
+    assert ("(0.1 in the authors' scripts for the paper's experiments; not in the paper's text)" in doc
+            and "(1 in the authors' scripts for the paper's experiments; not in the paper's text)" in doc)
+    assert "δ = 0.1, λ = 1 (from the authors' scripts)" in " ".join(vernade2020.__doc__.split())

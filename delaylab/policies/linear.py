@@ -215,9 +215,11 @@ class OTFLinUCB(_LinearLearner):
         m ≥ 1: conversions seen more than m steps after their pull are ignored (at most the
         setting's window when the setting censors).
     delta : float or array
-        Confidence level δ ∈ (0, 1) (0.1 in the paper's experiments); one per grid cell if an array.
+        Confidence level δ ∈ (0, 1) (0.1 in the authors' scripts for the paper's experiments; not in
+        the paper's text); one per grid cell if an array.
     lam : float or array
-        Regularisation λ > 0 (1 in the paper's experiments).
+        Regularisation λ > 0 (1 in the authors' scripts for the paper's experiments; not in the
+        paper's text).
     width : {"exact", "cheap"}
         The delay term with V_t^{-1} (exact, O(m d²) per round) or with the stored
         ‖A_s‖_{V_s^{-1}} (cheap, "Improved computation complexity", Section 5).
