@@ -408,3 +408,31 @@ def test_r3_3_the_guides_slide_view_matches_the_panel_and_the_slide_metadata():
     assert [s.split("\n")[0] for s in subs] == ["### Figure 2: the Criteo delays themselves", "fig2 = paper.figure2()",
                                                 "fig3 = paper.figure3_panel(runs=3)"]
     assert all(_slide(c) in ("-", "skip") for c in cells[six + 1:end] if _slide(c) != "subslide")
+
+
+def test_r3_5_seconds_and_the_100_second_step_are_our_reading():
+    """The paper rescales the delays by 0.01 to keep T = 10^4 and gives no unit."""
+    import math
+
+    import numpy as np
+
+    from delaylab.papers import vernade2020
+
+    md = _markdown()
+    for stale in ("so that one step is 100 seconds", "$\\log_{10}$ delays (seconds) of the Criteo data"):
+        assert stale not in md, stale
+    assert ("the paper rescales them by a factor 0.01 to keep the horizon at $T = 10{,}000$, with $m = 2000$ "
+            "(Section 8, as printed). The paper gives no unit: we read the delays as seconds (our reading") in md
+    assert "(Section 8, as printed; in seconds, our reading)" in md
+    readings = " ".join(_readings_section().split())
+    assert "divides the delays by 100 (one step = 100 s), as the paper does" not in readings
+    assert "The paper gives no unit: we read its delays as seconds" in readings and "100 s (our reading)" in readings
+    assert "one step = 100 s (our reading: the paper rescales the delays by 0.01 and gives no unit)" in " ".join(
+        _guide_section().split())
+    doc = " ".join(vernade2020.__doc__.split())
+    assert "(seconds) divided by 100" not in doc and "so one step is 100 s (our reading)" in doc
+    assert "our reading" in vernade2020.figure3_panel(runs=1).caption.value
+    # the reading's evidence: the 30-day attribution window, in seconds, is the top of the shipped table
+    table = np.loadtxt(ROOT / "delaylab" / "data" / "criteo_delay_quantiles.csv", delimiter=",", skiprows=5)
+    assert table[-1, 0] == 1.0 and round(math.log10(30 * 86400), 4) == table[-1, 1]
+    assert "$10^{6.41}$ s" in md and f"{math.log10(30 * 86400):.2f}" == "6.41"
