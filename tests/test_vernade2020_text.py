@@ -436,3 +436,15 @@ def test_r3_5_seconds_and_the_100_second_step_are_our_reading():
     table = np.loadtxt(ROOT / "delaylab" / "data" / "criteo_delay_quantiles.csv", delimiter=",", skiprows=5)
     assert table[-1, 0] == 1.0 and round(math.log10(30 * 86400), 4) == table[-1, 1]
     assert "$10^{6.41}$ s" in md and f"{math.log10(30 * 86400):.2f}" == "6.41"
+
+
+def test_r3_6_the_authors_index_at_500_100_is_flat_from_about_t_500():
+    md = _markdown()
+    assert "flat from about $t = 1000$" not in md
+    assert ("the larger window's curve is flat from about $t = 500$ (after $t = 500$ it adds less than 5 to its "
+            "regret, less than in the 100 steps before) while the smaller window's keeps rising slowly, even after "
+            "$t = 1000$") in md
+    cell = _check_cell("# Section 5's statements on Figure 1")
+    assert "flat(wide, 500).mean(), se(flat(wide, 500)), high=5, z=3" in cell
+    assert "paper.paired(wide.at(A, 500) - wide.at(A, 400), flat(wide, 500)), low=0, z=3" in cell
+    assert "flat(fast, 1000).mean(), se(flat(fast, 1000)), low=0, z=2" in cell
