@@ -370,44 +370,23 @@ def _widgets(w):
         yield from _widgets(c)
 
 
-def _slide(cell) -> str:
-    return cell["metadata"].get("slideshow", {}).get("slide_type", "-")
-
-
-def test_r3_3_the_guides_slide_view_matches_the_panel_and_the_slide_metadata():
+def test_r3_3_the_guides_slide_view_is_the_deck_not_a_stale_description():
+    """The slide view said the ellipse panel had two sliders, one 640 pixels wide (it has three, 320
+    pixels each: mean delay μ, window m, time t), and that §6 had no slide of its own. It is now the
+    deck's outline that tools/slides.py writes (test_instructor_guide checks it against the deck)."""
     import ipywidgets as W
 
     from delaylab.panels.linear import EllipsePanel
 
     guide = " ".join(_guide_section().split())
-    view = guide.split("**Slide view**:")[1].split("### ")[0]
-    assert "640" not in view and "two sliders" not in view and "at the bottom of Figure 1's reading" not in view
-    assert ("The ellipse panel has three sliders (⟦mean delay μ⟧ and ⟦window m⟧, then ⟦time t⟧, each 320 pixels "
-            "wide) and one figure 520 pixels high") in view
+    view = guide.split("**Slide view**")[1].split("### ")[0]
+    for stale in ("640", "two sliders", "at the bottom of Figure 1's reading"):
+        assert stale not in view, stale
+    assert "<!-- slide view 03 -->" in view and "the ellipse panel" in view and " §6 " in view
     panel = EllipsePanel(horizon=300)
     sliders = [w for c in panel.controls() for w in _widgets(c) if isinstance(w, W.IntSlider)]
     assert [s.description for s in sliders] == ["mean delay μ", "window m", "time t"]
     assert {s.layout.width for s in sliders} == {"320px"} and panel.fig.layout.height == 520
-    # the slides: sections open slides, exercises, panels and figures sub-slides, check cells are skipped
-    cells = json.loads(NB.read_text(encoding="utf-8"))["cells"]
-    assert "every numbered section opens its own slide, and each exercise, panel and figure opens a sub-slide" in view
-    assert "the check cells (tagged `hide`) are skipped" in view
-    for c in cells:
-        s = "".join(c["source"])
-        if c["cell_type"] == "markdown" and re.match(r"## \d+\. ", s):
-            assert _slide(c) == "slide", s[:40]
-        if s.startswith("### ✎ Exercise") or (c["cell_type"] == "code" and (".widget" in s or "figure2()" in s)):
-            assert _slide(c) == "subslide", s[:40]
-        if "hide" in c["metadata"].get("tags", []):
-            assert _slide(c) == "skip", s[:40]
-    assert ("After §6's introduction come three sub-slides: Figure 2's heading and introduction, Figure 2 with its "
-            "reading, Figure 3's panel with its verdict") in view
-    six = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("## 6. "))
-    end = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("## What to remember"))
-    subs = ["".join(c["source"]) for c in cells[six + 1:end] if _slide(c) == "subslide"]
-    assert [s.split("\n")[0] for s in subs] == ["### Figure 2: the Criteo delays themselves", "fig2 = paper.figure2()",
-                                                "fig3 = paper.figure3_panel(runs=3)"]
-    assert all(_slide(c) in ("-", "skip") for c in cells[six + 1:end] if _slide(c) != "subslide")
 
 
 def test_r3_5_seconds_and_the_100_second_step_are_our_reading():
