@@ -88,6 +88,10 @@ CLAIMS = [
     ("03", "$\\tau_m = P(D \\le m) \\approx {}$, so more than half", float(dl.criteo(100).cdf(2000)), ".2f"),
     ("03", "Here $\\tau_m \\approx {}$", float(dl.criteo(100).cdf(2000)), ".2f"),
     ("03", "($2\\times10^5$ s, about {} days)", 2e5 / 86400, ".1f"),
+    ("03", "($\\sqrt{{\\beta_t + \\lambda}} \\approx {}$ at $t = 1000$", math.sqrt(
+        2 * math.log(1 / 0.1) + 5 * math.log(1 + 1000 / (5 * 1.0)) + 1.0), ".1f"),   # the authors' code's β_t
+    ("03", "at $t = 1000$, against $2f_{{t,\\delta}} \\approx {}$ in Algorithm 1)",
+     2 * float(confidence_radius(1000, 5, 1.0, 0.1)), ".0f"),
     # notebook 04
     ("04", "$V(\\tau) = {}$", float(dl.Uniform(0, 20).var), ".1f"),
     ("04", "$\\tilde\\Delta_3 = {}$", 0.5 ** 3, ".3f"),
