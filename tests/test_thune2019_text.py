@@ -593,9 +593,8 @@ def test_doublings_epochs_after_the_delayed_rounds_depend_on_the_horizon():
     md, guide = _flat(_markdown()), _flat(_guide())
     assert "from epoch 12 on Doubling's epochs are set by their length alone" not in md
     assert "its epochs from 12 on" not in guide
-    first = {}
-    for T in (8192, 16_384):
-        run = paper.doubling_run(horizon=T)
+    first, runs = {}, {T: paper.doubling_run(horizon=T) for T in (8192, 16_384)}
+    for T, run in runs.items():
         m, d = run["epoch"], run["delays"]
         last = int(np.flatnonzero(d)[-1])
         first[T] = int(m[last])                                   # the epoch of the last delayed round
@@ -607,7 +606,7 @@ def test_doublings_epochs_after_the_delayed_rounds_depend_on_the_horizon():
             assert length_term[st - 1] <= omega[st - 1] < length_term[st - 1] + E * math.log(2) and S2[st - 1] <= 25
         assert np.all(np.maximum(S2, length_term)[later] <= omega[later])
     assert first == {8192: 12, 16_384: 13}
-    run = paper.doubling_run(horizon=16_384)
+    run = runs[16_384]
     m = run["epoch"]
     in12 = np.flatnonzero(m == 12)
     assert run["skipped"][in12[-1]] - run["skipped"][in12[0] - 1] == 64 == math.isqrt(2**12)   # full: 65² > 4096
