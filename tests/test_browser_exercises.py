@@ -107,7 +107,7 @@ def test_student_answers_one_exercise_of_each_kind(browser, tmp_path, monkeypatc
         run_next(page)
         check = code_cell(page, 'ex.feedback("01.n-tilde")')
         text = feedback_of(check, "is not it")
-        assert "raw number of pulls" in text and "Section 2" in text
+        assert "raw number of pulls" in text and "§2" in text
         check.locator("button", has_text="hint 1 of 2").click()  # hints in steps: the first one only
         feedback_of(check, "Hint 1", timeout=30_000)
         assert check.locator(".widget-html", has_text="Hint 2").count() == 0

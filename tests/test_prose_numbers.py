@@ -53,6 +53,9 @@ CLAIMS = [
     ("01", "$380$ and ${}$ (our computation)", vernade2017.observed_delay_mean(500, 10_000), ".0f"),
     ("01", "(here $\\tau_m = \\tau(400) = {}$)", _tau(200, 400), ".3f"),
     ("01", "at uniform random play's expected cost, ${}$ per step on", vernade2017.round_robin_cost(), ".2f"),
+    ("01", "the asymptotic slopes of §7, ${}$ for Discarding UCB", vernade2017.ucb_slope(vernade2017.THETA_L, 1000), ".1f"),
+    ("01", "for Discarding UCB against ${}$ for D-UCB", vernade2017.ucb_slope(vernade2017.THETA_L, 1000, factor=True),
+     ".1f"),
     # notebook 02
     ("02", "the deviation term is still ${}$ after 1000 pulls", math.sqrt(2 * log_term(2, 3000) / 1000), ".2f"),
     ("02", "$0.6\\,\\tau_1(10) = {}$", 0.6 * float(dl.Pareto(1.0).cdf(10)), ".2f"),
@@ -85,6 +88,10 @@ CLAIMS = [
     ("03", "$\\tau_m = P(D \\le m) \\approx {}$, so more than half", float(dl.criteo(100).cdf(2000)), ".2f"),
     ("03", "Here $\\tau_m \\approx {}$", float(dl.criteo(100).cdf(2000)), ".2f"),
     ("03", "($2\\times10^5$ s, about {} days)", 2e5 / 86400, ".1f"),
+    ("03", "($\\sqrt{{\\beta_t + \\lambda}} \\approx {}$ at $t = 1000$", math.sqrt(
+        2 * math.log(1 / 0.1) + 5 * math.log(1 + 1000 / (5 * 1.0)) + 1.0), ".1f"),   # the authors' code's β_t
+    ("03", "at $t = 1000$, against $2f_{{t,\\delta}} \\approx {}$ in Algorithm 1)",
+     2 * float(confidence_radius(1000, 5, 1.0, 0.1)), ".0f"),
     # notebook 04
     ("04", "$V(\\tau) = {}$", float(dl.Uniform(0, 20).var), ".1f"),
     ("04", "$\\tilde\\Delta_3 = {}$", 0.5 ** 3, ".3f"),
@@ -251,7 +258,7 @@ def test_where_the_large_mode_of_the_criteo_delays_lies():
 
 @pytest.mark.parametrize("nb", ["01", "02", "03", "04", "05"])
 def test_a_section_said_to_be_below_is_a_later_heading_of_the_notebook(nb):
-    """"Section N below" and "Section N (below)" name the notebook's own numbered headings."""
+    """"Section N below", "Section N (below)" and "§N (below)" name the notebook's own numbered headings."""
     import re
 
     (path,) = NOTEBOOKS.glob(f"{nb}_*.ipynb")
@@ -259,7 +266,7 @@ def test_a_section_said_to_be_below_is_a_later_heading_of_the_notebook(nb):
     heads = {int(m.group(1)): i for i, s in enumerate(cells) if (m := re.match(r"## (\d+)\. ", s))}
     found = 0
     for i, text in enumerate(cells):
-        for m in re.finditer(r"Section (\d+) \(?below\)?", text):
+        for m in re.finditer(r"(?:Section |§)(\d+) \(?below\)?", text):
             found += 1
             assert heads.get(int(m.group(1)), -1) > i, f"notebook {nb} cell {i}: {m.group(0)!r}"
     assert found or nb in ("03", "04")

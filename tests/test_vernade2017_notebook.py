@@ -89,23 +89,28 @@ def test_the_claims_of_section_4_fail_where_they_should():
     each statement about θ_H and about long delays fails."""
     at_defaults = paper.comparison()  # the notebook's parameters (a few seconds)
     on_high = paper.comparison(paper.THETA_H, names=[n for pair in paper.PAIRS for n in pair])
-    streaks = paper.comparison(names=paper.PAIRS[0], runs=10, trace=True)
-    streaks_high = paper.comparison(paper.THETA_H, names=paper.PAIRS[0], runs=10, trace=True)
-    long_delays = paper.comparison(names=["D-UCB"], mean_delay=5000)
+    streaks = paper.comparison(names=paper.STREAKS, runs=10, trace=True)
+    streaks_high = paper.comparison(paper.THETA_H, names=paper.STREAKS, runs=10, trace=True)
+    long_delays = paper.comparison(names=["D-UCB", paper.FACTORLESS], mean_delay=5000)
     good = paper.ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high)
     assert all(c.holds for c in good), "\n".join(str(c) for c in good if not c.holds)
-    swapped = paper.ntilde_claims(at_defaults, at_defaults, streaks_high, at_defaults, streaks)
+    short_delays = paper.comparison(names=["D-UCB", paper.FACTORLESS])  # μ = 500: D-UCB ends below uniform
+    swapped = paper.ntilde_claims(at_defaults, at_defaults, streaks_high, short_delays, streaks)
     failed = [c.text.split(":")[:2] for c in swapped if not c.holds]
     assert failed == [["θ_H", " D-KLUCB ends well below D-KLUCB without Ñ"],
                       ["θ_H", " D-UCB gains little from Ñ (level with D-UCB without Ñ)"],
+                      ["θ_H", " D-UCB without √(N/Ñ) (the same Ñ) changes arm between 40 and 100 times per run in 2,500 "
+                              "steps"],
                       ["θ_H", " D-UCB without Ñ changes arm about every third step"],
+                      ["θ_L", " D-UCB without √(N/Ñ) (the same Ñ) changes arm between 75 and 200 times per run in 2,500 "
+                              "steps"],
                       ["θ_L", " D-UCB without Ñ changes arm about every other step"],
                       ["μ = 5000", " D-UCB ends above uniform random play"]]
 
 
 # ------------------------------------------------------------- finding 2: the naive estimator's bias
 def test_the_estimator_verdict_names_the_window_not_the_pending_pulls_as_what_stays():
-    text = cell_with("**What the figure shows — matches the paper (Section 5.1")
+    text = cell_with("**What the figure shows — matches the paper (the paper's Section 5.1")
     assert "a constant share of every arm's recent pulls is always still on its way" not in text
     assert "so $S/N \\to \\tau_m\\theta$ however long the arm is played" in text
     assert "fades like $1/N$: it halves between $t = 750$ and $t = 1500$" in text
@@ -178,10 +183,10 @@ def test_exercise_1_4_states_the_index_where_theta_hat_is_at_least_one():
 # ------------------------------------------------------------- the review: statements attributed to the paper
 def test_statements_about_the_paper_say_as_printed_corrected_or_our_reading():
     text = markdown()
-    for passage in ["corrected: Section 7 of the paper, as printed, takes", "This is the paper's Eq. (6), corrected",
-                    "the same count has the weight $\\tau(t-1-s)$; our reading", "(Section 7, as printed)",
+    for passage in ["corrected: the paper's Section 7, as printed, takes", "This is the paper's Eq. (6), corrected",
+                    "the same count has the weight $\\tau(t-1-s)$; our reading", "(the paper's Section 7, as printed)",
                     "our reading: Appendix B's bound on $E[N_k(T)]$", "Theorem 3 as printed has an extra factor",
-                    "(end of Section 6, as printed", "(Appendix D, as printed)"]:
+                    "(end of the paper's Section 6, as printed", "(Appendix D, as printed)"]:
         assert passage in text, passage
     assert "(the paper's Eq. 6)" not in text and "same quantity" not in text
 
@@ -276,8 +281,8 @@ def test_r1_1_the_paper_does_not_say_which_exploration_function_its_experiments_
 
     text = markdown()
     assert "as in its figures" not in text
-    assert "the paper does not say which exploration function its experiments used (Section 7, Appendix D), so " \
-           "this is our choice" in text
+    assert "the paper does not say which exploration function its experiments used (the paper's Section 7 and " \
+           "Appendix D), so this is our choice" in text
     docs = [dl.indices.__doc__, dl.DelayedUCB.__doc__, dl.KLUCB.__doc__, inspect.getsource(dl.policies.delayed)]
     for doc in docs:
         assert "paper's figures" not in doc and "papers' experiments" not in doc
@@ -412,8 +417,9 @@ def test_r1_9_the_observed_delays_are_biased_short_early_on():
 def test_r1_10_the_streaks_sentence_names_its_instances():
     text = cell_with("### What the panel shows at its defaults")
     assert "changes arm about every other step. When" not in text
-    assert "on $\\theta_H$ as on $\\theta_L$, while the same index without $\\tilde N$ changes arm about every third " \
-           "step on $\\theta_H$ and about every other step on $\\theta_L$" in text
+    assert "on $\\theta_H$ as on $\\theta_L$." in text
+    assert "The same index without $\\tilde N$ at all changes arm about every third step on $\\theta_H$ and about " \
+           "every other step on $\\theta_L$" in text
     assert "still playing in streaks" not in text  # not checked: left out
 
 
@@ -462,9 +468,6 @@ def test_r1_15_the_index_has_a_lambert_w_form():
     assert "the index has no closed form" not in guide_part()
 
 
-def test_r1_16_the_model_answer_says_at_most_mu_fewer_pulls():
-    model = ex.get("01.why-window").solution
-    assert "about $\\mu$ fewer pulls" not in model and "made at most $\\mu$ fewer pulls" in model
 
 
 def test_r1_18_readings_write_the_poisson_divergence_as_d_pois():
@@ -474,24 +477,38 @@ def test_r1_18_readings_write_the_poisson_divergence_as_d_pois():
     assert "The lower bound fails for every p > q" in part
 
 
-def test_r1_19_discardings_count_is_named_when_the_lag_off_by_one_gives_the_same_number():
-    """When the recent lag is m − 1, the lag off by one gives τ_m·N, Discarding's count: the message names both."""
+def test_r1_19_and_r2_2_the_messages_name_the_count_each_wrong_answer_is():
+    """τ_m·N (every pull weighted τ_m) is not Discarding's count τ_m·N(t − m) (the pulls at least m steps
+    old: two of the three, as drawn); when the recent lag is m − 1 the lag off by one also gives τ_m·N."""
     from delaylab.exercises import p01
 
-    who = next(f"student {i}" for i in range(500)
-               if min(p01._nt_lags(ex.params("01.n-tilde", f"student {i}")))
-               == ex.params("01.n-tilde", f"student {i}")["m"] - 1)
+    def params(i):
+        return ex.params("01.n-tilde", f"student {i}")
+
+    def check(value, who):
+        return ex.check("01.n-tilde", value, student=who).message
+
+    who = next(f"student {i}" for i in range(500) if min(p01._nt_lags(params(i))) == params(i)["m"] - 1)
     p = ex.params("01.n-tilde", who)
-    discarding = 3 * float(dl.Geometric(p["mu"]).cdf(p["m"]))
-    message = ex.check("01.n-tilde", discarding, student=who).message
-    assert "Discarding's count" in message and "off by one" in message and "two mistakes" in message
-    other = next(f"student {i}" for i in range(500)
-                 if min(p01._nt_lags(ex.params("01.n-tilde", f"student {i}")))
-                 < ex.params("01.n-tilde", f"student {i}")["m"] - 1)
+    tau_m = float(dl.Geometric(p["mu"]).cdf(p["m"]))
+    message = check(3 * tau_m, who)
+    assert "as if its window were over" in message and "off by one" in message and "two mistakes" in message
+    assert "Discarding" not in message
+    other = next(f"student {i}" for i in range(500) if min(p01._nt_lags(params(i))) < params(i)["m"] - 1)
     q = ex.params("01.n-tilde", other)
-    assert "Discarding's count" not in ex.check("01.n-tilde", p01._nt(q, shift=1), student=other).message
-    assert "Discarding's count" in ex.check("01.n-tilde", 3 * float(dl.Geometric(q["mu"]).cdf(q["m"])),
-                                            student=other).message
+    tau_m = float(dl.Geometric(q["mu"]).cdf(q["m"]))
+    assert "as if its window were over" not in check(p01._nt(q, shift=1), other)
+    assert "as if its window were over" in check(3 * tau_m, other) and "Discarding" not in check(3 * tau_m, other)
+    # Discarding's count, the pulls at least m steps old, each weighted τ_m (§3's table): two of the three
+    for i in range(40):
+        r = params(i)
+        assert sum(e >= r["m"] for e in p01._nt_lags(r)) == 2
+        assert "Discarding's count $\\tau_m N(t-m)$" in check(2 * float(dl.Geometric(r["mu"]).cdf(r["m"])),
+                                                             f"student {i}")
+    default = ex.check("01.n-tilde", 2 * float(dl.Geometric(2).cdf(4)), student="")  # the review's case: 1.737
+    assert "Discarding's count" in default.message and "is not it." not in default.message
+    row = "| 1.1 | τ_m·N(t − m), Discarding's count | it drops the pull younger than m steps"
+    assert row in guide_part() and "| 1.1 | τ_m·N, Discarding's count |" not in guide_part()
 
 
 def test_r1_20_uniform_play_runs_off_the_top_of_every_panel_of_figure_1():
@@ -499,3 +516,126 @@ def test_r1_20_uniform_play_runs_off_the_top_of_every_panel_of_figure_1():
     clipped = [t for t in fig.plot.fig.data if t.name and t.name.startswith(dl.UNIFORM) and "above the axis" in t.name]
     assert len({t.xaxis for t in clipped}) == 4
     assert "runs off the top of every panel" in guide_part() and "off the top of the θ_H panels" not in guide_part()
+
+
+# ------------------------------------------------------------- the independent review, round 2
+def test_r2_1_a_delayed_learner_is_at_least_mu_pulls_behind_not_at_most():
+    """d(αp, αq) is convex in α and 0 at 0, so a pull of weight τ carries at most τ of a full pull's
+    information: the deficit Σ_e [d(p, q) − d(τ_e p, τ_e q)] is at least Σ_e (1 − τ_e) d(p, q) = μ·d(p, q),
+    and at most f′(1)/f(1)·μ·d(p, q) (f(α) = d(αp, αq)): bounded, but at least μ full pulls."""
+    kl = dl.indices.kl_bernoulli
+    for mu, p, q in [(10, 0.3, 0.5), (40, 0.1, 0.2), (40, 0.4, 0.5), (25, 0.05, 0.1)]:
+        tau = dl.Geometric(mu).cdf(np.arange(40 * mu))
+        deficit = float(np.sum(kl(p, q) - kl(tau * p, tau * q)) / kl(p, q))
+        h = 1e-6
+        slope = float((kl(p, q) - kl((1 - h) * p, (1 - h) * q)) / h / kl(p, q))  # f′(1)/f(1)
+        assert mu < deficit <= slope * mu * (1 + 1e-3), (mu, p, q, deficit, slope)
+    model = ex.get("01.why-window").solution
+    assert "made at most $\\mu$ fewer pulls" not in model
+    assert "the information still missing is at least $\\mu$ full pulls' worth, and at most a constant times " \
+           "$\\mu$" in model
+
+
+def test_r2_3_the_streaks_are_credited_to_the_factor_by_a_comparison_in_the_factor_alone():
+    """DelayedUCBWithoutFactor is D-UCB with √(N/Ñ) = 1 and nothing else; the text credits the streaks and the
+    μ = 5000 result to the factor, with that comparison in its check."""
+    theta, n, n_tilde, beta = np.array([[0.1, 0.3]]), np.array([[40.0, 9.0]]), np.array([[25.0, 4.0]]), 2.0
+    law = dl.Geometric(500)
+    assert np.allclose(paper.DelayedUCBWithoutFactor(law, 1000)._index(theta, n_tilde, beta),
+                       dl.indices.delayed_ucb_index(theta, n_tilde, n_tilde, beta))
+    assert np.allclose(dl.indices.delayed_ucb_index(theta, n_tilde, n_tilde, beta),
+                       theta + np.sqrt(beta / (2 * n_tilde)))
+    assert not np.allclose(dl.indices.delayed_ucb_index(theta, n, n_tilde, beta), theta + np.sqrt(beta / (2 * n_tilde)))
+    assert paper.STREAKS == ("D-UCB", paper.FACTORLESS, "D-UCB" + paper.WITHOUT)
+    text = cell_with("### What the panel shows at its defaults")
+    assert "**D-UCB without its factor** (the same $\\tilde N$ in $\\hat\\theta$ and in the width" in text
+    assert "D-UCB without its factor ends below it: the factor alone makes it worse than not learning" in text
+    check = cell_with("at_defaults = paper.comparison()")
+    assert "names=paper.STREAKS" in check and 'names=["D-UCB", paper.FACTORLESS], mean_delay=5000' in check
+    assert "factor $\\sqrt{N/\\tilde N}$ alone makes it play in long streaks" in cell_with("## What to remember")
+    assert "§4's check runs D-UCB without that factor alone, with the same Ñ" in guide_part()
+
+
+def test_r2_4_figure_2s_verdict_does_not_say_the_catch_up_is_confirmed():
+    verdict = cell_with("**Verdict — the paper's gap reproduces")
+    assert "confirmed for KL-UCB only" not in verdict
+    assert "it has not caught up by $T = 10{,}000$" in verdict and "the catch-up itself is not observed" in verdict
+    assert "No evidence either way" in verdict
+    assert paper.ucb_slope(paper.THETA_L, 1000) < paper.ucb_slope(paper.THETA_L, 1000, factor=True)
+    texts = [c.text for c in paper.figure2_claims(paper.figure2(runs=40))]
+    assert any("it has not caught up by T" in t for t in texts)
+    assert "the catch-up itself is not observed" in guide_part()
+
+
+def test_r2_5_mu_over_k_is_the_large_mu_approximation_of_exercise_1_2():
+    from delaylab.exercises import p01
+
+    exact = p01._pending({"mu": 200, "K": 3, "r": 0})
+    assert exact == pytest.approx(200 / 3, rel=0.01)  # §2's parameters: μ ≫ K
+    assert p01._pending({"mu": 3, "K": 6, "r": 0}) / (3 / 6) > 1.5  # the exercise's draws: not close
+    assert "when $\\mu \\gg K$ (Exercise 1.2 derives its exact limit)" in cell_with("**What the figure shows")
+    p = ex.params("01.pending", "")
+    message = ex.check("01.pending", p["mu"] / p["K"], student="").message
+    assert "large-$\\mu$ approximation" in message and "a guess" not in message
+    assert "| 1.2 | μ/K | the large-μ approximation §2 quotes" in guide_part() and "a guess, not the sum" not in guide_part()
+
+
+def test_r2_6_the_notebooks_sections_are_section_signs_the_papers_say_whose():
+    """'Section N' is always the paper's ('the paper's Section N', or 'its Section N' right after 'the paper');
+    the notebook's own sections are '§N', and each names a heading of the notebook."""
+    from delaylab.exercises import p01
+
+    heads = {int(m.group(1)) for _, s in cells() if (m := re.match(r"## (\d+)\. ", s))}
+    texts = [s for _, s in cells()] + [Path(p01.__file__).read_text(encoding="utf-8"),
+                                       Path(paper.__file__).read_text(encoding="utf-8")]
+    texts += [h for eid in ex.ids() if eid.startswith("01.") for h in ex.get(eid).hints]
+    for text in texts:
+        for m in re.finditer(r"Section \d", text):
+            before = text[max(0, m.start() - 14):m.start()]
+            assert before.endswith(("paper's ", "reading: its ")), text[max(0, m.start() - 60):m.end() + 20]
+        for m in re.finditer(r"§(\d+)", text):
+            assert int(m.group(1)) in heads, m.group(0)
+    assert "(Section 3)" not in markdown() and "(Section 5)" not in markdown()
+
+
+def test_r2_7_the_factor_of_appendix_c2_is_as_printed():
+    verdict = cell_with("**Verdict — the paper's two comparisons reproduce")
+    assert "our derivation; the theorem prints" not in verdict
+    assert "(as printed at the end of the paper's Appendix C.2; Theorem 11's statement prints the looser" in verdict
+    assert "As printed at the end\n    of the paper's Appendix C.2" in paper.poisson_factor.__doc__
+    assert "*as printed* at the end of Appendix C.2" in readings_part()
+
+
+def test_r2_8_the_gap_credited_to_the_kind_of_index_is_our_reading():
+    assert "The paper credits the gap to the kind of index (our reading: its Section 7 calls the figure \"the " \
+           "classical pattern\"" in cell_with("## 6. Figure 1")
+
+
+def test_r2_9_the_discarding_baselines_have_no_twin_without_n_tilde():
+    intro = cells()[0][1]
+    assert "and the Discarding baselines) in a live panel, each beside" not in intro
+    assert "each delay-corrected index beside the same index without $\\tilde N$" in intro
+    from delaylab.panels.conversions import SHOWN
+
+    assert not any(n.startswith("Discarding") and n.endswith(paper.WITHOUT) for n in SHOWN)
+
+
+def test_r2_10_the_printed_eq_6_is_exact_for_a_law_on_one_two_and_so_on():
+    """P(D > e) = λ^e (support {1, 2, …}): O(t) = Σ_{s<t} λ^(t−1−s), and O(t + 1) = λO(t) + 1{A_t = k}."""
+    lam, pulls = 0.8, [0, 2, 3, 7]
+    O = 0.0
+    for t in range(9):
+        O = lam * O + (1.0 if t in pulls else 0.0)
+    assert O == pytest.approx(sum(lam ** (9 - 1 - s) for s in pulls))
+    part = readings_part()
+    assert "the same recursion for a law on {1, 2, …}" not in part
+    assert "the printed recursion is the right one for a geometric law on\n  {1, 2, …}" in part
+
+
+def test_r2_11_the_ring_buffer_holds_up_to_t_lags_uncensored():
+    from delaylab.policies.delayed import weight_table
+
+    W = weight_table([dl.Geometric(500)], None, 300, None).shape[-1] - 1
+    assert W == 300
+    assert weight_table([dl.Geometric(500)], 100, 300, None).shape[-1] - 1 == 100
+    assert "W ≤ min(m, T) censored, W ≤ T uncensored" in dl.policies.delayed.__doc__

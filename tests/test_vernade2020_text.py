@@ -302,3 +302,128 @@ def test_r2_6_on_the_fly_is_not_attributed_to_the_paper_as_censoring():
     doc = " ".join(linear.__doc__.split())
     assert '("on the fly" censoring)' not in doc
     assert '"On-The-Fly", in the algorithms\' names, is the paper\'s; it does not name this censoring' in doc
+
+
+# ------------------------------------------------------------------ review nb03-r3 (reviews/nb03-r3.md)
+def test_r3_4_the_index_of_y_tilde_is_a_correction_of_the_printed_one():
+    """Section 3 (as printed): the learner observes the Y_{s,t} "at the end of round t", after playing;
+    Ỹ_{s,t} with t − s in B_t would use them at round t's decision. With t − 1 − s the conversions
+    that may still come are those of exactly m actions, the range of Theorem 1's sum."""
+    from delaylab.policies import linear
+
+    md = _markdown()
+    assert "in our step convention, where the paper writes $t - s$" not in md
+    assert ("(Eq. 2 and Section 4, as printed but for one index, corrected: Section 4 prints $t - s$, but the learner "
+            "observes the $Y_{s,t}$ \"at the end of round $t$\" (Section 3, as printed)") in md
+    doc = " ".join(linear.__doc__.split())
+    assert "t − 1 − s corrects the printed t − s" in doc
+    # a pull s is still pending at the decision of round t iff its lag is below m: count them, m = 7, t = 40
+    m, t = 7, 40
+    assert sum(1 for s in range(t) if t - 1 - s < m) == m and sum(1 for s in range(t) if t - s < m) == m - 1
+    # and delaylab reveals a pull of step s with delay D at the end of step s + D: seen at step t iff D ≤ t − 1 − s
+    assert "the learner deciding at step t knows every outcome with s + D ≤ t − 1" in " ".join(
+        (ROOT / "docs" / "readings.md").read_text(encoding="utf-8").split())
+
+
+def test_r3_1_the_authors_beta_is_defined_and_is_not_otflints_beta():
+    """§5 wrote √(β_t + λ) without defining β_t, after §3 had defined OTFLinTS's β_{t,δ}, which is about
+    3 times smaller here. The authors' β_t = 2 log(1/δ) + d log(1 + t/(dλ)) (the index the oracle
+    tests/oracles/vernade2020.py checks the policy against): √β_t is f_{t,δ}'s logarithmic term."""
+    import math
+
+    import pytest
+
+    from delaylab.policies.linear import OTFLinUCB, confidence_radius
+
+    md = _markdown()
+    assert "\\sum_{s}\\|A_s\\|^2_{V_s^{-1}}" not in md
+    assert ("\\sum_{s=t-m}^{t-1}\\|A_s\\|^2_{V_s^{-1}})\\,\\|a\\|^2_{V_t^{-1}}$ with "
+            "$\\beta_t = 2\\log(1/\\delta) + d\\log(1 + t/(d\\lambda))$, $t$ the number of past rounds") in md
+    assert "This $\\beta_t$ is not OTFLinTS's $\\beta_{t,\\delta}$ of Section 3" in md
+    assert "$\\sqrt{\\beta_t}$ is the logarithmic term of $f_{t,\\delta}$, so $\\sqrt{\\beta_t + \\lambda} \\le f_{t,\\delta}$" \
+        in md
+    for t in (1, 10, 1000, 3000):
+        for d, lam, delta in [(5, 1.0, 0.1), (2, 0.3, 0.01), (8, 4.0, 0.5)]:
+            beta = 2 * math.log(1 / delta) + d * math.log(1 + t / (d * lam))
+            f = float(confidence_radius(t, d, lam, delta))
+            assert math.sqrt(beta) == pytest.approx(f - math.sqrt(lam), rel=1e-12)
+            assert math.sqrt(beta + lam) <= f
+    # OTFLinTS's β_{t,δ} at the live panel's defaults is about 2: √(β + λ) ≈ 1.75, against the authors' 5.67
+    assert math.sqrt(2 * math.log(10) + 5 * math.log(1 + 1000 / 5) + 1) > 3 * math.sqrt(2.05 + 1)
+    assert "not OTFLinTS's β_{t,δ}" in " ".join(OTFLinUCB.__doc__.split())
+
+
+def test_r3_2_delta_and_lambda_are_credited_to_the_authors_scripts_everywhere():
+    from delaylab.papers import vernade2020
+    from delaylab.policies.linear import OTFLinUCB
+
+    doc = " ".join(OTFLinUCB.__doc__.split())
+    assert "in the paper's experiments)" not in doc
+    assert ("(0.1 in the authors' scripts for the paper's experiments; not in the paper's text)" in doc
+            and "(1 in the authors' scripts for the paper's experiments; not in the paper's text)" in doc)
+    assert "δ = 0.1, λ = 1 (from the authors' scripts)" in " ".join(vernade2020.__doc__.split())
+
+
+def _widgets(w):
+    yield w
+    for c in getattr(w, "children", ()):
+        yield from _widgets(c)
+
+
+def test_r3_3_the_guides_slide_view_is_the_deck_not_a_stale_description():
+    """The slide view said the ellipse panel had two sliders, one 640 pixels wide (it has three, 320
+    pixels each: mean delay μ, window m, time t), and that §6 had no slide of its own. It is now the
+    deck's outline that tools/slides.py writes (test_instructor_guide checks it against the deck)."""
+    import ipywidgets as W
+
+    from delaylab.panels.linear import EllipsePanel
+
+    guide = " ".join(_guide_section().split())
+    view = guide.split("**Slide view**")[1].split("### ")[0]
+    for stale in ("640", "two sliders", "at the bottom of Figure 1's reading"):
+        assert stale not in view, stale
+    assert "<!-- slide view 03 -->" in view and "the ellipse panel" in view and " §6 " in view
+    panel = EllipsePanel(horizon=300)
+    sliders = [w for c in panel.controls() for w in _widgets(c) if isinstance(w, W.IntSlider)]
+    assert [s.description for s in sliders] == ["mean delay μ", "window m", "time t"]
+    assert {s.layout.width for s in sliders} == {"320px"} and panel.fig.layout.height == 520
+
+
+def test_r3_5_seconds_and_the_100_second_step_are_our_reading():
+    """The paper rescales the delays by 0.01 to keep T = 10^4 and gives no unit."""
+    import math
+
+    import numpy as np
+
+    from delaylab.papers import vernade2020
+
+    md = _markdown()
+    for stale in ("so that one step is 100 seconds", "$\\log_{10}$ delays (seconds) of the Criteo data"):
+        assert stale not in md, stale
+    assert ("the paper rescales them by a factor 0.01 to keep the horizon at $T = 10{,}000$, with $m = 2000$ "
+            "(Section 8, as printed). The paper gives no unit: we read the delays as seconds (our reading") in md
+    assert "(Section 8, as printed; in seconds, our reading)" in md
+    readings = " ".join(_readings_section().split())
+    assert "divides the delays by 100 (one step = 100 s), as the paper does" not in readings
+    assert "The paper gives no unit: we read its delays as seconds" in readings and "100 s (our reading)" in readings
+    assert "one step = 100 s (our reading: the paper rescales the delays by 0.01 and gives no unit)" in " ".join(
+        _guide_section().split())
+    doc = " ".join(vernade2020.__doc__.split())
+    assert "(seconds) divided by 100" not in doc and "so one step is 100 s (our reading)" in doc
+    assert "our reading" in vernade2020.figure3_panel(runs=1).caption.value
+    # the reading's evidence: the 30-day attribution window, in seconds, is the top of the shipped table
+    table = np.loadtxt(ROOT / "delaylab" / "data" / "criteo_delay_quantiles.csv", delimiter=",", skiprows=5)
+    assert table[-1, 0] == 1.0 and round(math.log10(30 * 86400), 4) == table[-1, 1]
+    assert "$10^{6.41}$ s" in md and f"{math.log10(30 * 86400):.2f}" == "6.41"
+
+
+def test_r3_6_the_authors_index_at_500_100_is_flat_from_about_t_500():
+    md = _markdown()
+    assert "flat from about $t = 1000$" not in md
+    assert ("the larger window's curve is flat from about $t = 500$ (after $t = 500$ it adds less than 5 to its "
+            "regret, less than in the 100 steps before) while the smaller window's keeps rising slowly, even after "
+            "$t = 1000$") in md
+    cell = _check_cell("# Section 5's statements on Figure 1")
+    assert "flat(wide, 500).mean(), se(flat(wide, 500)), high=5, z=3" in cell
+    assert "paper.paired(wide.at(A, 500) - wide.at(A, 400), flat(wide, 500)), low=0, z=3" in cell
+    assert "flat(fast, 1000).mean(), se(flat(fast, 1000)), low=0, z=2" in cell

@@ -27,7 +27,7 @@ def _tau(mu, d) -> float:
     return float(Geometric(mean=mu).cdf(d))
 
 
-# ---------------------------------------------------------------- 1.1 compute: Ñ by hand (Section 2)
+# ---------------------------------------------------------------- 1.1 compute: Ñ by hand (notebook §2)
 def _nt_lags(p):
     return [p["t"] - 1 - s for s in p["pulls"]]
 
@@ -39,17 +39,21 @@ def _nt(p, lags=None, cap=True, shift=0):
 
 _NT_SHIFT = ("the lag is off by one: at the decision of step t the learner knows the conversions revealed by the "
              "end of step $t-1$, so the lag of a pull at s is $t-1-s$.")
-_NT_DISCARDING = (r"that is $\tau_m N$, Discarding's count: it holds only for pulls at least m steps old, and your "
-                  "most recent pull is younger than that.")
+_NT_FULL = (r"that is $\tau_m N$, every pull weighted as if its window were over: the weight $\tau_m$ holds only for "
+            "pulls at least m steps old, and your most recent pull is younger than that.")
+_NT_DISCARDING = (r"that is Discarding's count $\tau_m N(t-m)$: it drops the pull younger than m steps; $\tilde N$ keeps "
+                  r"it, with the weight $\tau$ of its lag.")
 
 
 def _nt_wrong(p):
-    shifted, discarding = _nt(p, shift=1), 3 * _tau(p["mu"], p["m"])
-    if np.isclose(shifted, discarding, rtol=1e-6):  # recent lag m − 1: both mistakes give τ_m·N
-        last = [(discarding, "two mistakes give this number here. " + _NT_DISCARDING[0].upper() + _NT_DISCARDING[1:]
-                 + " Or " + _NT_SHIFT)]
+    tau_m = _tau(p["mu"], p["m"])
+    shifted, full = _nt(p, shift=1), 3 * tau_m
+    if np.isclose(shifted, full, rtol=1e-6):  # recent lag m − 1: both mistakes give τ_m·N
+        last = [(full, "two mistakes give this number here. " + _NT_FULL[0].upper() + _NT_FULL[1:] + " Or " + _NT_SHIFT)]
     else:
-        last = [(shifted, _NT_SHIFT), (discarding, _NT_DISCARDING)]
+        last = [(shifted, _NT_SHIFT), (full, _NT_FULL)]
+    old = sum(e >= p["m"] for e in _nt_lags(p))  # N(t − m): the pulls at least m steps old (two, as drawn)
+    last.append((old * tau_m, _NT_DISCARDING))
     return [
         (3.0, "that is N, the raw number of pulls: a pull whose conversion could still be on its way counts only "
               "for the probability τ that its news has arrived."),
@@ -108,7 +112,7 @@ register(Exercise(
     default={"mu": 2, "m": 4, "t": 12, "pulls": (2, 5, 9)},
     given=_nt_given,
     **numeric(_nt, _nt_wrong, rtol=1e-3, name="n_tilde"),
-    hints=("Section 2 (Counting what could have been seen): each pull counts for the probability that its "
+    hints=("Notebook §2 (Counting what could have been seen): each pull counts for the probability that its "
            "conversion, if any, has been seen by now — which depends on how long ago it was made.",
            r"$\tilde N = \sum_s \tau(\min(t-1-s, m))$ over the pulls s, with $\tau(d) = 1 - \lambda^{d+1}$: compute "
            r"each lag $t-1-s$, cap it at m, and add the three values of τ."),
@@ -131,7 +135,8 @@ def _pending_wrong(p):
                                     r"$P(D > e) = \lambda^{e+1}$, not $\lambda^e$."),
         (lam ** (r + 1) / (1 - lam), f"this sums over every lag r, r + 1, r + 2, …; the arm's pulls are {K} steps "
                                      f"apart: lags r, r + {K}, r + {2 * K}, …"),
-        (p["mu"] / K, r"a share 1/K of μ is a guess, not the sum: write $N - \tilde N$ as a sum over the arm's pulls."),
+        (p["mu"] / K, r"that is $\mu/K$, the large-$\mu$ approximation §2 quotes ($\mu \gg K$); the exercise asks for "
+                       r"the exact limit: write $N - \tilde N$ as a sum over the arm's pulls."),
     ]
 
 
@@ -158,7 +163,7 @@ register(Exercise(
                      f"mean μ = {p['mu']} and no window. At the decision, this arm's most recent pull has lag "
                      f"t − 1 − s = {p['r']}, the one before lag {p['r'] + p['K']}, and so on."),
     **numeric(_pending, _pending_wrong, rtol=1e-3, name="pending"),
-    hints=(r"Section 2, after Exercise 1.1: $N - \tilde N$ is the weight O still pending — each past pull counts for "
+    hints=(r"Notebook §2, after Exercise 1.1: $N - \tilde N$ is the weight O still pending — each past pull counts for "
            r"the probability $P(D > \text{lag})$ that its news has not arrived yet.",
            r"$P(D > e) = \lambda^{e+1}$ with $\lambda = \mu/(1 + \mu)$, and the arm's lags are r, r + K, r + 2K, …: the "
            r"sum is a geometric series, $\sum_j x^j = 1/(1 - x)$ for $|x| < 1$."),
@@ -172,7 +177,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 1.3 predict: doubling the window (Section 4)
+# ---------------------------------------------------------------- 1.3 predict: doubling the window (notebook §4)
 _TAU_1000, _TAU_2000 = _tau(MEAN_DELAY, WINDOW), _tau(MEAN_DELAY, 2 * WINDOW)
 _RR_COST = float(np.mean(max(THETA_L) - np.asarray(THETA_L)))  # regret per step of round robin on θ_L
 
@@ -203,7 +208,7 @@ register(Exercise(
                      "window only shows it more conversions.",
         "dklucb-grows": "It is the other way round: Discarding waits m steps before it has an index.",
     }),
-    hints=("Section 3 (The algorithms): which pulls does each policy use at step t, and what does Discarding do "
+    hints=("Notebook §3 (The algorithms): which pulls does each policy use at step t, and what does Discarding do "
            "before any pull is m steps old?",
            rf"Round robin on $\theta_L$ costs the mean gap, {_RR_COST:.2f} per step. $\tau_m = P(D \le m)$ rises "
            f"from {_TAU_1000:.2f} to {_TAU_2000:.2f} between m = {WINDOW} and {2 * WINDOW}: how much more does a "
@@ -215,9 +220,9 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 1.4 implement: the D-KLUCB index (Section 3)
+# ---------------------------------------------------------------- 1.4 implement: the D-KLUCB index (notebook §3)
 def d_klucb_index(theta_hat, N_tilde, beta):
-    """D-KLUCB's index (Section 5.3): max{q ∈ [θ̂, 1] : Ñ·d_Pois(θ̂, q) ≤ β}, by bisection."""
+    """D-KLUCB's index (the paper's Section 5.3): max{q ∈ [θ̂, 1] : Ñ·d_Pois(θ̂, q) ≤ β}, by bisection."""
     def d_pois(p, q):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(p > 0, p * np.log(p / q), 0.0) + q - p
@@ -299,7 +304,7 @@ register(Exercise(
     solution=d_klucb_index,
     grade=function_grader(lambda theta_hat, N_tilde, beta: klucb_poisson(theta_hat, N_tilde, beta),
                           _kl_inputs, rtol=0, atol=1e-6, simulate=_kl_race, name="d_klucb_index"),
-    hints=(r"Section 3's table: the index is the largest q between $\hat\theta$ and 1 whose Poisson divergence from "
+    hints=(r"Notebook §3's table: the index is the largest q between $\hat\theta$ and 1 whose Poisson divergence from "
            r"$\hat\theta$, times $\tilde N$, stays below $\beta(t)$; above $\hat\theta$ that divergence grows with q, so "
            "the allowed q form an interval.",
            r"Bisection for all runs and arms at once: lo = $\hat\theta$ (always allowed), hi = 1 (check first whether "
@@ -321,7 +326,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 1.5 compute: Theorem 3's constant (Section 5)
+# ---------------------------------------------------------------- 1.5 compute: Theorem 3's constant (notebook §5)
 def _lb(p):
     return bounds.censored_slope((p["best"], p["other"]), _tau(p["mu"], p["m"]))
 
@@ -370,7 +375,7 @@ register(Exercise(
     given=lambda p: (f"two arms θ = ({p['best']}, {p['other']}); geometric delays with mean μ = {p['mu']}; "
                      f"window m = {p['m']}."),
     **numeric(_lb, _lb_wrong, rtol=2e-3, name="slope_c"),
-    hints=("Section 5 (the lower bounds): in the censored model (Theorem 3) the divergence is taken between the "
+    hints=("Notebook §5 (the lower bounds): in the censored model (Theorem 3) the divergence is taken between the "
            "scaled rates, and each suboptimal pull costs its gap in the pseudo-regret.",
            r"$c = \sum_k \Delta_k / d(\tau_m\theta_k, \tau_m\theta^*)$ with $\tau_m = P(D \le m)$, d the Bernoulli "
            r"divergence, the suboptimal arm first; here one suboptimal arm. No factor $\tau_m$ in front: that one "
@@ -386,14 +391,16 @@ register(Exercise(
 
 
 # ---------------------------------------------------------------- 1.6 explain: why a window changes the difficulty
-_WHY_WINDOW = ("Without a window every conversion is eventually seen: a delay only postpones the information. With a "
-               r"finite mean delay $\mu$, the pulls whose news is still pending weigh at most $\mu$ in total "
-               r"($\sum_e P(D > e) = E[D]$), a number that does not grow with T: the learner knows as much as one "
-               r"without delays that made at most $\mu$ fewer pulls — an additive cost, invisible in the $\log T$ slope. "
-               r"With a window, a share $1 - \tau_m$ of the conversions is lost for good: each pull only tells about "
-               r"the rate $\tau_m\theta$, and the rates $\tau_m\theta_k$ and $\tau_m\theta^*$ are closer in "
-               r"divergence than $\theta_k$ and $\theta^*$, so each suboptimal arm needs more pulls, "
-               r"$\log T / d(\tau_m\theta_k, \tau_m\theta^*)$.")
+_WHY_WINDOW = (r"Without a window every conversion is eventually seen: a delay only postpones the information. With a "
+               r"finite mean delay $\mu$, the pulls whose news is still pending weigh at most $\mu$ in total ($\sum_e "
+               r"P(D > e) = E[D]$), a number that does not grow with T. A pull of weight $\tau$ carries at most "
+               r"$\tau$ times a full pull's information ($\alpha \mapsto d(\alpha p, \alpha q)$ is convex, the "
+               r"paper's Lemma 15, and 0 at 0), so the information still missing is at least $\mu$ full pulls' worth, "
+               r"and at most a constant times $\mu$: the delayed learner lags an undelayed one by a bounded number of "
+               r"pulls — an additive cost, invisible in the $\log T$ slope. With a window, a share $1 - \tau_m$ of "
+               r"the conversions is lost for good: each pull only tells about the rate $\tau_m\theta$, and the rates "
+               r"$\tau_m\theta_k$ and $\tau_m\theta^*$ are closer in divergence than $\theta_k$ and $\theta^*$, so "
+               r"each suboptimal arm needs more pulls, $\log T / d(\tau_m\theta_k, \tau_m\theta^*)$.")
 
 register(Exercise(
     id="01.why-window",
@@ -407,7 +414,7 @@ register(Exercise(
             r"with a window, a share $1 - \tau_m$ of the conversions is lost for good: a pull tells only about "
             r"$\tau_m\theta$",
             r"scaled rates are harder to tell apart: more pulls, $\log T / d(\tau_m\theta_k, \tau_m\theta^*)$"),
-    hints=("Section 5: compare what a pull eventually tells the learner with and without a window.",
+    hints=("Notebook §5: compare what a pull eventually tells the learner with and without a window.",
            "Without a window: everything arrives, only later. With one: what fraction arrives, and what does the "
            "divergence between the scaled rates do to the number of pulls needed?"),
     wrong_answers=[],

@@ -39,7 +39,7 @@ from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
 from ..viz.plots import CurvePlot, figure_layout
 from ..viz.save import SaveButton
-from ..viz.style import SKY, style
+from ..viz.style import SKY, WINE, style
 from ..viz.widget import FigureWidget
 from .base import Panel
 from .layout import section
@@ -177,7 +177,7 @@ class AdversarialPanel(Panel):
     def _terms_figure():
         fig = go.Figure()
         for name, color, dash in [("|S_β|: skipped rounds", "#D55E00", "dash"),
-                                  ("(KTe/2 + D_β)/(4eβ)", "#009E73", "dash"),
+                                  ("(KTe/2 + D_β)/(4eβ)", WINE, "dash"),
                                   ("4eβ ln K", SKY, "dash"),
                                   ("bound (3), η = 1/(4eβ)", "#000000", "solid")]:
             fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=name, line=dict(color=color, dash=dash, width=2)))

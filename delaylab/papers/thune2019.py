@@ -6,8 +6,9 @@ the bounds of the paper, and the experiments of our notebook (the paper has none
   √((KT + D) ln K) and "oracle" min_β {|S_β| + β ln K + (KT + D_β)/β} (constants dropped).
 * Example 8 (our instance: K = 2, Bernoulli losses with means 0.25 and 0.75, the paper's delays
   d_t = T − t for t < √(KT/ln K)): final regret against T on log–log axes for DEW tuned as in
-  Theorem 1, Skipper tuned as in Corollary 4, Doubling, Exp3 tuned for no delays, and uniform
-  random play's expected regret, exact (the reference).
+  Theorem 1, Skipper tuned as in Corollary 4, the same Skipper with the oracle β that minimises
+  Theorem 3 on the instance (:func:`oracle_beta`: the two differ in β alone), Doubling, Exp3 tuned
+  for no delays, and uniform random play's expected regret, exact (the reference).
 * The trade-off of Theorem 3 as a function of β (:func:`tradeoff`): the bound's terms, the regret
   of Skipper(β), of its twin without skipping (the same base at the same rate, fed every loss) and
   of uniform random play; Doubling's epochs and thresholds over one run (:func:`doubling_run`), and
@@ -32,7 +33,7 @@ from ..policies.skipper import NO_SKIP, Doubling, Skipper, corollary4_beta, skip
 from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
 from ..viz.plots import CurvePlot, figure_layout
-from ..viz.style import SKY, style
+from ..viz.style import GREEN, SKY, WINE, style
 from ..viz.widget import FigureWidget
 
 E = math.e
@@ -40,7 +41,12 @@ K = 2
 GAP = 0.5  # losses of Example 8: means 0.5 ∓ GAP/2
 EXAMPLE8_HORIZONS = tuple(2**e for e in range(9, 15))  # 512 … 16,384: the notebook's default scale
 EXAMPLE8_PAPER_HORIZONS = tuple(2**e for e in range(9, 17))  # up to 65,536 behind the button
-EXAMPLE8_NAMES = ["Exp3", "DEW", "Skipper", "Doubling"]
+#: Skipper with the β that minimises Theorem 3's bound on the instance (:func:`oracle_beta`)
+ORACLE_SKIPPER = "Skipper (oracle β)"
+EXAMPLE8_NAMES = ["Exp3", "DEW", "Skipper", ORACLE_SKIPPER, "Doubling"]
+#: the colour of the two rate lines of the Example 8 figure: bluish green, which no curve of that
+#: figure uses (Exp3 is black, dotted)
+RATE_COLOUR = GREEN
 EXPLICIT = "explicit rate √((KT + D) ln K): slope → 3/4"
 ORACLE = "oracle rate min_β |S_β| + β ln K + (KT + D_β)/β: slope → 1/2"
 
@@ -70,12 +76,12 @@ def corollary4_bound(n_arms, horizon, total_delay) -> float:
     return 2 * math.sqrt((n_arms * horizon * E / 2 + (1 + 4 * E) * total_delay) * math.log(n_arms))
 
 
-def min_over_beta(delays, a, c0, b=1.0) -> float:
-    r"""min over β > 0 of |S_β| + aβ + (c0 + D_β)/(bβ), exactly.
+def _argmin_over_beta(delays, a, c0, b=1.0) -> tuple[float, float]:
+    r"""(min, argmin) over β > 0 of |S_β| + aβ + (c0 + D_β)/(bβ), exactly.
 
     |S_β| and D_β are constant for β in each interval (v_i, v_{i+1}] between consecutive distinct
     delays (|S_β| = #{d ≥ v_{i+1}}, D_β = Σ_{d ≤ v_i} d), where the function is convex in β with
-    its minimum at √((c0 + D_β)/(ab)) clipped to the interval.
+    its minimum at √((c0 + D_β)/(ab)) clipped to the interval (just inside its open left end).
     """
     d = np.sort(np.asarray(delays, dtype=float))
     v = np.unique(np.concatenate([[0.0], d]))
@@ -83,8 +89,24 @@ def min_over_beta(delays, a, c0, b=1.0) -> float:
     S = d.size - np.searchsorted(d, hi, side="left")
     csum = np.concatenate([[0.0], np.cumsum(d)])
     D = csum[np.searchsorted(d, lo, side="right")]
-    beta = np.clip(np.sqrt((c0 + D) / (a * b)), np.maximum(lo, 1e-12), hi)
-    return float(np.min(S + a * beta + (c0 + D) / (b * beta)))
+    beta = np.clip(np.sqrt((c0 + D) / (a * b)), np.nextafter(np.maximum(lo, 1e-12), np.inf), hi)
+    f = S + a * beta + (c0 + D) / (b * beta)
+    i = int(np.argmin(f))
+    return float(f[i]), float(beta[i])
+
+
+def min_over_beta(delays, a, c0, b=1.0) -> float:
+    r"""min over β > 0 of |S_β| + aβ + (c0 + D_β)/(bβ), exactly (:func:`_argmin_over_beta`)."""
+    return _argmin_over_beta(delays, a, c0, b)[0]
+
+
+def oracle_beta(n_arms, horizon, delays) -> float:
+    """The β that minimises Theorem 3's bound with η = 1/(4eβ),
+    |S_β| + 4eβ ln K + (KTe/2 + D_β)/(4eβ), on these delays: an oracle tuning (it needs every
+    delay in advance), ours, not the paper's. Where every β below the smallest positive delay skips
+    the same rounds and D_β = 0 (Example 8), it is Corollary 4's formula with D_β = 0 in place of D."""
+    d = np.asarray(delays, dtype=float)[:horizon]
+    return _argmin_over_beta(d, 4 * E * math.log(n_arms), n_arms * horizon * E / 2, 4 * E)[1]
 
 
 def theorem6_bound(n_arms, horizon, delays) -> float:
@@ -135,9 +157,12 @@ class DEWToday(DEW):
 
 # ------------------------------------------------------------------------------- Example 8
 def example8_policies(horizon, delays) -> dict:
-    """The four learners of the Example 8 figure, tuned from the instance where they may be."""
+    """The five learners of the Example 8 figure, tuned from the instance where they may be. The two
+    Skippers differ in β (and so in η = 1/(4eβ)) alone: Corollary 4's, tuned through T and D, and
+    the oracle β of :func:`oracle_beta`."""
     return {"Exp3": Exp3(), "DEW": DEW.theorem1(K, horizon, delays),
-            "Skipper": Skipper.corollary4(K, horizon, delays), "Doubling": Doubling()}
+            "Skipper": Skipper.corollary4(K, horizon, delays),
+            ORACLE_SKIPPER: Skipper(beta=oracle_beta(K, horizon, delays)), "Doubling": Doubling()}
 
 
 def example8_setting(horizon, seed=0):
@@ -161,7 +186,7 @@ def example8_uniform(horizon, seed=0) -> float:
 
 
 def example8(horizons=EXAMPLE8_HORIZONS, runs=10, seed=0, progress=None) -> dict:
-    """{T: Result} of the four learners on Example 8 for each horizon T (regret at T only); uniform
+    """{T: Result} of the five learners on Example 8 for each horizon T (regret at T only); uniform
     random play's expected regret is :func:`example8_uniform`."""
     horizons = [int(T) for T in horizons]
     total, done, out = sum(horizons), 0, {}
@@ -170,6 +195,30 @@ def example8(horizons=EXAMPLE8_HORIZONS, runs=10, seed=0, progress=None) -> dict
         prog = None if progress is None else (lambda f, a=done, T=T: progress((a + f * T) / total))
         out[T] = sweep(env, example8_policies(T, delays), T, runs, seed, checkpoints=1, progress=prog)
         done += T
+    return out
+
+
+def exp3_rate(horizon, n_arms=K) -> float:
+    """Exp3's delay-free rate √(2 ln K/(KT)) (:class:`~delaylab.policies.exp_weights.Exp3`)."""
+    return math.sqrt(2 * math.log(n_arms) / (n_arms * horizon))
+
+
+def exp3_as_skipper(horizon, n_arms=K) -> Skipper:
+    """Skipper(1, DEW(η, 1)) at Exp3's rate η = :func:`exp3_rate`: it keeps the rounds with d_t = 0
+    and, its cap 1/(4e) being above η (T ≥ 82 at K = 2), learns at η. On Example 8, where no
+    delayed loss arrives before the game ends, it plays exactly as Exp3, so Theorem 3 (for any η)
+    bounds Exp3 there (our reading; :func:`exp3_as_skipper_gaps` measures it)."""
+    return Skipper(beta=1.0, base=DEW(eta=exp3_rate(horizon, n_arms), dmax=1.0))
+
+
+def exp3_as_skipper_gaps(results) -> dict:
+    """{T: largest |final regret of Exp3 − of :func:`exp3_as_skipper`| over the runs} on Example 8,
+    the Skipper run on each result's own setting, seed and runs (0 where they play alike)."""
+    out = {}
+    for T, r in results.items():
+        env, _ = example8_setting(T, r.seed)
+        skip = sweep(env, {"Skipper(1)": exp3_as_skipper(T)}, T, list(r.run_ids), r.seed, checkpoints=1)
+        out[T] = float(np.max(np.abs(skip.final("Skipper(1)") - r.final("Exp3"))))
     return out
 
 
@@ -247,12 +296,16 @@ def example8_panel(runs=10, seed=0, horizons=EXAMPLE8_HORIZONS, paper_runs=40) -
                      log_x=True, log_y=True, height=460,
                      title="Example 8: regret at T (mean and 95% band over runs), log–log axes")
     plot.fig.data[-2].line.dash, plot.fig.data[-1].line.dash = "longdash", "longdashdot"
+    plot.fig.data[-2].line.color = plot.fig.data[-1].line.color = RATE_COLOUR
     caption = ("Example 8: d_t = T − t for the first √(KT/ln K) rounds, 0 afterwards; K = 2, Bernoulli "
                f"losses with means {0.5 - GAP / 2} and {0.5 + GAP / 2} (our choice: the paper gives no losses). "
-               "DEW tuned as in Theorem 1 (d_max = T − 1), Skipper as in Corollary 4 (T and D known), "
-               "Doubling knows neither, Exp3 is tuned as if there were no delays; dashed grey: uniform random "
-               "play's expected regret, computed exactly from the losses. Black lines: the explicit and oracle rates of the paper's Section 4.3 without their "
-               "constants (rates, not regrets: only their slopes compare). The button runs "
+               "DEW tuned as in Theorem 1 (d_max = T − 1), Skipper as in Corollary 4 (T and D known), the same "
+               "Skipper with the β that minimises Theorem 3 on the instance (oracle β: our comparison, it "
+               "needs every delay in advance), Doubling knows neither, Exp3 is tuned as if there were no "
+               "delays; dashed grey: uniform random play's expected regret, computed exactly from the losses. "
+               "Thin bluish-green lines: the explicit (long-dashed) and oracle (long-dash-dotted) rates of the "
+               "paper's Section 4.3 without their constants (rates, not regrets: only their slopes compare). "
+               "The button runs "
                f"T up to {EXAMPLE8_PAPER_HORIZONS[-1]:,} with {paper_runs} runs.")
     return FigureReproduction(
         lambda r, p: example8(horizons if r < paper_runs else EXAMPLE8_PAPER_HORIZONS, r, seed, p),
@@ -311,7 +364,7 @@ def tradeoff_figure(study):
     b, T = study["beta"], study["horizon"]
     fig = go.Figure()
     terms = [("|S_β|: skipped rounds", study["skipped"], "#D55E00", "dash"),
-             ("(KTe/2 + D_β)/(4eβ): delays below β", (K * T * E / 2 + study["experienced"]) / (4 * E * b), "#009E73", "dash"),
+             ("(KTe/2 + D_β)/(4eβ): delays below β", (K * T * E / 2 + study["experienced"]) / (4 * E * b), WINE, "dash"),
              ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), SKY, "dashdot"),
              ("bound (3) of Theorem 3", study["bound"], "#000000", "solid")]
     for name, y, c, dash in terms:

@@ -1,8 +1,9 @@
 """Vernade, Cappé, Perchet (2017), "Stochastic bandit models for delayed conversions":
 the parameters of the paper's figures, how to compute them, and how to draw them.
 
-Section 7: T = 10,000, geometric delays with mean μ = 500, window m = 1000,
-θ_H = (0.5, 0.4, 0.3) and θ_L = (0.1, 0.05, 0.03).
+The paper's Section 7: T = 10,000, geometric delays with mean μ = 500, window m = 1000,
+θ_H = (0.5, 0.4, 0.3) and θ_L = (0.1, 0.05, 0.03). (The claims' docstrings below name the
+notebook's sections as §N, the paper's as "the paper's Section N".)
 
 * Figure 1: D-UCB and D-KLUCB (censored), UD-UCB and UD-KLUCB (uncensored), on θ_H and θ_L,
   100 runs. The two indices differ in more than their shape: D-UCB's width carries the factor
@@ -184,9 +185,11 @@ def figure1_factor(runs=20, seed=0, horizon=HORIZON):
 
 def poisson_factor(theta, window, mean_delay=MEAN_DELAY) -> float:
     """1/(1 − τ_m θ*): how much the Poisson divergence can at most steepen a KL index's asymptotic
-    slope against the lower bound's (Lemma 8 at q = τ_m θ*, as Theorem 11's proof uses it; τ_m = 1
-    uncensored). Our derivation: Ñ·d_Pois(θ̂, q) ≤ β with Ñ ≈ τ_m N stops pulling arm k after about
-    β/d_Pois(τ_mθ_k, τ_mθ*) pulls (d_Pois(τp, τq) = τ·d_Pois(p, q)), against log T/d(τ_mθ_k, τ_mθ*)."""
+    slope against the lower bound's (Lemma 8 at q = τ_m θ*; τ_m = 1 uncensored). As printed at the end
+    of the paper's Appendix C.2 (the proof of Theorem 11); Theorem 11's statement prints the looser
+    1/(1 − θ*), and Corollary 12 (uncensored) prints 1/(1 − θ*), this factor with τ_m = 1. Why: Ñ·d_Pois(θ̂, q)
+    ≤ β with Ñ ≈ τ_m N stops pulling arm k after about β/d_Pois(τ_mθ_k, τ_mθ*) pulls
+    (d_Pois(τp, τq) = τ·d_Pois(p, q)), against log T/d(τ_mθ_k, τ_mθ*)."""
     tau_m = 1.0 if window is None else float(Geometric(mean_delay).cdf(window))
     return 1.0 / (1.0 - tau_m * max(theta))
 
@@ -464,21 +467,28 @@ PANEL_HORIZON, PANEL_RUNS = 2500, 60
 PAIRS = (("D-UCB", "D-UCB" + WITHOUT), ("D-KLUCB", "D-KLUCB" + WITHOUT))
 
 
+#: D-UCB without its factor sqrt(N/Ñ) alone (same Ñ, θ̂ and β), as :func:`comparison` names it
+FACTORLESS = "D-" + FLAT
+#: D-UCB, without its factor, and without Ñ: the notebook's check of where D-UCB's streaks come from
+STREAKS = (PAIRS[0][0], FACTORLESS, PAIRS[0][1])
+
 #: the policies of the notebook's check at the panel's defaults: its pairs, and UCB1
 COMPARED = tuple(n for n in SHOWN if not n.startswith("Discarding")) + ("UCB1",)
 
 
 def comparison(theta=THETA_L, names=COMPARED, mean_delay=MEAN_DELAY, window=WINDOW, horizon=PANEL_HORIZON,
                runs=PANEL_RUNS, seed=0, trace=False):
-    """The live panel's policies ``names`` (its toggles' names, censored model) and uniform random
-    play, on the panel's draws: the panel at these settings shows the same final regrets.
+    """The live panel's policies ``names`` (its toggles' names, censored model, or :data:`FACTORLESS`,
+    which the panel does not draw) and uniform random play, on the panel's draws: the panel at these
+    settings shows the same final regrets.
 
     ``trace=True`` records the pulls at every step (for :func:`switches`)."""
     theta, names = tuple(theta), tuple(names)
 
     def compute():
         law = Geometric(mean_delay)
-        pols = {n: make_policy(n, law, window) for n in names}
+        pols = {n: DelayedUCBWithoutFactor(law, window) if n == FACTORLESS else make_policy(n, law, window)
+                for n in names}
         env = Conversions(theta, law, window=window)
         if trace:
             return sweep(env, pols, horizon, runs, seed, trace=True)
@@ -498,7 +508,7 @@ def switches(result, name) -> np.ndarray:
 # Each function returns the claims (delaylab.claims) of one passage of notebook 01, computed on the
 # result it is given: the notebook's check cells pass results of fixed parameters, never a panel's.
 def estimator_claims(study) -> list:
-    """Section 2: S/Ñ lands on θ for every arm; S/N falls short of θ by 1 − Ñ/N (E[S/N] = θ·Ñ/N under
+    """Notebook §2: S/Ñ lands on θ for every arm; S/N falls short of θ by 1 − Ñ/N (E[S/N] = θ·Ñ/N under
     a fixed pull sequence); the pending pulls' part of that shortfall halves when N doubles."""
     corrected = study["corrected"][:, -1]
     runs = corrected.shape[0]
@@ -520,17 +530,26 @@ def estimator_claims(study) -> list:
 
 
 def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> list:
-    """Section 4: what Ñ changes (results of :func:`comparison`: the panel's defaults on θ_L; the
-    pairs on θ_H; the pair of D-UCB with the pulls traced, on θ_L and on θ_H; D-UCB at μ = 5000)."""
+    """Notebook §4: what Ñ changes (results of :func:`comparison`: the panel's defaults on θ_L; the
+    pairs on θ_H; :data:`STREAKS` with the pulls traced, on θ_L and on θ_H; D-UCB and
+    :data:`FACTORLESS` at μ = 5000). The streaks and the μ = 5000 claims credit D-UCB's factor
+    sqrt(N/Ñ) alone: D-UCB against :data:`FACTORLESS`, which differs from it in that factor only."""
     d, w = PAIRS[0]
     k, kw = PAIRS[1]
+    se = lambda x: float(x.std(ddof=1) / np.sqrt(x.size))  # noqa: E731
 
-    def streak_claims(result, where, every, low, high):
-        sw, sw0 = switches(result, d), switches(result, w)
+    def streak_claims(result, where, every, low, high, flat):
+        sw, swf, sw0 = switches(result, d), switches(result, FACTORLESS), switches(result, w)
         T = result.horizon
-        se = lambda x: float(x.std(ddof=1) / np.sqrt(x.size))  # noqa: E731
+        ratio, ratio_se = _ratio_of_means(swf, sw)
         return [claims.estimate(f"{where}: {d} plays in long streaks: changes of arm per run in {T:,} steps (at "
                                 "most 50)", float(sw.mean()), se(sw), high=50, z=3, runs=sw.size),
+                claims.estimate(f"{where}: {FACTORLESS} (the same Ñ) changes arm between {flat[0]} and {flat[1]} "
+                                f"times per run in {T:,} steps", float(swf.mean()), se(swf), low=flat[0],
+                                high=flat[1], z=3, runs=swf.size),
+                claims.estimate(f"{where}: removing the factor alone more than doubles {d}'s changes of arm "
+                                "(ratio of the means, at least 2)", ratio, ratio_se, low=2, z=2,
+                                runs=sw.size),
                 claims.estimate(f"{where}: {w} changes arm about every {every} step: changes of arm per run in "
                                 f"{T:,} steps (between {T / high:,.0f} and {T / low:,.0f})", float(sw0.mean()), se(sw0),
                                 low=T / high, high=T / low, z=3, runs=sw0.size)]
@@ -544,14 +563,15 @@ def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> l
           for n in at_defaults.names if n != UNIFORM],
         claims.lower(on_high, k, kw, text=f"θ_H: {k} ends well below {kw}"),
         claims.not_different(on_high, d, w, text=f"θ_H: {d} gains little from Ñ (level with {w})"),
-        *streak_claims(streaks_high, "θ_H", "third", 2.5, 4.0),
-        *streak_claims(streaks, "θ_L", "other", 1 / 0.6, 1 / 0.4),
+        *streak_claims(streaks_high, "θ_H", "third", 2.5, 4.0, (40, 100)),
+        *streak_claims(streaks, "θ_L", "other", 1 / 0.6, 1 / 0.4, (75, 200)),
         claims.lower(long_delays, UNIFORM, d, text=f"μ = 5000: {d} ends above {UNIFORM}"),
+        claims.lower(long_delays, FACTORLESS, UNIFORM, text=f"μ = 5000: {FACTORLESS} ends below {UNIFORM}"),
     ]
 
 
 def below_the_bound_claim(result, name, theta=THETA_L, window=WINDOW, label=None):
-    """Section 5: ``name`` ends below c·log T, the asymptotic lower bound's curve, at the result's
+    """Notebook §5: ``name`` ends below c·log T, the asymptotic lower bound's curve, at the result's
     horizon (by default θ_L, μ = 500, m = 1000: the panel's defaults; ``window=None``: uncensored)."""
     T = result.horizon
     bound = lower_bound(theta, window) * np.log(T)
@@ -562,7 +582,7 @@ def below_the_bound_claim(result, name, theta=THETA_L, window=WINDOW, label=None
 
 
 def figure1_claims(results) -> list:
-    """Section 6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret, and below c·log T; on θ_H
+    """Notebook §6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret, and below c·log T; on θ_H
     within a quarter; every curve below uniform random play."""
     out = []
     for name, _, m in FIG1_PANELS:
@@ -581,7 +601,7 @@ def figure1_claims(results) -> list:
 
 
 def factor_claims(results) -> list:
-    """Section 6 (Figure 1's check, :func:`figure1_factor`): on θ_L, censored and uncensored, D-UCB
+    """Notebook §6 (Figure 1's check, :func:`figure1_factor`): on θ_L, censored and uncensored, D-UCB
     without sqrt(N/Ñ) ends about a quarter below D-UCB; the factor is about 40 % of the gap between
     D-UCB and D-KLUCB; without it, D-UCB's regret is still more than twice D-KLUCB's."""
     out = []
@@ -618,9 +638,11 @@ def late_difference(res, disc, ours, start=LATE) -> tuple[float, float]:
 
 
 def figure2_claims(res) -> list:
-    """Section 7 (Figure 2): the delay-corrected policies end below Discarding; late in the run,
-    Discarding KL-UCB's regret still grows faster than D-KLUCB's, while Discarding UCB's and D-UCB's
-    growth rates are not significantly different (a weak statement: no evidence that they are equal)."""
+    """Notebook §7 (Figure 2): the delay-corrected policies end below Discarding; late in the run,
+    Discarding KL-UCB's regret still grows faster than D-KLUCB's (it has not caught up by T: the
+    paper's "only after a large number of rounds" is consistent, its catch-up not observed), while
+    Discarding UCB's and D-UCB's growth rates are not significantly different (no evidence either
+    way)."""
     out = [claims.lower(res, "D-KLUCB", "Discarding KL-UCB"), claims.lower(res, "D-UCB", "Discarding UCB")]
     for disc, ours, level in [("Discarding UCB", "D-UCB", True), ("Discarding KL-UCB", "D-KLUCB", False)]:
         mean, se = (1000 * x for x in late_difference(res, disc, ours))
@@ -630,14 +652,14 @@ def figure2_claims(res) -> list:
                                        "significantly different (difference per 1000 steps, within 2 s.e. of 0)",
                                        mean, se, low=-2 * se, high=2 * se, runs=runs))
         else:
-            out.append(claims.estimate(f"after t = {LATE:,}, {disc}'s regret grows faster than {ours}'s "
-                                       "(difference per 1000 steps)", mean, se, low=0, z=3, runs=runs))
+            out.append(claims.estimate(f"after t = {LATE:,}, {disc}'s regret still grows faster than {ours}'s: it has "
+                                       "not caught up by T (difference per 1000 steps)", mean, se, low=0, z=3, runs=runs))
     out += [claims.lower(res, n, UNIFORM) for n in FIG2_NAMES if n != UNIFORM]
     return out
 
 
 def figure3_claims(results) -> list:
-    """Section 8 (Figure 3): with the law estimated, the regret stays within 1.5 times the known-law
+    """Notebook §8 (Figure 3): with the law estimated, the regret stays within 1.5 times the known-law
     regret (by 2 standard errors of the ratio), and below uniform random play; the censored paired
     difference is within 2 s.e. of 0, the uncensored one borderline (between 1.5 and 3 s.e.)."""
     out = []
@@ -671,7 +693,7 @@ def observed_delay_mean(mean_delay, t) -> float:
     """The mean of the delays observed by the decision of step ``t`` (ratio of expectations), for one
     pull at every step s < t and geometric delays: a delay D of the pull of step s is observed iff
     D ≤ t − 1 − s, so short delays are over-represented — the running mean of Appendix D's
-    uncensored estimator is biased low early on (the truncation of Section 2)."""
+    uncensored estimator is biased low early on (the truncation of notebook 01's §2)."""
     law = Geometric(mean_delay)
     d = np.arange(t)
     lam = float(law.ratio)

@@ -16,7 +16,7 @@ one per arm, possibly wrong on purpose; or an online estimator of Appendix D) an
 own choice to ignore conversions later than m, as in Manegueu et al. 2020).
 
 Computation: Eq. (6)'s O(1) recursion when every assumed law is geometric, else the exact
-ring-buffer update (O(W) per step with W ≤ m); see :mod:`.counts`.
+ring-buffer update (O(W) per step, W ≤ min(m, T) censored, W ≤ T uncensored); see :mod:`.counts`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,11 @@ step t is the paper's round t + 1):
 * A_s ∈ R^d, the action played at round s; λ > 0 the regulariser;
 * V_t = V_t(λ) = Σ_{s<t} A_s A_sᵀ + λI, over ALL past actions, converted or not (Eq. 2);
 * B_t = Σ_{s<t} Ỹ_{s,t} A_s with Ỹ_{s,t} = X_s 1{D_s ≤ min(m, t − 1 − s)}: the actions whose
-  conversion has been seen with a delay of at most m steps (Section 4). A conversion that
+  conversion has been seen with a delay of at most m steps (Section 4; t − 1 − s corrects the
+  printed t − s: the learner observes round t's feedback at the end of round t (Section 3), after
+  its decision, so at round t it has seen it up to the end of round t − 1; the conversions that
+  may still come are then those of exactly the m actions s = t − m … t − 1 of Theorem 1's sum,
+  m − 1 with the printed t − s). A conversion that
   arrives later than m steps after its pull is discarded by the learner itself, even if the
   environment reveals it ("On-The-Fly", in the algorithms' names, is the paper's; it does not
   name this censoring);
@@ -212,9 +216,11 @@ class OTFLinUCB(_LinearLearner):
         m ≥ 1: conversions seen more than m steps after their pull are ignored (at most the
         setting's window when the setting censors).
     delta : float or array
-        Confidence level δ ∈ (0, 1) (0.1 in the paper's experiments); one per grid cell if an array.
+        Confidence level δ ∈ (0, 1) (0.1 in the authors' scripts for the paper's experiments; not in
+        the paper's text); one per grid cell if an array.
     lam : float or array
-        Regularisation λ > 0 (1 in the paper's experiments).
+        Regularisation λ > 0 (1 in the authors' scripts for the paper's experiments; not in the
+        paper's text).
     width : {"exact", "cheap"}
         The delay term with V_t^{-1} (exact, O(m d²) per round) or with the stored
         ‖A_s‖_{V_s^{-1}} (cheap, "Improved computation complexity", Section 5).
@@ -225,9 +231,10 @@ class OTFLinUCB(_LinearLearner):
         ``"authors-code"``: the index of the authors' public simulation code, which deviates from
         the paper, kept only to show that with it OTFLinUCB ranks below OTFLinTS, as in the paper's
         Figure 1: ⟨a, θ̂^W_t⟩ + (sqrt(β_t + λ) + Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}) ‖a‖²_{V_t^{-1}}
-        with β_t = 2 log(1/δ) + d log(1 + t/(λd)), t the number of past rounds: squared norms
-        everywhere, no factor 2 and no √λ outside the root. Its bonus is far smaller, hence far less
-        exploration (``width`` is ignored: the code stores the V_s^{-1} norms).
+        with β_t = 2 log(1/δ) + d log(1 + t/(λd)), t the number of past rounds (the square of the
+        logarithmic term of f_{t,δ}, not OTFLinTS's β_{t,δ}): squared norms everywhere, no factor
+        2 and no √λ outside the root. Its bonus is far smaller, hence far less exploration
+        (``width`` is ignored: the code stores the V_s^{-1} norms).
     """
 
     def __init__(self, window=None, delta=0.1, lam=1.0, width="exact", variant="paper"):
@@ -249,7 +256,7 @@ class OTFLinUCB(_LinearLearner):
         r"""α_{t,δ} = 2 f_{t,δ} + Σ_{s=t−m}^{t−1} ‖A_s‖ (Algorithm 1), shape (B,).
 
         (``variant="no-delay-term"``: 2 f_{t,δ}; ``variant="authors-code"``: sqrt(β_t + λ) +
-        Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}.)
+        Σ_{s=t−m}^{t−1} ‖A_s‖²_{V_s^{-1}}, β_t as in the class's docstring.)
         """
         B = self.problem_.size
         if self.variant == "authors-code":
