@@ -99,11 +99,38 @@ def test_hints_and_solutions_seen_are_recorded_and_counted(records, monkeypatch)
     assert p["done"] == 1 and p["tried"] == 0 and p["items"]["01.n-tilde"] == "done"
     html = ui.progress_html("alice")
     assert "Progress of alice" in html and "1.1&nbsp;✓" in html
-    out = subprocess.run([sys.executable, "-m", "delaylab.exercises.work", "alice", "--folder", str(records)],
+    out = subprocess.run([sys.executable, "-m", "delaylab.exercises", "alice", "--folder", str(records)],
                          capture_output=True, text=True, check=True).stdout
     row = next(line for line in out.splitlines() if line.startswith("01 "))
-    assert [c.strip() for c in row.split("|")][1:] == [str(len(ex.ids("01"))), "0", "1", "0",
-                                                         str(len(ex.ids("01")) - 1), "2", "1"], out
+    n = len(ex.ids("01"))
+    marks = " ".join(["1.1 ✓"] + [f"1.{i} ·" for i in range(2, n + 1)])
+    assert [c.strip() for c in row.split("|")][1:] == [str(n), "0", "1", "0", str(n - 1), "2", "1", marks], out
+
+
+def test_tasks_progress_says_each_exercise_no_warning_and_whose_record_is_missing(records, monkeypatch):
+    """``python3 tasks.py progress STUDENT`` itself: no RuntimeWarning from runpy, the exercises'
+    marks as the index shows them, and a name without a record is said to have none."""
+    import shutil
+
+    monkeypatch.setattr(ui, "_HOOKED", [object()])
+    assert ex.feedback("02.bias", ex.solution("02.bias")).feedback.correct
+    python = shutil.which("python3") or sys.executable
+
+    def tasks(*args):
+        return subprocess.run([python, str(ROOT / "tasks.py"), "progress", *args, "--folder", str(records)],
+                              capture_output=True, text=True, cwd=ROOT, timeout=900)
+
+    done = tasks("alice")
+    assert done.returncode == 0 and "Warning" not in done.stderr, done.stderr[-2000:]
+    row = next(line for line in done.stdout.splitlines() if line.startswith("02 "))
+    marks = [c.strip() for c in row.split("|")][-1]
+    states = work.progress("alice")["02"]["items"]
+    want = " ".join(f"2.{i} {work.MARKS[states[e]][0]}" for i, e in enumerate(ex.ids("02"), 1))
+    assert marks == want and f"2.{ex.ids('02').index('02.bias') + 1} ✓" in marks and "·" in marks, (marks, want)
+    nobody = tasks("nobody")
+    assert nobody.returncode == 0 and "Warning" not in nobody.stderr, nobody.stderr[-2000:]
+    assert "No record for 'nobody'" in nobody.stdout and "alice" in nobody.stdout, nobody.stdout
+    assert not any(line.startswith("01 ") for line in nobody.stdout.splitlines()), nobody.stdout
 
 
 def test_nothing_is_recorded_under_the_tests_or_on_a_dashboard(tmp_path, monkeypatch):

@@ -841,10 +841,6 @@ def table(notebooks=None) -> W.HTML:
     return W.HTML(table_html(notebooks))
 
 
-_STATE_TEXT = {"right first": ("✓", "right at the first try"), "done": ("✓", "right after a retry"),
-               "tried": ("✗", "tried, not right yet"), "open": ("·", "open")}
-
-
 def progress_html(student: str | None = None) -> str:
     """The student's progress, notebook by notebook, from the record (:mod:`.work`): how many
     exercises were right at the first try, right later, tried, and still open, and each exercise's
@@ -863,14 +859,14 @@ def progress_html(student: str | None = None) -> str:
         for nb, row in rows.items():
             file, title = NOTEBOOKS.get(nb, (None, f"notebook {nb}"))
             name = f"<a href='{html.escape(file)}'>{nb} · {html.escape(title)}</a>" if file else html.escape(title)
-            marks = " ".join(f"<span title='{html.escape(eid)}: {_STATE_TEXT[st][1]}'>{int(nb)}.{i + 1}&nbsp;"
-                             f"{_STATE_TEXT[st][0]}</span>" for i, (eid, st) in enumerate(row["items"].items()))
+            marks = " ".join(f"<span title='{html.escape(eid)}: {work.MARKS[row['items'][eid]][1]}'>{number}&nbsp;"
+                             f"{mark}</span>" for eid, number, mark in work.marks(row))
             body.append(f"<tr><td>{name}</td><td>{row['right first']}</td><td>{row['done']}</td><td>{row['tried']}</td>"
                         f"<td>{row['open']} of {row['exercises']}</td><td>{row['hints']}</td>"
                         f"<td>{row['solutions']}</td><td>{marks}</td></tr>")
         head = ("<tr>" + "".join(f"<th style='text-align:left'>{h}</th>" for h in (
             "notebook", "right at the first try", "right later", "tried, not yet right", "open", "hints seen",
-            "solutions seen", "exercises (✓ right, ✗ not yet, · open)")) + "</tr>")
+            "solutions seen", f"exercises ({work.MARKS_LEGEND})")) + "</tr>")
         label = html.escape(s) if s else "the default numbers"
         parts.append(f"<div style='margin:6px 0 2px 0'><b>Progress of {label}</b> (kept beside the notebooks, in "
                      f"<code>{work.FOLDER}/</code>; in a terminal: <code>python3 tasks.py progress</code>)</div>"
