@@ -133,6 +133,26 @@ def test_tasks_progress_says_each_exercise_no_warning_and_whose_record_is_missin
     assert not any(line.startswith("01 ") for line in nobody.stdout.splitlines()), nobody.stdout
 
 
+def test_a_restored_right_answer_shows_no_hint_button(records, monkeypatch):
+    """Right, saved, a new kernel, only the check cell run: the last check is shown once, as right,
+    and the hint button stays gone (a wrong last check keeps it)."""
+    monkeypatch.setattr(ui, "_HOOKED", [object()])
+    monkeypatch.setattr(ui, "_CAPTURED", {})
+    ui.capture("bias = 0.1", {"bias": ex.solution("02.bias")})
+    assert ex.feedback("02.bias").feedback.correct
+    ui.capture("leak = 3", {"leak": 3.0})
+    assert not ex.feedback("04.leak").feedback.correct
+    new_kernel(monkeypatch)
+    monkeypatch.setattr(ui, "_CAPTURED", {})
+    shown = ex.feedback("02.bias")
+    html = shown.static_html()
+    assert shown.feedback.status == "unanswered" and "Your last check" in html
+    assert shown.steps is None and shown.widget is None and "hint" not in html.lower(), html
+    assert "right — Right" not in html and html.count("Right:") == 1 and "✓" in html
+    still = ex.feedback("04.leak")
+    assert still.steps is not None and "not right yet" in still.static_html()
+
+
 def test_nothing_is_recorded_under_the_tests_or_on_a_dashboard(tmp_path, monkeypatch):
     monkeypatch.setenv(work.RECORD_ENV, str(tmp_path))
     monkeypatch.setenv("DELAYLAB_EXERCISES_EXPECT", "unanswered")

@@ -47,11 +47,12 @@ def stars(n: int) -> str:
     return "★" * n + "☆" * (3 - n)
 
 
-def feedback_html(fb: Feedback, extra: str = "") -> str:
-    """The verdict as a coloured box (green: right, orange: wrong, grey: not answered yet)."""
+def feedback_html(fb: Feedback, extra: str = "", lead: str = "") -> str:
+    """The verdict as a coloured box (green: right, orange: wrong, grey: not answered yet); ``lead``
+    (HTML) goes before its message, ``extra`` (HTML) after it."""
     bg, fg, mark = _COLOURS[fb.status]
     return (f"<div style='background:{bg};color:{fg};border-left:4px solid {fg};padding:6px 10px;"
-            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {to_html(fb.message)}{extra}</div>")
+            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {lead}{to_html(fb.message)}{extra}</div>")
 
 
 def _enforce(eid: str, fb: Feedback) -> None:
@@ -465,31 +466,36 @@ def as_graded(eid: str, source: str):
     return fn
 
 
-def _earlier(eid: str, fb: Feedback) -> str:
-    """For an answer not checked in this kernel: what the record says of the last check, as HTML."""
-    item = work.entry(eid) if fb.status == "unanswered" else {}
-    last = item.get("last")
-    if not last:
-        return ""
-    verdict = {"correct": "right", "wrong": "not right yet"}.get(last.get("status"), last.get("status", ""))
-    return (f"<div style='margin-top:4px;font-size:13px'>Your last check, {html.escape(_when(last.get('at')))}: "
-            f"{html.escape(verdict)} — {to_html(last.get('message', ''))}</div>")
+def _earlier(eid: str, fb: Feedback) -> dict | None:
+    """For an answer not checked in this kernel: the record's last check of it (None if none)."""
+    last = work.entry(eid).get("last") if fb.status == "unanswered" else None
+    return last if last and last.get("status") in ("correct", "wrong") else None
 
 
 class Checked(Live):
     """A checked answer as displayed in a notebook: a coloured box, then (until the answer is right)
-    hints in steps and the solution."""
+    hints in steps and the solution. Not checked in this kernel, it shows the record's last check
+    (coloured as that verdict), and no hint button if that check was right."""
 
     def __init__(self, eid: str, fb: Feedback):
         self.eid, self.feedback = eid, fb
         self.correct, self.message = fb.correct, fb.message
+        self.earlier = _earlier(eid, fb)
         self.steps = None
-        if not fb.correct:  # a right answer needs no hint: the button goes
+        right_before = self.earlier is not None and self.earlier["status"] == "correct"
+        if not fb.correct and not right_before:  # a right answer needs no hint: the button goes
             self.steps = Steps(eid, shown=work.entry(eid).get("hints", 0), changed=self.refresh)
             self.widget = W.VBox([W.HTML(self.verdict_html()), self.steps.widget])
 
     def verdict_html(self) -> str:
-        return feedback_html(self.feedback, _earlier(self.eid, self.feedback))
+        last = self.earlier
+        if last is None:
+            return feedback_html(self.feedback)
+        now = self.feedback.message.removeprefix("Not answered yet: ")
+        said = "" if last["status"] == "correct" else " (not right yet)"
+        return feedback_html(Feedback(last["status"] == "correct", str(last.get("message", ""))),
+                             lead=f"Your last check, {html.escape(_when(last.get('at')))}{said}: ",
+                             extra=f"<div style='margin-top:4px;font-size:13px'>In this kernel: {to_html(now)}</div>")
 
     def static_html(self) -> str:
         return self.verdict_html() + (self.steps.out.value if self.steps is not None else "")
