@@ -153,6 +153,35 @@ def test_a_restored_right_answer_shows_no_hint_button(records, monkeypatch):
     assert still.steps is not None and "not right yet" in still.static_html()
 
 
+
+
+def test_a_check_cells_verdict_does_not_repeat_its_first_hint(records, monkeypatch):
+    """A wrong answer's verdict in a check cell says what is wrong; the hint button under it gives
+    the hints in steps, the first one included: the verdict does not say it too. (``ex.check``,
+    which has no button, still ends with it.)"""
+    from delaylab.exercises.texts import to_html
+
+    monkeypatch.setattr(ui, "_HOOKED", [object()])
+    seen = 0
+    for eid in ex.ids():
+        if ex.kind(eid) not in ("compute", "derive", "implement"):
+            continue
+        hint = ex.get(eid).hints[0]
+        for answer in ex.wrong_answers(eid)[:2]:
+            shown = ex.feedback(eid, answer)
+            if shown.feedback.correct or not shown.feedback.answered:
+                continue
+            verdict = shown.verdict_html()
+            assert hint not in shown.feedback.message and to_html(hint) not in verdict, (eid, verdict)
+            assert shown.steps is not None and to_html(hint) in shown.steps._html() if shown.steps.shown else True
+            shown.steps.next()
+            assert to_html(hint) in shown.steps.out.value, eid
+            if not ex.check(eid, answer).message.startswith("Close:"):
+                assert hint in ex.check(eid, answer).message, eid
+            seen += 1
+    assert seen >= 10
+
+
 def test_nothing_is_recorded_under_the_tests_or_on_a_dashboard(tmp_path, monkeypatch):
     monkeypatch.setenv(work.RECORD_ENV, str(tmp_path))
     monkeypatch.setenv("DELAYLAB_EXERCISES_EXPECT", "unanswered")

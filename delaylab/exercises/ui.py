@@ -435,7 +435,7 @@ def feedback(eid: str, answer=_MISSING, *, namespace: dict | None = None):
     elif isinstance(answer, Feedback):
         fb = answer
     else:
-        fb = check(eid, answer)
+        fb = check(eid, answer, hint=False)  # (the hints come in steps, from the button under the verdict)
         if not fb.answered and on_dashboard():
             fb = not_answered(_ON_DASHBOARD)
         else:
