@@ -155,6 +155,23 @@ def test_a_restored_right_answer_shows_no_hint_button(records, monkeypatch):
 
 
 
+def test_a_restored_prediction_gives_each_answer_its_own_time(records, monkeypatch):
+    """The first answer is shown with the time it was given, not the last check's."""
+    stamps = iter(["2026-11-27T19:53:10+00:00", "2026-11-27T19:57:40+00:00"])
+    monkeypatch.setattr(work, "now", lambda: next(stamps))
+    w = ex.predict("01.window")
+    w.choices.value = "both-shrink"
+    w.check()
+    assert "Your first answer: “both shrink” (not it), on 27 Nov at 19:53." in w.out.value
+    w.choices.value = ex.solution("01.window")
+    w.check()
+    new_kernel(monkeypatch)
+    again = ex.predict("01.window")
+    note = again.out.value
+    assert "Your first answer: “both shrink” (not it), on 27 Nov at 19:53." in note, note
+    assert "Your last check, on 27 Nov at 19:57." in note and "checked on 27 Nov at 19:57" not in note, note
+
+
 def test_a_check_cells_verdict_does_not_repeat_its_first_hint(records, monkeypatch):
     """A wrong answer's verdict in a check cell says what is wrong; the hint button under it gives
     the hints in steps, the first one included: the verdict does not say it too. (``ex.check``,

@@ -545,15 +545,20 @@ class Predict(Live):
         if last and last.get("answer") in self.ex.choices:
             self.choices.value = last["answer"]
             self.feedback = check(self.eid, last["answer"])
-            self.out.value = feedback_html(self.feedback, self._first_note(last.get("at")))
+            when = _when(last.get("at"))
+            again = (f"<div style='margin-top:4px;font-size:13px'>Your last check, {html.escape(when)}.</div>"
+                     if when and int(item.get("attempts", 1)) > 1 else "")
+            self.out.value = feedback_html(self.feedback, again + self._first_note())
 
-    def _first_note(self, when: str | None = None) -> str:
+    def _first_note(self) -> str:
+        """The first answer, its verdict and when it was given (the record's time of it)."""
         first = _FIRST[self.eid]
         label = html.escape(self.ex.choices.get(first, first))
         verdict = "right" if first == self.ex.solution else "not it"
-        again = f" (checked {html.escape(_when(when))})" if when else ""
-        return (f"<div style='margin-top:4px;font-size:13px'>Your first answer: “{label}” ({verdict}).{again}"
-                "</div>")
+        recorded = work.entry(self.eid).get("first") or {}
+        when = _when(recorded.get("at")) if recorded.get("answer") == first else ""
+        return (f"<div style='margin-top:4px;font-size:13px'>Your first answer: “{label}” ({verdict})"
+                f"{', ' + html.escape(when) if when else ''}.</div>")
 
     def check(self) -> Feedback:
         fb = check(self.eid, self.choices.value)
