@@ -153,6 +153,42 @@ def test_a_restored_right_answer_shows_no_hint_button(records, monkeypatch):
     assert still.steps is not None and "not right yet" in still.static_html()
 
 
+def test_the_explain_checklist_keeps_its_formulas_and_the_ticks(records, monkeypatch):
+    """The points show their formulas as MathML beside the boxes (a checkbox's own label would drop
+    them, and its tooltip would show the raw MathML); the boxes ticked are kept in the record and
+    shown in the saved output; the student's text shows once."""
+    import html
+
+    from delaylab.exercises.texts import to_html, to_plain
+
+    text = "The correction needs each arm's delay law, and those laws are unknown, so the index bounds the bias."
+    e = ex.explain("02.why-not-correct")
+    e.text.value = text
+    e.compare()
+    points = ex.get("02.why-not-correct").points
+    rows = e.ticks.children
+    assert len(rows) == len(points)
+    for row, point in zip(rows, points):
+        box, label = row.children
+        assert "<" not in box.description + (box.tooltip or "") and box.tooltip == to_plain(point)
+        assert label.value == to_html(point)
+    assert "<math" in rows[0].children[1].value and rows[0].children[0].tooltip.startswith("Ñ needs")
+    rows[0].children[0].value = True
+    rows[2].children[0].value = True
+    assert work.entry("02.why-not-correct")["ticked"] == [0, 2]
+    saved = e._bundle()["text/html"]
+    shown = html.escape(text)
+    assert saved.count(shown) == 1, saved
+    assert saved.count("☑") == 2 and saved.count("☐") == len(points) - 2
+    assert saved.index("☑") < saved.index(to_html(points[0]))
+    new_kernel(monkeypatch)
+    again = ex.explain("02.why-not-correct")
+    assert again.ticked() == [0, 2] and again.text.value == text
+    assert again.static_html().count(shown) == 1
+    again.text.value = text + " Assumption 1 bounds it."
+    again.compare()
+    assert again.ticked() == [0, 2]
+    assert "Your first answer" in again.out.value and again.static_html().count(shown) == 2  # the first, and the new one
 
 
 def test_a_restored_prediction_gives_each_answer_its_own_time(records, monkeypatch):

@@ -683,22 +683,52 @@ class Explain(Live):
             _WRITTEN.setdefault(self.eid, recorded if isinstance(recorded, str) else self.text.value)
         _WRITTEN.setdefault(self.eid, self.text.value)
         if solutions_shown():
-            mine = html.escape(_WRITTEN[self.eid])
-            self.out.value = (_box(f"<b>Your first answer:</b> {mine}")
+            first = _WRITTEN[self.eid]
+            mine = (_box(f"<b>Your first answer</b> (before this one): {html.escape(first)}")
+                    if first.strip() != self.text.value.strip() else "")
+            self.out.value = (mine
                               + _box(f"<b>A model answer:</b> {to_html(self.ex.solution)}", "#1B5E20", "#E8F5E9")
                               + _box("<b>Does your answer mention…</b> (tick what it does; nothing is graded)"))
-            self.ticks.children = [W.Checkbox(value=False, description=to_html(p), description_allow_html=True, indent=False,
-                                              layout=W.Layout(width="auto")) for p in self.ex.points]
+            self._checklist()
         else:
             self.out.value = _box("Your answer is written down. " + html.escape(SOLUTIONS_OFF))
         self.refresh()
         return fb
 
+    def _checklist(self) -> None:
+        """One checkbox per point of the model answer, ticked as the student left it (the record
+        keeps the ticks). The point is an HTML widget beside its box, so that its formulas show as
+        mathematics (a checkbox's own label drops MathML); the box is named by the point in plain
+        text (its ``title``, which is also its tooltip)."""
+        if self.ticks.children:
+            return
+        ticked = set(work.entry(self.eid).get("ticked", []))
+        rows = []
+        for i, point in enumerate(self.ex.points):
+            box = W.Checkbox(value=i in ticked, description="", indent=False, tooltip=to_plain(point),
+                             layout=W.Layout(width="2em", min_width="2em"))
+            box.observe(lambda _change: self._ticked(), names="value")
+            rows.append(W.HBox([box, W.HTML(to_html(point), layout=W.Layout(width="auto"))],
+                               layout=W.Layout(align_items="center")))
+        self.ticks.children = rows
+
+    def ticked(self) -> list[int]:
+        """The points the student ticked (their indices, from 0)."""
+        return [i for i, row in enumerate(self.ticks.children) if row.children[0].value]
+
+    def _ticked(self) -> None:
+        work.ticked(self.eid, self.ticked())
+        self.refresh()
+
     def static_html(self) -> str:
         text = self.text.value.strip()
         mine = _box(f"<b>Your explanation:</b> {html.escape(text)}") if text else ""
-        points = "".join(f"<li>{to_html(p)}</li>" for p in self.ex.points) if self.ticks.children else ""
-        return mine + self.out.value + (f"<ul style='margin:4px 0'>{points}</ul>" if points else "")
+        ticked = set(self.ticked())
+        points = "".join(f"<li>{'☑' if i in ticked else '☐'} {to_html(p)}</li>" for i, p in enumerate(self.ex.points)
+                         if self.ticks.children)
+        checklist = (f"<ul style='list-style:none;padding-left:4px;margin:4px 0' aria-label='the points your "
+                     f"answer mentions: {len(ticked)} of {len(self.ex.points)} ticked'>{points}</ul>")
+        return mine + self.out.value + (checklist if points else "")
 
     def __repr__(self) -> str:
         return f"{self.feedback.status}: {to_plain(self.feedback.message)}"
