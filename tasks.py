@@ -10,9 +10,13 @@
     python3 tasks.py bench      print the benchmark table (`bench book`: the course site's build)
     python3 tasks.py book       build the course site (static, no server needed) into _build/site
                                 (--out DIR; installs Jupyter Book, the "site" extra, on first use)
-    python3 tasks.py dashboard  serve the notebooks as Voila dashboards on localhost
-                                (--public: on every interface, with caps for a public host)
+    python3 tasks.py dashboard  serve the notebooks as Voila dashboards (and live slides) on localhost
+                                (--public: on every interface, with caps for a public host;
+                                --solutions=lecture|all|none|1.1,1.3: the solutions they show)
     python3 tasks.py slides     set the notebooks' slide boundaries (lecture mode, RISE)
+    python3 tasks.py slides --pdf [NN ...] [--out DIR] [--size 1024x768]
+                                each deck of live slides as a PDF, a backup for a room without a
+                                server (default _build/slides; chromium photographs the slides)
     python3 tasks.py assignment NN|all|weekN [--out DIR] [--exercises 1.2,1.4] [--points 1.4=4]
                                 graded assignments of the paper notebooks as an nbgrader course
                                 folder (default assignments/; weekN: the guide's module table)
@@ -272,8 +276,9 @@ def cmd_book(args) -> None:
 def cmd_dashboard(args) -> None:
     """Serve notebooks/ as Voila dashboards (delaylab/serve: settings in voila.json, read from
     this folder). ``dashboard [PORT]`` on 127.0.0.1; ``dashboard --public [PORT]`` on every
-    interface with the caps of a public server (README, "Hosting the dashboards"). Other
-    arguments go to Voila (e.g. --DashboardServer.max_kernels=20)."""
+    interface with the caps of a public server (README, "Hosting the dashboards");
+    ``--solutions=…`` which exercises' solutions they show (default: those of the lectures, not the
+    graded homework). Other arguments go to Voila (e.g. --DashboardServer.max_kernels=20)."""
     ensure_venv(extras=())
     public = "--public" in args
     rest = [a for a in args if a != "--public"]
@@ -292,7 +297,15 @@ def cmd_dashboard(args) -> None:
 
 
 def cmd_slides(args) -> None:
-    """Set the notebooks' slide boundaries for lecture mode (tools/slides.py; ``--check`` only checks)."""
+    """Set the notebooks' slide boundaries for lecture mode (tools/slides.py; ``--check`` only checks);
+    ``--pdf``: each deck as a PDF (tools/slides_pdf.py: the dashboards' server, and chromium driven by
+    playwright from the test tools, photograph the live slides)."""
+    if "--pdf" in args:
+        ensure_venv(extras=("test",))
+        ensure_browser()
+        run([PY, ROOT / "tools" / "slides_pdf.py", *_caller_paths([a for a in args if a != "--pdf"], "--out")],
+            env=jupyter_env())
+        return
     code = subprocess.run([sys.executable, str(ROOT / "tools" / "slides.py"), *args], cwd=ROOT).returncode
     if code:
         sys.exit(code)

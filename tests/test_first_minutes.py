@@ -244,3 +244,24 @@ def test_a_notebook_under_nbval_runs_its_kernel_on_unix_sockets():
         nb.unlink()
     assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert not alarming(proc.stdout + proc.stderr), alarming(proc.stdout + proc.stderr)
+
+
+def test_the_save_as_path_the_readme_gives_works_in_the_folder_lab_serves(tmp_path):
+    """The README's and notebooks/mine/README.md's "Save Notebook As… PATH": PATH is relative to
+    the folder ``tasks.py lab`` serves (the repository's), its folder exists in a fresh clone, and
+    git ignores the copy saved there."""
+    t = tasks()
+    assert t.ROOT == ROOT  # lab serves ROOT unless told otherwise (cmd_lab's --notebook-dir)
+    paths = set()
+    for doc in (ROOT / "README.md", ROOT / "notebooks" / "mine" / "README.md"):
+        found = re.findall(r"Save Notebook\s+As…\*\s+`([^`]+\.ipynb)`", doc.read_text())
+        assert found, doc
+        paths.update(found)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    for path in paths:
+        target = clone / path
+        assert target.parent.is_dir(), f"{path}: no such folder in a fresh clone"
+        target.write_text("{}")
+        ignored = subprocess.run(["git", "-C", str(clone), "check-ignore", "-q", path]).returncode
+        assert ignored == 0, f"{path}: git would track the student's copy"

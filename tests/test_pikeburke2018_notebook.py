@@ -151,18 +151,7 @@ def guide4() -> str:
     return section(GUIDE, "## Notebook 04", "## Notebook 05")
 
 
-def step1_end(sizes, phase: int, arms: int = 2, bridges: bool = True) -> int:
-    """The step (0-based) at whose end Step 1 of ``phase`` ends: where an elimination of that phase is
-    recorded. Each phase plays ``arms`` blocks of n_m − n_{m−1} steps, then (with bridges) one more."""
-    t, prev = 0, 0
-    for m, n in enumerate(np.asarray(sizes, dtype=int), start=1):
-        block = int(n) - prev
-        t += arms * block
-        if m == phase:
-            return t - 1
-        t += block if bridges else 0
-        prev = int(n)
-    raise ValueError(phase)
+step1_end = paper.step1_end  # checked against hand values and against n_2 + 2 n_3 − 1 below
 
 
 def test_r1_finding_1_figure_2_says_when_odaaf_v_eliminates_not_that_it_still_rises():
@@ -174,8 +163,9 @@ def test_r1_finding_1_figure_2_says_when_odaaf_v_eliminates_not_that_it_still_ri
     assert step1_end(sizes, 3) == 24_535
     verdict = cell("**Verdict (Figure 2")
     assert "still rise at this horizon" not in verdict and "not yet:" not in verdict
-    assert "at step 24,535 of 30,000 (the end of its third phase's Step 1), in every run" in verdict
-    assert "with geometric delays it has eliminated it in no run by $T$" in verdict
+    assert "In every run it eliminates the worse arm at the end of its third phase's Step 1: with half-normal " \
+        "delays at step 24,535 of 30,000" in verdict
+    assert "with geometric delays that step is 34,551, after $T$, so in no run by $T$" in verdict
     f2 = paper.figure2(runs=40, horizon=30_000)
     el = paper.figure2_eliminations(f2)
     assert len(el) == 12 and np.all(el[("ODAAF-V", "half-normal")] == 24_535)
@@ -269,7 +259,7 @@ def test_r1_finding_4_odaaf_b_loses_its_m_term_only_below_the_binding_bound():
     sec3 = cell("## 3. The algorithm")
     assert "ODAAF-B's and ODAAF-V's terms do not grow with $m$" not in sec3
     assert "($d$ below 433 at $T = 5000$ and $\\mathbb E[\\tau] = 10$" in sec3 and "revert back" in sec3
-    assert "and ODAAF-B's none while $m\\,d$ stays below $n'_m$" in cell("### ✎ Exercise 4.5")
+    assert "and have no such term while $m\\,d$ stays below $n'_m$" in cell("### ✎ Exercise 4.5")
     e = ex.get("04.why-bridge")
     assert "phase sizes need none" not in e.solution and "for large $d$ they revert" in e.solution
     assert any("ODAAF-B's none while $m\\,d$ stays below $n'_m$" in p for p in e.points)
@@ -298,11 +288,11 @@ def test_r1_finding_5_the_bridge_answer_credits_the_papers_stated_purpose_and_th
     assert "breaks the dependence" in e.points[0] and "impair the validity" in e.solution
     assert "Conditioning on [the good event] does not effect this" in e.solution
     assert "far worse" not in e.solution and "by about the tolerance" not in e.solution
-    assert "$4\\tilde\\Delta_m$" in e.solution and "only twice as far" in e.solution and "phase 1" in e.solution
+    assert "$4\\tilde\\Delta_m$" in e.solution and "a bound only twice as large" in e.solution and "phase 1" in e.solution
     assert "break the dependence" in cell("## What to remember") and "Exercise 4.5's model answer" in cell("**What the")
     guide = guide4()
     assert "give it the first point only" not in guide and "earns point 1 in full" in guide
-    assert "breaks the dependence" in readings4() and "at most twice as far" in readings4()
+    assert "breaks the dependence" in readings4() and "a bound twice as large" in readings4()
 
 
 def test_r1_finding_6_a_reward_lands_if_its_delay_is_at_least_its_distance():
@@ -361,5 +351,120 @@ def test_r1_finding_10_odaaf_v_with_geometric_delays_does_not_eliminate_only_jus
     assert claim.holds and "35,408" in str(claim), claim
     verdict = cell("**Verdict (Figure 2")
     assert "(iii) yes" not in verdict and "(iii) in part" in verdict
-    assert "at step 35,408 (again the end of its third phase's Step 1)" in verdict
+    assert "ODAAF-V's with half-normal delays at step 25,307 and with geometric delays at step 35,408" in verdict
     assert "well within the horizon" not in paper.__doc__
+
+
+# ------------------------------------------------------------- review nb04-r2: a second independent expert's findings
+def test_r2_finding_1_odaaf_v_s_phases_are_longer_until_its_m_term_would_have_caught_up():
+    """ODAAF-V's n_m has no term growing with m, but it is the shorter one only once 6m·E[τ] > 4(E[τ] + 2V):
+    with uniform delays on {0..20} (V = 36.7) from phase 6; with Figure 2(b)'s half-normal and geometric laws in
+    no phase within T. Exercise 4.5 said its analysis "gives them shorter phases"."""
+    from delaylab.policies.odaaf import odaaf_b_sizes, odaaf_v_sizes
+
+    m = np.arange(1, n_phases(50_000) + 1)
+    n, v = odaaf_sizes(m, 50_000, 10.0), odaaf_v_sizes(m, 50_000, 10.0, float(dl.Uniform(0, 20).var))
+    assert v.tolist()[:2] == [1358, 3249] and n.tolist()[:2] == [594, 2002]  # the reviewer's numbers
+    assert np.all((v < n) == (6 * m * 10.0 > 4 * (10.0 + 2 * float(dl.Uniform(0, 20).var))))
+    assert np.flatnonzero(v < n)[0] + 1 == 6
+    for T in (30_000, 50_000):
+        m = np.arange(1, n_phases(T) + 1)
+        for name in ("half-normal", "geometric"):
+            law = paper.unbounded_laws()[name]
+            assert np.all(odaaf_v_sizes(m, T, float(law.mean), float(law.var)) > odaaf_sizes(m, T, float(law.mean)))
+        assert np.all(odaaf_b_sizes(m, T, 10.0, 20) <= odaaf_sizes(m, T, 10.0))
+    text = cell("### ✎ Exercise 4.5")
+    assert "gives them shorter phases" not in text
+    assert "ODAAF-B's are never longer than ODAAF's" in text and "from phase 6 in Section 3's table" in text
+    assert "in no phase within $T$ for Section 5's half-normal and geometric delays" in text
+    assert "from phase 6 in the table below" in cell("## 3. The algorithm")
+    assert "assert np.all(v[:5] > n[:5]) and np.all(v[5:] < n[5:])" in cell("# hand-computed values")
+    assert "from phase 6" in readings4() and "from phase 6 in the table" in guide4()
+
+
+def test_r2_finding_2_the_ratios_keep_falling_they_do_not_converge():
+    """Once a curve's runs have eliminated the worse arm, its regret is flat and QPM-D's grows: the ratio falls
+    (checked by a claim on the default figure; ODAAF-B, d = 10: 7.8 at t = 10,000, 6.0 at T)."""
+    f2 = paper.figure2(runs=40, horizon=30_000)
+    claim = paper.ratio_falls(f2)
+    assert claim.holds and "2 such curves" in claim.text, claim
+    assert any(c.text == claim.text for c in paper.figure2_claims(f2))
+    (t, r), = [(t, r) for p, n, law, t, r in paper.figure2_curves(f2) if (n, law) == ("ODAAF-B", "d = 10")]
+    assert f"{r[np.searchsorted(t, 10_000)]:.1f}" == "7.8" and f"{r[-1]:.1f}" == "6.0"
+    verdict = cell("**Verdict (Figure 2")
+    assert "That a ratio *converges* is a statement about $t \\to \\infty$" not in verdict
+    assert "convergence no finite run can show" not in verdict
+    assert "(i) not as stated" in verdict and "7.8 at $t = 10{,}000$, 6.0 at $T = 30{,}000$" in verdict
+    assert "continued in $t$ it would tend to 0" in verdict and "**at the horizon, as $T$ grows**" in verdict
+    assert "do not \"converge to a constant\"" in readings4() and "keep falling" in guide4()
+
+
+def test_r2_finding_3_only_just_is_quoted_as_printed_and_not_compared():
+    """The paper prints "had only just eliminated the suboptimal arm at time [lost]": "at the horizon" was our
+    reading, and whether an elimination falls just before the horizon depends on the horizon, which was lost."""
+    verdict = cell("**Verdict (Figure 2")
+    assert "\"had only just eliminated the suboptimal arm\" at the horizon" not in verdict
+    assert "But not \"only just\" at the horizon" not in verdict and "does not eliminate \"only just\"" not in verdict
+    assert "In this case ODAAF-V had only just eliminated the suboptimal arm at time [...]\" (our brackets" in verdict
+    assert "(iii) in part, as far as it can be compared" in verdict and "cannot be compared" in verdict
+    doc = paper.odaaf_v_geometric_claims.__doc__
+    assert "not \"only just\" at the horizon" not in doc and "cannot be compared" in doc
+    (claim,) = paper.odaaf_v_geometric_claims(runs=40, horizon=50_000)
+    assert "only just" not in claim.text
+    assert "at the horizon with exponential delays" not in readings4() and "cannot be compared" in readings4()
+    assert "ours eliminates at step 35,408 of 50,000" not in guide4() and "cannot be compared" in guide4()
+    # the schedule behind it: the end of ODAAF-V's third phase's Step 1, n_2 + 2 n_3 − 1
+    law = paper.unbounded_laws()["geometric"]
+    for T, s3 in ((30_000, 34_551), (50_000, 35_408)):
+        n = dl.policies.odaaf.odaaf_v_sizes(np.arange(1, 4), T, float(law.mean), float(law.var))
+        assert step1_end(n, 3) == int(n[1] + 2 * n[2] - 1) == s3
+
+
+def test_r2_finding_4_the_delays_change_almost_none_of_the_decisions():
+    """At the default scale the delays change no decision in the 50 (E[τ], run) pairs; at our full scale they
+    change 1 and 3 of 500 (tests/test_pikeburke2018_full_scale.py): the text and the claims say "almost none"."""
+    notebook = "\n".join(CELLS)
+    assert "change none of" not in notebook and "change nothing" not in notebook
+    verdict = cell("**Verdict (Appendix F")
+    assert "The delays themselves change almost none of their decisions" in verdict
+    assert "in all 50 $(\\mathbb E[\\tau], \\text{run})$ pairs checked below" in verdict
+    assert "in 499 and 497 of 500" in verdict
+    assert "change almost none of its decisions (none at the default scale" in cell("## What to remember")
+    assert "here nothing:" not in paper.__doc__ and "almost nothing" in paper.__doc__
+    fr = paper.appendix_f_panel(runs=2, horizon=3000)
+    assert "the delays change nothing" not in fr.caption.value and "almost none of the decisions" in fr.caption.value
+    study = paper.appendix_f(runs=10, horizon=30_000)
+    same = [c for c in paper.appendix_f_claims(study) if "no delay at all" in c.text]
+    assert all("at least 99% of the (E[τ], run) pairs" in c.text and c.holds for c in same)
+    assert "in 50 of 50 for ODAAF and 50 of 50 for ODAAF-V" in paper.summary_appendix_f(study)
+    # one pair in a hundred may differ, no more
+    a = study["anonymous"]
+    f = np.array(a.final("ODAAF"), dtype=float)
+    f[0, 0] += 1.0  # one pair of 50 differs by one unit: below 99 % identical
+    tweaked = paper.Finals(a.horizon, {"ODAAF": f})
+    assert not paper.without_delays(tweaked, study["told, no delay"], "ODAAF", identical=0.99).holds
+    assert paper.without_delays(tweaked, study["told, no delay"], "ODAAF", identical=0.98).holds
+    assert "499 for ODAAF, 497 for ODAAF-V" in readings4()
+
+
+def test_r2_finding_5_the_verdict_and_the_guide_say_which_scale_their_numbers_are():
+    verdict = cell("**Verdict (Figure 2")
+    assert "checked below on the default figure's own runs ($T = 30{,}000$, 40 runs)" in verdict
+    assert "**At our full scale** (the button: 100 runs, $T = 50{,}000$)" in verdict
+    assert "tests/test_pikeburke2018_full_scale.py" in verdict
+    row = [line for line in guide4().splitlines() if re.match(r"\| \d+ \| §5–§7 \|", line)][0]  # the plan's core row
+    assert "at full scale in every run of every curve" in row and "25,307" in row and "34,551, past T" in row
+
+
+def test_r2_finding_6_the_bridge_bound_is_stated_as_a_bound():
+    text = cell("**What the runs show")
+    assert "at most twice as far from the block's arm as with a bridge" not in text
+    assert "bounded by $8\\tilde\\Delta_{m+1}$, against $4\\tilde\\Delta_{m+1}$ with a bridge: a bound twice as large" \
+        in text
+    e = ex.get("04.why-bridge")
+    assert "twice as far" not in e.solution + " ".join(e.points)
+    assert "at most twice as far" not in guide4()
+
+
+def test_r2_finding_7_d_tilde_names_plain_odaafs_n_m():
+    assert "d̃_m = min(d, n_m/m)" not in readings4() and "d̃_m = min(d, n_m^ODAAF/m)" in readings4()

@@ -29,7 +29,7 @@ walks through it.
 """
 
 from ._core import (KINDS, Exercise, Feedback, check, explanation, get, ids, kind, params, register, solution,
-                    solution_code, wrong_answers)
+                    solution_code, solution_setting, wrong_answers)
 from ._core import given as given_text
 from ._core import choice_grader, function_grader, number_grader, numeric, unregister  # for a paper's exercises
 from .ui import explain, feedback, heading, install_capture, predict, progress, race, record, start, table
@@ -41,5 +41,5 @@ install_capture()  # answers are taken when their cell runs (see .ui)
 
 __all__ = ["KINDS", "Exercise", "Feedback", "check", "explain", "explanation", "feedback", "get", "given",
            "given_text", "heading", "ids", "kind", "params", "predict", "progress", "race", "record", "register", "solution",
-           "solution_code", "start", "table", "wrong_answers",
+           "solution_code", "solution_setting", "start", "table", "wrong_answers",
            "choice_grader", "function_grader", "number_grader", "numeric", "unregister"]

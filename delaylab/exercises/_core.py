@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import guard, instance
+from . import guard, instance, solutions
 from .guard import NotWritten, StudentError, short
 
 KINDS = ("predict", "compute", "derive", "explain", "implement")
@@ -285,15 +285,37 @@ def params(eid: str, student=None) -> dict:
     return dict(_PARAMS[key])
 
 
-#: Set (to "off") in a graded release: no solution is shown (see ``python3 tasks.py assignment``).
+#: Which solutions are shown: "off" on a student's server during homework, "lecture" on the
+#: lecturer's dashboards, ... (:mod:`delaylab.exercises.solutions`); none in a graded release.
 SOLUTIONS_ENV = "DELAYLAB_SOLUTIONS"
 SOLUTIONS_OFF = "Solutions are off for this assignment: it is graded. Ask your lecturer after the deadline."
 _GRADED: list = []  # [True] once ex.start(graded=True) ran: a graded release
 
 
-def solutions_shown() -> bool:
-    """Whether solutions may be shown: not in a graded release, nor with ``DELAYLAB_SOLUTIONS=off``."""
-    return not _GRADED and os.environ.get(SOLUTIONS_ENV, "").strip().lower() != "off"
+def known_exercises() -> dict:
+    """Every exercise by its id and by its number as its heading says (``"1.1"``)."""
+    out = {}
+    for eid in ids():
+        nb = get(eid).notebook
+        out[eid] = out[f"{int(nb)}.{ids(nb).index(eid) + 1}"] = eid
+    return out
+
+
+def solution_setting(value: str) -> str:
+    """A value of ``DELAYLAB_SOLUTIONS`` (or of the dashboards' ``--solutions``) normalised, or a
+    ValueError naming it and the valid choices (:func:`delaylab.exercises.solutions.check`)."""
+    return solutions.check(value, known_exercises())
+
+
+def solutions_shown(eid: str | None = None) -> bool:
+    """Whether exercise ``eid``'s solution may be shown (None: every exercise's): never in a graded
+    release, else as ``DELAYLAB_SOLUTIONS`` says (:mod:`delaylab.exercises.solutions`)."""
+    return not _GRADED and solutions.shown(eid, known_exercises())
+
+
+def solutions_off(eid: str | None = None) -> str:
+    """What is shown instead of a solution that :func:`solutions_shown` withholds."""
+    return SOLUTIONS_OFF if _GRADED else solutions.why_not(eid, known_exercises())
 
 
 def mark_graded() -> None:
@@ -314,8 +336,8 @@ def solution(eid: str, student=None):
     """The reference answer for ``student`` (the current one when None): a choice key, a number
     (or array), a function, or the model answer of an explain exercise. In a graded release, a
     sentence saying that solutions are off."""
-    if not solutions_shown():
-        return SolutionsOff(SOLUTIONS_OFF)
+    if not solutions_shown(eid):
+        return SolutionsOff(solutions_off(eid))
     ex = get(eid)
     return ex.solution(params(eid, student)) if ex.parameterised else ex.solution
 
@@ -323,13 +345,13 @@ def solution(eid: str, student=None):
 def solution_code(eid: str, student=None) -> str:
     """The answer cell filled in for ``student``, with their numbers written out. In a graded
     release, like :func:`solution`, a sentence saying that solutions are off."""
-    return reference_code(eid, student) if solutions_shown() else SolutionsOff(SOLUTIONS_OFF)
+    return reference_code(eid, student) if solutions_shown(eid) else SolutionsOff(solutions_off(eid))
 
 
 def explanation(eid: str, student=None) -> str:
     """Why the solution is right, for ``student``'s numbers ("" if the exercise has none). In a
     graded release, a sentence saying that solutions are off."""
-    return reference_explanation(eid, student) if solutions_shown() else SolutionsOff(SOLUTIONS_OFF)
+    return reference_explanation(eid, student) if solutions_shown(eid) else SolutionsOff(solutions_off(eid))
 
 
 def reference_code(eid: str, student=None) -> str:

@@ -35,7 +35,8 @@ import ipywidgets as W
 from ..viz.display import Displayable
 from . import instance, work
 from .texts import to_html, to_plain
-from ._core import NOTEBOOKS, SOLUTIONS_ENV, SOLUTIONS_OFF, graded, mark_graded, solutions_shown  # noqa: F401  (re-exported)
+from ._core import (NOTEBOOKS, SOLUTIONS_ENV, SOLUTIONS_OFF, graded, mark_graded, solutions_off,  # noqa: F401  (re-exported)
+                    solutions_shown)
 from ._core import (Feedback, check, expectation, get, given, ids, not_answered, params, reference_code,
                     reference_explanation, right, wanted, wrong)
 
@@ -385,7 +386,7 @@ class Steps:
             self.out.value = self._html()
             if self.shown <= n:
                 work.hints_shown(self.eid, self.shown)
-            elif solutions_shown():
+            elif solutions_shown(self.eid):
                 work.solution_shown(self.eid)
         self._label()
         if self.changed is not None:
@@ -405,8 +406,8 @@ class Steps:
 
 def solution_html(eid: str) -> str:
     """The solution for the current student: the answer cell filled in, and why."""
-    if not solutions_shown():
-        return _box(html.escape(SOLUTIONS_OFF), "#8A3B00", "#FFF3E0")
+    if not solutions_shown(eid):
+        return _box(html.escape(solutions_off(eid)), "#8A3B00", "#FFF3E0")
     code = reference_code(eid)
     why = reference_explanation(eid)
     return (f"<pre style='background:#F8F8F8;padding:8px;white-space:pre-wrap;margin:4px 0'>{html.escape(code)}</pre>"
@@ -682,7 +683,7 @@ class Explain(Live):
             recorded = (item.get("first") or {}).get("answer")
             _WRITTEN.setdefault(self.eid, recorded if isinstance(recorded, str) else self.text.value)
         _WRITTEN.setdefault(self.eid, self.text.value)
-        if solutions_shown():
+        if solutions_shown(self.eid):
             first = _WRITTEN[self.eid]
             mine = (_box(f"<b>Your first answer</b> (before this one): {html.escape(first)}")
                     if first.strip() != self.text.value.strip() else "")
@@ -691,7 +692,7 @@ class Explain(Live):
                               + _box("<b>Does your answer mention…</b> (tick what it does; nothing is graded)"))
             self._checklist()
         else:
-            self.out.value = _box("Your answer is written down. " + html.escape(SOLUTIONS_OFF))
+            self.out.value = _box("Your answer is written down. " + html.escape(solutions_off(self.eid)))
         self.refresh()
         return fb
 

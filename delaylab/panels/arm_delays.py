@@ -107,9 +107,10 @@ class ArmDelaysPanel(Panel):
                                      line=dict(color=c, dash="dot", width=2)))
         fig.update_xaxes(title_text="step t")
         fig.update_yaxes(title_text="mean over runs")
-        figure_layout(fig, 400, "What Patient Bandits sees: observed and true means")
+        # two lines: in a half-width figure one line ran into the next figure's title
+        figure_layout(fig, 400, "What Patient Bandits sees:<br>observed and true means")
         put_legend_below(fig)  # beside the plot, a legend would leave no room in a half-width figure
-        fig.update_layout(margin=dict(b=110), legend=dict(y=-0.28))
+        fig.update_layout(margin=dict(b=110, t=86), legend=dict(y=-0.28))
         return FigureWidget(fig)
 
     @staticmethod

@@ -5,7 +5,7 @@ anonymous feedback": the experiments of Section 5 and Appendix F, and a timeline
 (``docs/readings.md``, paper 4) and state them here and in notebook 04:
 
 * two Bernoulli arms θ = (0.6, 0.45) (gap Δ = 0.15: every variant eliminates the worse arm within
-  T = 50,000 in most runs, ODAAF-V with geometric delays last, at step 35,408 in every run),
+  T = 50,000 in most runs, ODAAF-V with geometric delays last, at the end of its third phase's Step 1),
   T = 50,000, 100 runs (our full scale), QPM-D with UCB1 (c = 2);
 * Figure 2(a), bounded delays: uniform on {0, …, d} for d ∈ {10, 20, 40}; ODAAF is told
   E[τ] = d/2, ODAAF-B also the bound d;
@@ -16,7 +16,8 @@ anonymous feedback": the experiments of Section 5 and Appendix F, and a timeline
   references: each policy without delays (ODAAF told E[τ] = 0, QPM-D on undelayed rewards), and the
   same runs with no delay at all but ODAAF and ODAAF-V told the same E[τ] — which separates what
   their worst-case schedule costs (the growth in E[τ]) from what the delays themselves cost them
-  (here nothing: the same regret run for run); QPM-D also at E[τ] = 400 (:func:`qpmd_far`), where
+  (here almost nothing: the same regret run for run in nearly every pair, :func:`without_delays`);
+  QPM-D also at E[τ] = 400 (:func:`qpmd_far`), where
   its additive delay cost stands out of the noise;
 * the bridge periods isolated (:func:`bridges`, notebook 04 Section 7): ODAAF and ODAAF-B with and
   without them, all else equal, on the paper's two arms and on three arms where the arm played just
@@ -310,15 +311,9 @@ def figure2_claims(results) -> list:
         f"runs (of {runs}) with the worse arm eliminated by T = {T:,}: "
         + "; ".join(f"{n}, {law}: {k}" for (n, law), k in done.items() if (n, law) != late)
         + f"; needs ≥ {need} each" + (f"; short: {', '.join(short)}" if short else "")))
-    e = el[("ODAAF-V", "half-normal")]
-    out.append(_claims.Claim(
-        "half-normal delays: ODAAF-V eliminates the worse arm late, at the same step in every run, after 3T/4",
-        bool(np.all(e == e[0]) and e[0] > 0.75 * T),
-        f"steps {', '.join(f'{v:,}' for v in np.unique(e))} (−1: not by T) in {e.size} runs; needs one step, "
-        f"> {0.75 * T:,.0f}"))
-    e = el[late]
-    out.append(_claims.Claim(f"geometric delays: ODAAF-V has eliminated the worse arm in no run by T = {T:,}",
-                             bool(np.all(e < 0)), f"{int((e >= 0).sum())} of {e.size} runs"))
+    out.append(ratio_falls(results))
+    for law in ("half-normal", "geometric"):
+        out.append(third_phase_claim(el[("ODAAF-V", law)], unbounded_laws()[law], T, law))
     return out
 
 
@@ -331,6 +326,67 @@ def figure2_eliminations(results) -> dict:
         for name in ("ODAAF", "ODAAF-B") if panel == 0 else ("ODAAF", "ODAAF-V"):
             out[(name, law)] = np.asarray(_at(a.traces[name]["eliminated_at"], cell))[:, -1, worse]
     return out
+
+
+def step1_end(sizes, phase: int, arms: int = 2, bridges: bool = True) -> int:
+    """The step (0-based) at whose end Step 1 of ``phase`` ends, where an elimination of that phase is
+    recorded, for phase sizes ``sizes`` (n_1, n_2, …): each phase plays ``arms`` blocks of n_m − n_{m−1}
+    steps, then (with bridges) a bridge of the same length."""
+    t, prev = 0, 0
+    for m, n in enumerate(np.asarray(sizes, dtype=int), start=1):
+        block = int(n) - prev
+        t += arms * block
+        if m == phase:
+            return t - 1
+        t += block if bridges else 0
+        prev = int(n)
+    raise ValueError(f"phase {phase} is beyond the {len(sizes)} phases given")
+
+
+def third_phase_claim(e, law, horizon, label) -> _claims.Claim:
+    """Claim: ODAAF-V (two arms, told the law's E[τ] and V(τ)) eliminates the worse arm in every run at
+    the end of its third phase's Step 1, computed from its schedule, when that step falls within T, and
+    in no run by T otherwise. ``e``: (runs,) elimination steps (−1: none by T)."""
+    from ..policies.odaaf import odaaf_v_sizes
+
+    s3 = step1_end(odaaf_v_sizes(np.arange(1, 4), horizon, float(law.mean), float(law.var)), 3)
+    e = np.asarray(e)
+    holds = bool(np.all(e == s3)) if s3 < horizon else bool(np.all(e < 0))
+    return _claims.Claim(
+        f"{label} delays: ODAAF-V eliminates the worse arm in every run at the end of its third phase's Step 1 "
+        f"(step {s3:,}, {s3 / horizon:.0%} of T = {horizon:,}), or in no run by T when that step is past T",
+        holds, f"steps {', '.join(f'{v:,}' for v in np.unique(e))} (−1: not by T) in {e.size} runs")
+
+
+def ratio_falls(results, start=2 / 3) -> _claims.Claim:
+    """Claim: a ratio curve of Figure 2 does not converge to a constant while the run goes on — once all
+    its runs have eliminated the worse arm, the variant's regret is flat and QPM-D's still grows, so the
+    ratio falls. Checked on every curve whose runs have all eliminated by ``start``·T: the change of the
+    log ratio from there to T, with its standard error (delta method over the paired runs); the least
+    fall must be below 0 by 3 s.e."""
+    el = figure2_eliminations(results)
+    falls = []
+    for panel, law, a, b, cell in _cells(results):
+        t = np.asarray(a.times)
+        s = int(np.searchsorted(t, start * a.horizon))
+        for name in ("ODAAF", "ODAAF-B") if panel == 0 else ("ODAAF", "ODAAF-V"):
+            e = el[(name, law)]
+            if not np.all((e >= 0) & (e < t[s])):
+                continue
+            x, y = _at(a.regret[name], cell), _at(b.regret["QPM-D"], cell)
+            cols = [x[:, -1], x[:, s], y[:, -1], y[:, s]]
+            m = [float(c.mean()) for c in cols]
+            change = math.log(m[0] / m[1]) - math.log(m[2] / m[3])
+            infl = sum(sign * (c - mc) / mc for sign, c, mc in zip((1, -1, -1, 1), cols, m))
+            falls.append((change, float(infl.std(ddof=1) / np.sqrt(infl.size)), f"{name}, {law}", int(t[s])))
+    if not falls:
+        return _claims.Claim("the ratio falls once a curve's runs have all eliminated the worse arm", False,
+                             f"no curve has all its runs eliminated by {start:.2g}·T")
+    change, se, label, ts = max(falls, key=lambda f: f[0] + 3 * f[1])
+    return _claims.estimate(
+        f"the ratio keeps falling once a curve's runs have all eliminated the worse arm (not a constant): "
+        f"{len(falls)} such curves by t = {ts:,}; from there to T each ratio falls, the least surely {label}, "
+        f"by {1 - math.exp(change):.1%}; its change of log ratio", change, se, high=0, z=3, runs=results["bounded"][0].runs)
 
 
 def summary_figure2(results) -> str:
@@ -352,20 +408,16 @@ def summary_figure2(results) -> str:
 
 
 def odaaf_v_geometric_claims(runs=10, seed=0, horizon=HORIZON, theta=THETA) -> list:
-    """Figure 2(b) at the full horizon: with geometric delays ODAAF-V eliminates the worse arm in every
-    run, at the same step, well before T — not "only just" at the horizon, as the paper's Section 5
-    says of its own run (claims; traced runs, computed once per process)."""
+    """Figure 2(b) at T = 50,000: with geometric delays ODAAF-V eliminates the worse arm in every run, at
+    the end of its third phase's Step 1 (claims; traced runs, computed once per process). Whether that is
+    "only just" before the horizon, as the paper's Section 5 says of its own run, depends on the horizon,
+    and the paper's was lost in our copy: it cannot be compared."""
     law = unbounded_laws()["geometric"]
     res = _kept(("geometric ODAAF-V", horizon, runs, seed, tuple(theta)), lambda: sweep(
         AggregatedAnonymous(theta, law), {"ODAAF-V": ODAAFV(mean_delay=float(law.mean), variance=float(law.var))},
         horizon, runs, seed, checkpoints=[horizon], trace=True))
     e = np.asarray(res.traces["ODAAF-V"]["eliminated_at"])[:, -1, int(np.argmin(theta))]
-    return [_claims.Claim(
-        f"geometric delays, T = {horizon:,}: ODAAF-V eliminates the worse arm in every run, at the same step, "
-        "before 4/5 of the horizon (not only just at it)", bool(np.all(e >= 0) and np.all(e == e[0])
-                                                                and e[0] < 0.8 * horizon),
-        f"steps {', '.join(f'{v:,}' for v in np.unique(e))} (−1: not by T) in {e.size} runs, "
-        f"{e.max() / horizon:.0%} of the horizon; needs one step < {0.8 * horizon:,.0f}")]
+    return [third_phase_claim(e, law, horizon, "geometric")]
 
 
 def figure2_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
@@ -471,7 +523,8 @@ def appendix_f_claims(study, far=None) -> list:
                                  f"slope {a:.3g} ± {se[name]:.2g} (s.e. over runs) per unit of E[τ], needs > 3 s.e.; "
                                  f"a line through the means has R² = {r2:.3f}, needs > 0.9; {s[name].size} runs at "
                                  f"T = {T:,}, E[τ] = {', '.join(f'{m:g}' for m in mus)}"))
-    out += [without_delays(study["anonymous"], study["told, no delay"], name) for name in ("ODAAF", "ODAAF-V")]
+    out += [without_delays(study["anonymous"], study["told, no delay"], name, identical=0.99)
+            for name in ("ODAAF", "ODAAF-V")]
     q = float(s["QPM-D"].mean())
     out.append(_claims.Claim(f"QPM-D's regret at T does not grow measurably with E[τ] from {mus[0]:g} to {mus[-1]:g}",
                              abs(q) <= 2 * se["QPM-D"],
@@ -505,19 +558,23 @@ def appendix_f_claims(study, far=None) -> list:
     return out
 
 
-def without_delays(delayed, still, name, *, share=0.05):
+def without_delays(delayed, still, name, *, share=0.05, identical=1.0):
     """Claim: ``name``, told the same E[τ], ends with the same regret at T with delays (``delayed``) as
-    on the same runs and grid with no delay at all (``still``): identical in every (E[τ], run) pair,
-    and the mean paired difference within ``share`` of the policy's growth in E[τ] (from the grid's
-    first cell to its last) within 2 standard errors."""
+    on the same runs and grid with no delay at all (``still``): identical in at least a share
+    ``identical`` of the (E[τ], run) pairs (1: in every pair), and the mean paired difference within
+    ``share`` of the policy's growth in E[τ] (from the grid's first cell to its last) within 2 standard
+    errors."""
     a, b = np.asarray(delayed.final(name), dtype=float), np.asarray(still.final(name), dtype=float)
     diff = (a - b).ravel()
     growth = abs(float(a[-1].mean() - a[0].mean()))
     same = int(np.sum(a == b))
     mean, se = float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(diff.size))
-    holds = same == diff.size and abs(mean) + 2 * se <= share * growth
-    return _claims.Claim(f"{name}, told E[τ], on the same runs with no delay at all: the same regret at T, run for run",
-                         bool(holds), f"identical in {same} of {diff.size} (E[τ], run) pairs, needs all; mean change "
+    holds = same >= identical * diff.size and abs(mean) + 2 * se <= share * growth
+    pairs = "in every (E[τ], run) pair" if identical >= 1 else f"in at least {identical:.0%} of the (E[τ], run) pairs"
+    return _claims.Claim(f"{name}, told E[τ], on the same runs with no delay at all: the same regret at T, run for run, "
+                         f"{pairs}", bool(holds),
+                         f"identical in {same} of {diff.size} (E[τ], run) pairs, needs "
+                         f"{'all' if identical >= 1 else f'≥ {math.ceil(identical * diff.size)}'}; mean change "
                          f"the delays make {mean:.3g} ± {se:.2g} (s.e.), needs within {share:.0%} of its growth in "
                          f"E[τ] ({growth:,.0f}) within 2 s.e.; {a.shape[-1]} runs")
 
@@ -581,10 +638,10 @@ def summary_appendix_f(study) -> str:
     same = []
     for n in LinePlot.STILL:
         a, b = study["anonymous"].final(n), study["told, no delay"].final(n)
-        same.append(f"{n} in {int(np.sum(a == b))} of {a.size}")
+        same.append(f"{int(np.sum(a == b))} of {a.size} for {n}")
     return (f"QPM-D's 95% error bars: ±{', ±'.join(f'{v:.1f}' for v in 1.96 * se)} (E[τ] = "
             f"{', '.join(f'{m:g}' for m in study['means'])}). Told the same E[τ], on the same runs with no delay at "
-            f"all, the regret at T is the same, run for run, for {' and '.join(same)} (E[τ], run) pairs.")
+            f"all, the regret at T is the same, run for run, in {' and '.join(same)} (of the (E[τ], run) pairs).")
 
 
 def appendix_f_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
@@ -596,9 +653,10 @@ def appendix_f_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                "sizes are in the line above this caption). Dotted: each algorithm without delays, in its "
                "colour (ODAAF told E[τ] = 0; QPM-D, which is then UCB1): for QPM-D, which is told nothing, "
                "what delays cost is the distance to it. Hollow markers: ODAAF and ODAAF-V told the same E[τ] "
-               "as the filled ones, on the same runs with no delay at all: where they sit on the filled ones, "
-               "the delays change nothing, and ODAAF's growth in E[τ] is what its schedule, set for the "
-               "worst case, costs. Dashed grey: uniform random play, T·Δ/2 (exact).")
+               "as the filled ones, on the same runs with no delay at all: they sit on the filled ones, the delays "
+               "change almost none of the decisions (the line above counts the runs with the same regret), and "
+               "ODAAF's growth in E[τ] is what its schedule, set for the worst case, costs. Dashed grey: uniform "
+               "random play, T·Δ/2 (exact).")
     caption += (f" The button reruns it at {FULL_SCALE}, {RUNS} runs and T = {HORIZON:,} (our choice: the "
                 "paper's numbers were lost).")
     return FigureReproduction(lambda r, p: appendix_f(r, seed, p, HORIZON if r >= RUNS else horizon), draw_appendix_f,
@@ -823,7 +881,8 @@ def timeline_figure(tl, zoom=60, show_until=None):
 
 
 __all__ = ["THETA", "HORIZON", "RUNS", "BOUNDS", "MEAN", "MEANS_F", "FAR_MEANS", "unbounded_laws", "figure2",
-           "figure2_curves", "figure2_panel", "figure2_claims", "figure2_eliminations", "summary_figure2",
+           "figure2_curves", "figure2_panel", "figure2_claims", "figure2_eliminations", "summary_figure2", "step1_end",
+           "third_phase_claim", "ratio_falls",
            "odaaf_v_geometric_claims", "summary_appendix_f", "FULL_SCALE", "appendix_f", "qpmd_far",
            "final_regret", "linear_fit", "slopes", "appendix_f_claims", "appendix_f_panel", "bridges",
            "bridges_figure", "bridges_claims", "BRIDGE_CASES", "BRIDGE_NAMES", "bridge_policies", "doubling", "doubling_claims", "Finals", "phase_table", "timeline", "timeline_figure",

@@ -26,6 +26,11 @@ apply) with these additions:
   them, and none open to other local users.
 * **A status endpoint**, ``GET /delaylab/status``: kernels running, in the pool, visitors'
   kernels, the cap (for a health check and for the tests).
+* **The lecturer's solutions** (``--solutions=lecture|all|none|1.1,1.3``, default ``lecture``):
+  which exercises' solutions the dashboards and live slides show (the hint button's last step, an
+  explanation's model answer), passed to every kernel as ``DELAYLAB_SOLUTIONS`` whatever the
+  server's own environment says (:mod:`delaylab.exercises.solutions`): by default the exercises
+  done in the lecture, not the graded homework.
 * **The presenter's pass** (``--DashboardServer.presenter_key=KEY``): a lecturer opens
   ``/delaylab/presenter?key=KEY`` once; that browser (a signed cookie, 12 hours) then gets a
   kernel whatever the cap (a full room must not lock the projected dashboard out), its kernels
@@ -104,6 +109,11 @@ class DashboardServer(Voila):
                          "server CPU per first visit (benchmarks/RESULTS.md, Dashboards). On with --public; "
                          "off by default, for a server on the same machine as its browser (it only costs CPU "
                          "there) and behind a reverse proxy that compresses.")
+    solutions = Unicode("lecture", config=True,
+                        help="Which exercises' solutions the dashboards show: lecture (those done in the lecture, "
+                             "none of the graded homework of the guide's module table), all, none, or a list "
+                             "such as 1.1,1.3. Set for every kernel, whatever DELAYLAB_SOLUTIONS says in the "
+                             "server's environment (the students' setting).")
     presenter_key = Unicode("", config=True,
                             help="Key of /delaylab/presenter?key=...: the browser that opens it gets kernels "
                                  "beyond the cap, not culled while their page is open (empty: no presenter).")
@@ -120,6 +130,15 @@ class DashboardServer(Voila):
                                     help="Header naming the client's address set by a reverse proxy on this machine "
                                          "(e.g. X-Real-IP), read only from requests from 127.0.0.1 or ::1; empty: "
                                          "the peer's address (behind a proxy: the proxy's, one client for all).")
+
+    @validate("solutions")
+    def _solutions_setting(self, proposal):
+        from delaylab.exercises import solution_setting
+
+        try:
+            return solution_setting(proposal["value"])
+        except ValueError as exc:
+            raise TraitError(f"DashboardServer.{exc}") from None
 
     @validate("client_pages_loading", "client_requests_per_minute", "max_websockets_per_kernel")
     def _limit_not_negative(self, proposal):
@@ -167,6 +186,7 @@ class DashboardServer(Voila):
         self.kernel_manager.allowed_message_types = sorted(guards.PAGE_MESSAGE_TYPES)
         if isinstance(self.kernel_spec_manager, DashboardKernelSpecManager):
             self.kernel_spec_manager.plotly_module_url = self.plotly_module_url()
+            self.kernel_spec_manager.solutions = self.solutions
         if self.compress:  # read when the tornado application is built, not later (tornado_settings)
             settings["compress_response"] = True
             settings["websocket_compression_options"] = {"compression_level": 1}

@@ -1,5 +1,5 @@
 """The dashboards' server's command line: ``python -m delaylab.serve NOTEBOOK_FOLDER [--public]
-[Voila options]`` (:func:`main`).
+[--solutions=lecture|all|none|1.1,…] [Voila options]`` (:func:`main`).
 
 :func:`command_line` turns it into Voila's: :func:`defaults` first (kernels on Unix sockets
 where their paths fit, :func:`~delaylab.serve.transport.unix_sockets_fit`), then ``--public`` expanded into
@@ -58,8 +58,17 @@ def defaults(given=None) -> dict:
 
 def command_line(argv) -> list:
     """Voila's command line for ``argv``: :func:`defaults` first, and ``--public`` expanded into
-    :data:`PUBLIC`; an option given in ``argv`` replaces either's entry."""
+    :data:`PUBLIC`; an option given in ``argv`` replaces either's entry. ``--solutions=X`` (or
+    ``--solutions X``) is ``--DashboardServer.solutions=X``: which exercises' solutions the
+    dashboards show (:mod:`delaylab.exercises.solutions`)."""
     argv = list(argv)
+    for i, a in enumerate(argv):
+        if a == "--solutions" and i + 1 < len(argv):
+            argv[i:i + 2] = [f"--DashboardServer.solutions={argv[i + 1]}"]
+            break
+        if a.startswith("--solutions="):
+            argv[i] = "--DashboardServer.solutions=" + a.split("=", 1)[1]
+            break
     given = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
     if "--public" in argv:
         i = argv.index("--public")

@@ -68,6 +68,10 @@ class DashboardKernelSpecManager(KernelSpecManager):
     plotly_module_url = Unicode("", config=True,
                                 help="URL (path) of plotly's widget module served by the dashboards' server; "
                                      "empty: the kernels send it to each page themselves.")
+    solutions = Unicode("", config=True,
+                        help="DELAYLAB_SOLUTIONS of the kernels (delaylab.exercises.solutions), whatever the "
+                             "server's environment says; empty: the environment's (the dashboards' server sets "
+                             "it from DashboardServer.solutions).")
 
     def kernel_env(self) -> dict:
         env = {}
@@ -80,6 +84,8 @@ class DashboardKernelSpecManager(KernelSpecManager):
                 env[name] = str(self.threads)
         if self.cache_folder:
             env["DELAYLAB_DEFAULT_CACHE"] = self.cache_folder
+        if self.solutions:
+            env["DELAYLAB_SOLUTIONS"] = self.solutions
         return env
 
 

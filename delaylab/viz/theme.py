@@ -18,7 +18,12 @@ figure follow the page instead:
 * on a light page the figure is exactly as drawn in Python;
 * a change of theme (JupyterLab's menu, the site's switch) restyles every figure on the page;
 * on a narrow screen (a phone, below 600 px) a dashboard's figure puts its legend under the plot
-  and wraps its title (the course site lays its figures out itself, with the same text helpers).
+  and wraps its title (the course site lays its figures out itself, with the same text helpers);
+* on the live slides (a page whose ``<body>`` has the class ``delaylab-slides``: the reveal
+  template of :mod:`delaylab.serve`) every text of a figure — ticks, legend, axis and figure
+  titles, annotations, a bar's labels — is at least :data:`SLIDE_FONT` px, the figure's title
+  :data:`SLIDE_TITLE_FONT`: readable from the back of a lecture hall (plotly lays the figure
+  out again for them: margins, legend rows).
 
 The change happens in the page only: a notebook's figure in Python, and a figure saved as HTML,
 keep the white template. For a ``FigureWidget`` the change is not reported back to the kernel
@@ -29,6 +34,13 @@ site's script (:mod:`delaylab.site`).
 import json
 
 from .style import DARK
+
+#: px: the smallest text of a figure on the live slides (ticks, legends, axis titles, annotations)
+SLIDE_FONT = 20
+#: px: a figure's title on the live slides
+SLIDE_TITLE_FONT = 24
+#: px: the least height of a figure's plotting area (per row of subplots) on the live slides
+SLIDE_PLOT = 300
 
 #: The script: defines ``globalThis[Symbol.for("delaylab.theme")]`` with ``follow(plot, {widget})``
 #: (start following a plotly plot; ``widget``: a FigureWidget's view) and ``apply(plot)``.
@@ -282,6 +294,128 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
     if (Object.keys(change).length) P.relayout(gd, {...change, ...(widgets.has(gd) ? {_doNotReportToPy: true} : {})});
   }
 
+  // ---------------------------------------------------------------- the live slides
+  const onSlides = () => !!(document.body && document.body.classList.contains("delaylab-slides"));
+
+  // A figure on the live slides, in the page only, step by step (each a relayout, after which
+  // plotly redraws and calls this again; idempotent: nothing changes once the figure is laid out,
+  // and what a kernel's update sets back is raised again):
+  // 1. no text under SLIDE_FONT px (a title SLIDE_TITLE_FONT, or more if it holds a smaller <sup>;
+  //    a log axis's labels between decades too);
+  // 2. its title and its subplots' titles wrapped to the figure's width;
+  // 3. a legend in rows under the plot clear of the x axes' titles and tick labels: moved to the
+  //    figure's bottom, the bottom margin grown to hold both (plotly places a legend at y < 0 in
+  //    shares of the plot's height, so larger labels run into it);
+  // 4. a plotting area of at least SLIDE_PLOT px per row of subplots (the figure grows).
+  const relayouts = new WeakMap();  // plot -> times of its last relayouts for the slides
+  function slides(gd) {
+    const P = globalThis.Plotly, next = slidesChange(gd);
+    if (!P || !next) return;
+    // a guard, should a layout never settle: at most 20 relayouts in 5 s
+    const now = Date.now(), recent = (relayouts.get(gd) || []).filter((t) => now - t < 5000);
+    if (recent.length >= 20) return;
+    relayouts.set(gd, [...recent, now]);
+    const quiet = widgets.has(gd) ? {_doNotReportToPy: true} : {};
+    if (next.textfont.length) P.restyle(gd, {"textfont.size": %(font)d, ...quiet}, next.textfont);
+    if (Object.keys(next.layout).length) P.relayout(gd, {...next.layout, ...quiet});
+  }
+
+  // What slides() would change next: {layout: {path: value}, textfont: [trace indices]}, or null
+  // when the figure is laid out for the slides (or not drawn yet).
+  function slidesChange(gd) {
+    const L = gd._fullLayout;
+    if (!L || !gd.isConnected) return null;
+    const change = {};
+    const lift = (path, font, floor = %(font)d) => {
+      if (font && typeof font.size === "number" && font.size < floor) change[path] = floor;
+    };
+    lift("font.size", L.font);
+    if (L.title && L.title.text) {  // plotly draws a <sup> at 70 %% of the title's size
+      lift("title.font.size", L.title.font, /<sup>/i.test(L.title.text) ? Math.ceil(%(font)d / 0.7) : %(title)d);
+    }
+    if (L.legend) {
+      lift("legend.font.size", L.legend.font);
+      if (L.legend.title && L.legend.title.text) lift("legend.title.font.size", L.legend.title.font);
+    }
+    const axes = Object.keys(L).filter((k) => /^[xy]axis\d*$/.test(k) && L[k] && L[k].visible !== false);
+    for (const key of axes) {
+      const axis = L[key];
+      // a log axis labels 2 and 5 between its decades at 3/4 of the tick font: over two decades or
+      // more, only the decades are labelled; over fewer, the tick font is raised for them
+      const minor = axis.type === "log" && typeof axis.dtick === "string" && axis.dtick[0] === "D";
+      const decades = Math.abs((axis.range || [0, 0])[1] - (axis.range || [0, 0])[0]);
+      if (minor && decades >= 2) Object.assign(change, {[`${key}.dtick`]: 1, [`${key}.tick0`]: 0});
+      lift(`${key}.tickfont.size`, axis.tickfont, minor && decades < 2 ? Math.ceil(%(font)d / 0.75) : %(font)d);
+      if (axis.title && axis.title.text) lift(`${key}.title.font.size`, axis.title.font);
+    }
+    (L.annotations || []).forEach((a, i) => lift(`annotations[${i}].font.size`, a.font));
+    (L.sliders || []).forEach((s, i) => {
+      lift(`sliders[${i}].font.size`, s.font);
+      if (s.currentvalue) lift(`sliders[${i}].currentvalue.font.size`, s.currentvalue.font);
+    });
+    (L.updatemenus || []).forEach((u, i) => lift(`updatemenus[${i}].font.size`, u.font));
+    const small = (gd._fullData || []).filter((t) => t.textfont && typeof t.textfont.size === "number"
+                                                   && t.textfont.size < %(font)d && t.text !== undefined && t.text !== "")
+                                      .map((t) => t.index);
+    if (!Object.keys(change).length) Object.assign(change, wrapped(gd) || legendClear(gd) || plotRoom(gd, axes) || {});
+    return Object.keys(change).length || small.length ? {layout: change, textfont: small} : null;
+  }
+
+  // step 2 of slides(): the figure's title and its subplots' titles wrapped to their width (the
+  // larger font makes them longer than the figure), the top margin grown for the title's lines
+  function wrapped(gd) {
+    const L = gd._fullLayout, change = {}, room = (width, size) => Math.max(12, Math.floor((width - 20) / (size * 0.6)));
+    const title = L.title && L.title.text;
+    if (title && title.trim()) {
+      const size = L.title.font.size, text = wrap(title, room(L.width, size));
+      if (text !== title) {
+        change["title.text"] = text;
+        const top = Math.round(lines(text) * size * 1.3 + 24);
+        if (L.margin.t < top) change["margin.t"] = top;
+      }
+    }
+    const domains = (letter) => new Set(Object.keys(L).filter((k) => new RegExp(`^${letter}axis\\d*$`).test(k))
+                                          .map((k) => JSON.stringify(L[k].domain || [0, 1])));
+    const cols = Math.max(domains("x").size, 1);
+    (L.annotations || []).forEach((a, i) => {
+      if (a.xref !== "paper" || !a.text || a.showarrow) return;
+      const text = wrap(a.text, room(L.width / cols, a.font.size));
+      if (text !== a.text) change[`annotations[${i}].text`] = text;
+    });
+    return Object.keys(change).length ? change : null;
+  }
+
+  const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+  // step 3 of slides(): the change that puts a legend in rows clear of the x axes' labels, or null
+  function legendClear(gd) {
+    const L = gd._fullLayout, legend = gd.querySelector(".legend");
+    if (!L.showlegend || !L.legend || L.legend.orientation !== "h" || !legend || !L._size) return null;
+    const box = legend.getBoundingClientRect(), fig = gd.getBoundingClientRect();
+    const labels = [...gd.querySelectorAll(".g-xtitle text, [class^='g-x'][class$='title'] text, .xtick text")]
+      .filter((e) => e.textContent).map((e) => e.getBoundingClientRect()).filter((r) => r.height > 0);
+    if (!box.height || !fig.width || !labels.some((r) => meets(r, box))) return null;
+    const k = fig.width / L.width;  // screen px per figure px (the slides are scaled)
+    const below = Math.max(...labels.map((r) => r.bottom)) - fig.top;  // screen px from the figure's top
+    const margin = Math.ceil(below / k - (L._size.t + L._size.h) + box.height / k + 16);
+    if (margin <= L.margin.b) return null;
+    return {"legend.yref": "container", "legend.y": 0, "legend.yanchor": "bottom", "legend.x": 0, "legend.xanchor": "left",
+            "margin.b": margin, "height": Math.round(L.height + margin - L.margin.b)};
+  }
+
+  // step 4 of slides(): the change that gives each row of subplots SLIDE_PLOT px, or null
+  function plotRoom(gd, axes) {
+    const L = gd._fullLayout;
+    const spans = axes.filter((k) => k[0] === "y").map((k) => (L[k].domain || [0, 1])[1] - (L[k].domain || [0, 1])[0]);
+    if (!L._size || !spans.length) return null;
+    const span = Math.min(1, ...spans.filter((v) => v > 0));
+    const area = L._size.h * span;
+    return area < %(plot)d - 1 ? {height: Math.round(L.height + (%(plot)d - area) / span)} : null;
+  }
+
+  // the figure laid out for where it is shown: on the live slides, or on a phone's narrow screen
+  const fit = (gd) => (onSlides() ? slides(gd) : phone(gd));
+
   function follow(gd, {widget = false} = {}) {
     if (widget) widgets.add(gd);
     plots.add(new WeakRef(gd));
@@ -289,8 +423,8 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
     const ready = () => {  // once plotly has drawn the figure
       if (gd._fullLayout && globalThis.Plotly) {
         apply(gd);
-        if (widget) {  // a dashboard's figure on a phone (the site lays its figures out itself)
-          phone(gd);
+        if (widget) {  // a dashboard's figure on a phone or a slide (the site lays its figures out itself)
+          fit(gd);
           // plotly's widget does not follow its box's width outside JupyterLab (a phone turned, a
           // window narrowed): redrawn at the new width, then laid out for it
           let width = gd.clientWidth, timer = null;
@@ -303,7 +437,7 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
           }).observe(gd);
           let pending = false;
           gd.on("plotly_afterplot", () => {
-            if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; phone(gd); }); }
+            if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; fit(gd); }); }
           });
         }
       } else if (tries++ < 600) requestAnimationFrame(ready);
@@ -326,7 +460,8 @@ const DL_THEME = (globalThis[Symbol.for("delaylab.theme")] ??= (() => {
                                                         attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"]});
   };
   if (document.body) watch(); else document.addEventListener("DOMContentLoaded", watch);
-  return {follow, apply, applyAll, page, readable, contrast, rgb,
+  return {follow, apply, applyAll, page, readable, contrast, rgb, slides, slidesChange,
           text: {plain, wrap, lines, legendChars, legendHeight}};
 })());
-""" % {"dark": json.dumps({k.upper(): v for k, v in DARK.items()})}
+""" % {"dark": json.dumps({k.upper(): v for k, v in DARK.items()}), "font": SLIDE_FONT, "title": SLIDE_TITLE_FONT,
+                     "plot": SLIDE_PLOT}

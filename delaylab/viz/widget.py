@@ -146,6 +146,12 @@ export default () => {
 """
 
 
+def _compact(code: str) -> str:
+    """The loader as every figure carries it: its whole-line comments and indentation left out
+    (the readable source is above; a page receives one copy per figure)."""
+    return "\n".join(line.strip() for line in code.splitlines() if line.strip() and not line.strip().startswith("//"))
+
+
 class _PlotlyCode(ipywidgets.Widget):
     """Invisible model holding plotly's widget module, shared by every :class:`FigureWidget`."""
 
@@ -261,7 +267,7 @@ class FigureWidget(go.FigureWidget):
     dark theme (:mod:`delaylab.viz.theme`).
     """
 
-    _esm = _LOADER
+    _esm = _compact(_LOADER)
     _plotly_url = traitlets.Unicode().tag(sync=True)  # the static module's URL, or ""
     _plotly_code = traitlets.Unicode().tag(sync=True)  # else "IPY_MODEL_<id>" of the shared code
     _description = traitlets.Unicode().tag(sync=True)  # the text alternative (delaylab.viz.describe)

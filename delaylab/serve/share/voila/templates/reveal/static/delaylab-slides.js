@@ -4,12 +4,17 @@
  * - The deck starts with the first cell, so the title slide shows while the other cells execute;
  *   each later cell is added with Reveal.sync(). An address with a slide (#/3/1, a reload in the
  *   middle of a lecture) is honoured once that slide has arrived.
- * - Slides are 1280×720 CSS pixels, scaled by reveal.js to the screen. A slide taller than that
- *   scrolls inside itself: the mouse wheel, or the keys that go forward (→, ↓, Space, Page Down,
+ * - Slides are 720 CSS pixels high and as wide as the screen's shape allows between 4:3 and 16:9
+ *   (960 to 1280 px: a 1024×768 projector is filled, not letterboxed), scaled by reveal.js to the
+ *   screen: 1:1 on a 1280×720 projector, ×1.5 at 1920×1080. The bottom strip of the screen holds
+ *   reveal.js's arrows, the slide number and "▼ more below"; no content goes under them. A slide
+ *   taller than the screen scrolls inside itself: the mouse wheel, or the keys that go forward (→, ↓, Space, Page Down,
  *   a presenter's clicker) scroll it down by most of a screen before going on to the next slide,
  *   and the keys that go back scroll it up first. "▼ more below" shows while it has more.
  * - Navigation is linear: → and Space go through every slide and sub-slide in the notebook's
- *   order (reveal.js's default → would skip the sub-slides that hold the live panels).
+ *   order (reveal.js's default → would skip the sub-slides that hold the live panels). Home goes
+ *   to the title slide (reveal.js's own goes to the sub-slide of the first slide seen last), End
+ *   to the last slide.
  * - Keys pressed on a widget (a slider's handle, a dropdown, a text field) are the widget's: an
  *   arrow moves the slider, not the deck. Esc or a click beside the widget gives them back. On a
  *   button or a check box only Space and Enter are (they press it); reveal.js's own controls
@@ -26,6 +31,10 @@
   const FORWARD = new Set(["ArrowRight", "ArrowDown", "PageDown", " "]);
   const BACK = new Set(["ArrowLeft", "ArrowUp", "PageUp"]);
   const SLACK = 24;  // px: a slide this little taller than the screen is not scrolled (a key goes on)
+  const HEIGHT = settings.height || 720, NARROWEST = 4 / 3, WIDEST = 16 / 9;
+  const NARROW = 1120;  // px: a slide narrower than this (a 4:3 screen's) has a narrower controls column
+  const BAND = 40;  // screen px at the bottom: reveal.js's arrows, the slide number, "▼ more below"
+
   const wanted = /^#\/(\d+)(?:\/(\d+))?/.exec(location.hash);  // the slide asked for, before reveal.js rewrites the hash
   let started = false, finished = false, syncing = 0, observer = null;
 
@@ -77,6 +86,41 @@
     more.classList.toggle("visible", Boolean(below));
   }
 
+  /** The slide's size for this window: about 720 high and as wide as the window's shape between
+   * 4:3 and 16:9, chosen so that reveal.js's scale (which it rounds to hundredths) puts the whole
+   * slide on the screen: at 1024×768 it is 966×724 at a scale of 1.06, not 960×720 at 1.07. */
+  function slideSize() {
+    const W = Math.max(window.innerWidth, 1), H = Math.max(window.innerHeight, 1);
+    const width = HEIGHT * Math.min(Math.max(W / H, NARROWEST), WIDEST);
+    const scale = Math.max(Math.floor(Math.min(W / width, H / HEIGHT) * 100) / 100, 0.2);
+    let w = Math.floor(W / scale), h = Math.floor(H / scale);
+    if (w > h * WIDEST) w = Math.floor(h * WIDEST);         // wider than 16:9: bands at the sides
+    if (w < h * NARROWEST) h = Math.floor(w / NARROWEST);   // narrower than 4:3: bands above and below
+    return {width: w, height: h};
+  }
+
+  /** After a resize: the slide's shape follows the window's, and the bottom strip its scale. */
+  function fitWindow() {
+    const size = slideSize(), config = Reveal.getConfig();
+    if (config.width !== size.width || config.height !== size.height) Reveal.configure(size);
+    document.body.classList.toggle("delaylab-slides-narrow", size.width < NARROW);
+    const band = Math.ceil(BAND / Math.max(Reveal.getScale(), 0.2));
+    document.body.style.setProperty("--delaylab-band", band + "px");
+  }
+
+  /** Home: the title slide, from its top; End: the last slide. */
+  function home() {
+    Reveal.slide(0, 0);
+    const slide = present();
+    if (slide) slide.scrollTop = 0;
+  }
+
+  function end() {
+    const stacks = Reveal.getHorizontalSlides(), last = stacks.length - 1;
+    if (last < 0) return;
+    Reveal.slide(last, Math.max(stacks[last].querySelectorAll(":scope > section").length - 1, 0));
+  }
+
   function onSlideChanged() {
     const slide = present();
     if (observer) {
@@ -106,9 +150,10 @@
   function start() {
     if (started || !window.Reveal || !document.querySelector(".reveal .slides > section")) return;
     started = true;
+    const size = slideSize();
     Reveal.initialize({
-      width: settings.width || 1280,
-      height: settings.height || 720,
+      width: size.width,
+      height: size.height,
       margin: 0,
       minScale: 0.2,
       maxScale: 4,
@@ -124,9 +169,13 @@
       slideNumber: "c/t",
       scrollActivationWidth: null,  // never reveal.js's "scroll view" (every slide in one long page)
       keyboardCondition: keyboardCondition,
+      keyboard: {36: home, 35: end},
     }).then(function () {
       observer = "ResizeObserver" in window ? new ResizeObserver(showMore) : null;
       Reveal.on("slidechanged", onSlideChanged);
+      Reveal.on("resize", fitWindow);
+      window.addEventListener("resize", fitWindow);
+      fitWindow();
       Reveal.on("overviewshown", showMore);
       Reveal.on("overviewhidden", showMore);
       document.addEventListener("scroll", showMore, true);
