@@ -284,9 +284,13 @@ def cmd_dashboard(args) -> None:
     rest = [a for a in args if a != "--public"]
     port = rest.pop(0) if rest and rest[0].isdigit() else "8866"
     host = "0.0.0.0" if public else "127.0.0.1"
-    say(f"dashboards at http://{'<this host>' if public else host}:{port}/voila/render/00_index.ipynb (Ctrl-C stops)")
+    say(f"dashboards at http://{'<this host>' if public else host}:{port}/voila/render/00_index.ipynb once every "
+        "notebook has a preheated kernel (the log says 'ready'; Ctrl-C stops)")
+    # the port opens once every notebook has a preheated kernel: the first visitors after a start
+    # wait no longer than later ones (issue 37; `bench start` measures it)
+    ready = [] if any(a.startswith("--DashboardServer.ready_wait=") for a in rest) else ["--DashboardServer.ready_wait=600"]
     cmd = [str(c) for c in [PY, "-m", "delaylab.serve", ROOT / "notebooks", f"--port={port}", "--no-browser",
-                            *(["--public"] if public else [f"--Voila.ip={host}"]), *rest]]
+                            *(["--public"] if public else [f"--Voila.ip={host}"]), *ready, *rest]]
     if os.name == "posix":
         # this process becomes the server: a SIGTERM (a service manager, `kill`, `docker stop`) reaches
         # the server itself, which stops its kernels, instead of ending only this script

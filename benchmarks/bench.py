@@ -10,8 +10,10 @@ live panel (`panels`, issue 15: within 1 s at every value), and with a student's
 and hold (`serve`). Targets are those of the issues
 for a 2-core machine. Nothing here is a test: timings vary with the load of the machine.
 `python3 tasks.py bench paper3 scaling` runs only the named sections. `soak` (issue 29: ten
-minutes of steady visitors on a `--public` server, bench_soak.py) runs only when named, with its
-options after its name: `python3 tasks.py bench soak --minutes 2`.
+minutes of steady visitors on a `--public` server, bench_soak.py), `start` (each notebook's first
+visit after a server start, bench_start.py) and `runall` (a student's Run All in JupyterLab in
+chromium, bench_runall.py) run only when named, with their options after their name:
+`python3 tasks.py bench soak --minutes 2`.
 """
 
 from __future__ import annotations
@@ -332,6 +334,21 @@ def lighthouse_pages():
     bench_lighthouse.main(row=row)
 
 
+def start(argv):
+    """The first visitor after a start, each notebook (benchmarks/bench_start.py, issue 37: ≤ 3 s)."""
+    import bench_start
+
+    bench_start.main(argv)
+
+
+def runall(argv):
+    """A student's Run All in JupyterLab in chromium, each notebook (benchmarks/bench_runall.py,
+    issue 37: ≤ 15 s until every figure is drawn and every panel idle)."""
+    import bench_runall
+
+    bench_runall.main(argv)
+
+
 def soak(argv):
     """Steady visitors on a `--public` dashboard server (benchmarks/bench_soak.py, issue 29):
     time to a visitor's widget state against its budgets, and whether the server's kernels,
@@ -359,9 +376,11 @@ SECTIONS = {
     "book": book,  # the course site, built cold then warm (several minutes)
     "lighthouse": lighthouse_pages,  # the site's notebook pages on a phone (Lighthouse, from npm)
     "soak": soak,  # steady visitors on a --public server for ten minutes: only when named
+    "start": start,  # a server started ten times, a notebook visited at once: only when named
+    "runall": runall,  # JupyterLab and chromium, Run All of each notebook: only when named
 }
 #: sections that take options (the arguments after their name) and run only when named
-WITH_OPTIONS = {"soak"}
+WITH_OPTIONS = {"soak", "start", "runall"}
 
 
 def main(argv):

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Compiled kernels (delaylab/kernels): µs per run-step of the plain loop, numpy, the kernels.
+"""Compiled kernels (delaylab/kernels): µs per run-step now, before the kernels' refactor, numpy.
 
-For each algorithm with a kernel: the cost per run-step at 1, 30 and 1000 runs of the plain
-per-run Python loop (tests/oracles/*.py, and below for the tabulated count and QPM-D on the
-censored setting; its cost does not depend on the number of runs), of
-the numpy engine (DELAYLAB_KERNELS=numpy) and of the default engine (the kernels, unless the
-dispatch sends that batch size to numpy), and the ratio of each to the fastest. Times are the
-CPU time of this process (less sensitive than wall time to other processes on a shared
-machine), best of a few repeats, including the draws of the environment. Also: the time of
-:func:`delaylab.warmup.warmup` with the on-disk cache (a fresh kernel after installation).
+For each algorithm with a kernel, at 1, 30 and 1000 runs: the CPU µs per run-step of the plain
+per-run Python loop (tests/oracles/*.py, and below for the tabulated count; its cost does not
+depend on the number of runs), of the numpy engine (DELAYLAB_KERNELS=numpy), of the kernels at
+commit 40b6edf (before their refactor; extracted with ``git archive``, measured in its own
+process) and of the kernels now (DELAYLAB_KERNELS=numba). Both checkouts run the same cases
+(kernel_cases.py, in a process each), interleaved and best of a few rounds, the garbage
+collector off while timed; a ``≠`` marks a case whose mean regret differs between them (a
+changed algorithm, not the same work). CPU time is less sensitive than wall time to other
+processes on a shared machine, not immune: repeat before trusting a 5 % difference. Also: the
+time of :func:`delaylab.warmup.warmup` with the on-disk cache (a fresh kernel after installation).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference loops: tests/oracles
 import delaylab as dl  # noqa: E402
+from kernel_cases import ADV, ALGORITHMS, BATCHES, LAW, LIN, M, PATIENT  # noqa: E402
 from table import row  # noqa: E402
 from delaylab import kernels  # noqa: E402
 from delaylab.papers import pikeburke2018 as pikeburke  # noqa: E402
@@ -36,51 +39,58 @@ from oracles.pikeburke2018 import plain_phased, plain_qpmd  # noqa: E402
 from oracles.thune2019 import plain_run as plain_exp  # noqa: E402
 from oracles.vernade2020 import plain_run as plain_linear  # noqa: E402
 
-LAW = dl.Geometric(paper.MEAN_DELAY)
-CONV = dl.Conversions(paper.THETA_L, LAW, window=paper.WINDOW)
-LAB = dl.LabelledRewards(paper.THETA_L, LAW, window=paper.WINDOW)
-M = paper.WINDOW
-PATIENT = dl.Conversions([0.5, 0.55], [dl.Pareto(1.0), dl.Pareto(0.3)])
-ANON = dl.AggregatedAnonymous(pikeburke.THETA, dl.Poisson(10.0))  # bench_pikeburke2018's instance
-LIN = dl.LinearConversions(np.full(5, 1 / np.sqrt(5)), dl.Geometric(mean=100), n_actions=10, window=100)  # the panel's
-LIN_BIG = dl.LinearConversions(np.full(8, 1 / np.sqrt(8)), dl.Geometric(mean=100), n_actions=20, window=500)
-ADV_T = 5000
-ADV = dl.AdversarialLosses(dl.sequences.bernoulli_losses([0.45, 0.5], ADV_T, seed=0), dl.Geometric(mean=20))
-
-# name → (setting, policy, plain loop or None)
-ALGORITHMS = {
-    "UCB1": (CONV, dl.UCB1(), "UCB1"),
-    "KL-UCB": (CONV, dl.KLUCB(), "KL-UCB"),
-    "D-UCB": (CONV, dl.DelayedUCB(LAW, M), "D-UCB"),
-    "D-KLUCB": (CONV, dl.DelayedKLUCB(LAW, M), "D-KLUCB"),
-    "D-KLUCB (tabulated, Uniform(0, 1000))": (CONV, dl.DelayedKLUCB(dl.Uniform(0, 1000), M), "D-KLUCB tabulated"),
-    "UD-KLUCB": (dl.Conversions(paper.THETA_L, LAW), dl.DelayedKLUCB(LAW), "D-KLUCB"),
-    "Discarding UCB": (CONV, dl.DiscardingUCB(LAW, M), "Discarding UCB"),
-    "Discarding KL-UCB": (CONV, dl.DiscardingKLUCB(LAW, M), "Discarding KL-UCB"),
-    "QPM-D (UCB1)": (LAB, dl.QPMD(), "QPM-D"),
-    "QPM-D (KL-UCB)": (LAB, dl.QPMD(dl.KLUCB()), "QPM-D (KL-UCB)"),
-    "Patient Bandits": (PATIENT, dl.PatientBandits(alpha=0.3), "Patient Bandits"),
-    "Adapt-Patient Bandits": (PATIENT, dl.AdaptPatientBandits(), "Adapt-Patient Bandits"),
-    "ODAAF": (ANON, dl.ODAAF(mean_delay=10), "ODAAF"),
-    "ODAAF-B": (ANON, dl.ODAAFB(mean_delay=10, bound=40), "ODAAF-B"),
-    "ODAAF-V": (ANON, dl.ODAAFV(mean_delay=10, variance=10), "ODAAF-V"),
-    "Improved UCB (no delay)": (dl.AggregatedAnonymous(pikeburke.THETA, dl.Fixed(0)), dl.ImprovedUCB(), "Improved UCB"),
-    "OTFLinUCB (m = 100, d = 5, K = 10)": (LIN, dl.OTFLinUCB(window=100), "OTFLinUCB"),
-    "OTFLinUCB (m = 500, d = 8, K = 20)": (LIN_BIG, dl.OTFLinUCB(window=500), None),
-    "OTFLinTS (m = 100, d = 5, K = 10)": (LIN, dl.OTFLinTS(window=100), "OTFLinTS"),
-    "LinUCB (d = 5, K = 10)": (LIN, dl.LinUCB(), "LinUCB"),
-    "Exp3": (ADV, dl.Exp3(), "Exp3"),
-    "DEW": (ADV, dl.DEW(eta=0.05, dmax=100), "DEW"),
-    "Skipper": (ADV, dl.Skipper(beta=30), "Skipper"),
-    "Doubling": (dl.AdversarialLosses(ADV.losses, ADV.delays, reveal="at_action"), dl.Doubling(), "Doubling"),
-}
-BATCHES = (1, 30, 1000)
-STEPS = {1: 4000, 20: 4000, 30: 4000, 1000: 600}  # horizon per batch size (≈ 10⁵–10⁶ run-steps)
+ROOT = Path(__file__).resolve().parents[1]
+#: the last commit before the kernels' refactor (issue 37 compares every kernel with it)
+BEFORE = "40b6edf"
+#: rounds of interleaved measurements per row, and simulations per round (best of all)
+ROUNDS = 3
+REPEAT = {1: 5, 30: 2, 1000: 1}
 
 
-def cpu_per_run_step(setting, policy, runs, mode, repeat=2):
+class Checkout:
+    """A kernel_cases.py process measuring the delaylab found first on ``pythonpath``."""
+
+    def __init__(self, pythonpath=None):
+        env = dict(os.environ)
+        env.pop("DELAYLAB_KERNELS", None)
+        if pythonpath:
+            env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve().parent / "kernel_cases.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                                     cwd=str(pythonpath or ROOT))
+        if self.proc.stdout.readline().strip() != "ready":
+            self.close()
+            raise RuntimeError(f"kernel_cases.py did not start for {pythonpath or ROOT}")
+
+    def measure(self, name, runs, mode, repeat):
+        """(µs per run-step, mean final regret) of case ``name``."""
+        self.proc.stdin.write(f"{name}\t{runs}\t{mode}\t{repeat}\n")
+        self.proc.stdin.flush()
+        us, regret = self.proc.stdout.readline().split("\t")
+        return float(us), float(regret)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def before_checkout():
+    """The package at :data:`BEFORE`, extracted once into a folder kept between runs (its numba
+    cache with it), or None where this is not a git checkout."""
+    folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "delaylab-bench" / BEFORE
+    if not (folder / "delaylab" / "__init__.py").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE, "delaylab"], capture_output=True)
+        if archive.returncode:
+            return None
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
+def cpu_per_run_step(setting, policy, runs, mode, repeat=2, T=None):
+    """CPU µs per run-step of ``dl.simulate`` in this process (best of ``repeat``)."""
     os.environ["DELAYLAB_KERNELS"] = mode
-    T = STEPS[runs]
+    T = T or {1: 4000, 20: 4000, 30: 4000}.get(runs, 600)
     dl.simulate(setting, policy, 50, runs, checkpoints=1)  # compiled / loaded
     best = np.inf
     for _ in range(repeat):
@@ -171,42 +181,69 @@ def warmup_times():
     return out
 
 
+def side_by_side(now, before):
+    """The table: every case at every batch size, plain / numpy / before / now; returns the rows
+    slower than before (by more than 5 %) and those slower than numpy (by more than 5 %)."""
+    print(f"{'µs per run-step (CPU)':40s} {'runs':>5s} {'plain':>8s} {'numpy':>8s} {BEFORE:>8s} {'now':>8s}"
+          f" {'now/before':>10s} {'now/numpy':>9s}")
+    slower, above_numpy = [], []
+    for name, (setting, _policy, plain) in ALGORITHMS.items():
+        p = plain_per_run_step(plain, setting) if plain else np.nan
+        for R in BATCHES:
+            rounds = {"numpy": [], "before": [], "now": []}
+            regrets = {}
+            for _ in range(ROUNDS):  # interleaved: a busy moment of the machine hits every column
+                for key, proc, mode in (("before", before, "numba"), ("now", now, "numba"), ("numpy", now, "numpy")):
+                    if proc is None:
+                        continue
+                    us, regret = proc.measure(name, R, mode, REPEAT[R])
+                    rounds[key].append(us)
+                    regrets[key] = regret
+            nump, old, new = (min(rounds[k], default=np.nan) for k in ("numpy", "before", "now"))
+            same = "" if before is None or math.isclose(regrets["before"], regrets["now"], rel_tol=1e-9) else " ≠"
+            cell = lambda v: f"{v:8.3f}" if np.isfinite(v) else f"{'–':>8s}"  # noqa: E731
+            print(f"{name:40s} {R:5d} {cell(p)} {cell(nump)} {cell(old)} {cell(new)} {new / old:9.2f}×"
+                  f" {new / nump:8.2f}×{same}", flush=True)
+            if new > 1.05 * old:
+                slower.append(f"{name} at {R}")
+            if new > 1.05 * nump:
+                above_numpy.append(f"{name} at {R}")
+    return slower, above_numpy
+
+
 def main():
     if not kernels.available():
         print("numba is not installed: no kernels to measure")
         return
-    print("(kernels: the default engine, i.e. the compiled kernel unless the batch is above its max_batch)")
-    print(f"{'µs per run-step (CPU)':40s} {'runs':>5s} {'plain':>8s} {'numpy':>8s} {'kernels':>8s}   ratios to the fastest")
+    print(f"(the kernels at {BEFORE} and now: DELAYLAB_KERNELS=numba; best of {ROUNDS} interleaved rounds of "
+          f"{REPEAT} simulations by runs; plain: the per-run Python loop; load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())})")
     default = os.environ.get("DELAYLAB_KERNELS")
-    slower = []
+    folder = before_checkout()
+    if folder is None:
+        print(f"(no git checkout: the column {BEFORE} is left empty)")
+    now = Checkout()
+    before = Checkout(folder) if folder is not None else None
     try:
-        for name, (setting, policy, plain) in ALGORITHMS.items():
-            p = plain_per_run_step(plain, setting) if plain else np.nan
-            for R in BATCHES:
-                nump = cpu_per_run_step(setting, policy, R, "numpy", repeat=1 if R == 1 else 2)
-                kern = cpu_per_run_step(setting, policy, R, "numba", repeat=3)
-                fastest = np.nanmin([p, nump, kern])
-                ratios = " ".join(f"{v / fastest:6.1f}×" if np.isfinite(v) else "      –" for v in (p, nump, kern))
-                shown = "      –" if not np.isfinite(p) else f"{p:8.3f}"
-                print(f"{name:40s} {R:5d} {shown:>8s} {nump:8.3f} {kern:8.3f}   {ratios}", flush=True)
-                if kern > 1.1 * nump:  # noise or real? both paths again, interleaved, best of three each
-                    again = [(cpu_per_run_step(setting, policy, R, "numpy", repeat=1),
-                              cpu_per_run_step(setting, policy, R, "numba", repeat=1)) for _ in range(3)]
-                    nump, kern = min(a for a, _ in again), min(b for _, b in again)
-                    print(f"{'':40s} {'':5s} {'again:':>8s} {nump:8.3f} {kern:8.3f}   (interleaved, best of 3)")
-                    if kern > 1.1 * nump:
-                        slower.append(f"{name} at {R} runs")
-        d30 = cpu_per_run_step(CONV, dl.DelayedKLUCB(LAW, M), 30, "numba", repeat=3)
+        slower, above_numpy = side_by_side(now, before)
+        d30 = cpu_per_run_step(dl.Conversions(paper.THETA_L, LAW, window=M), dl.DelayedKLUCB(LAW, M), 30, "numba", 3)
         row("kernels: D-KLUCB at 30 runs, per run-step (CPU)", d30, "µs", "≤ 0.3 µs", d30 <= 0.3)
-        q20 = cpu_per_run_step(LAB, dl.QPMD(), 20, "numba", repeat=3)
+        q20 = cpu_per_run_step(dl.LabelledRewards(paper.THETA_L, LAW, window=M), dl.QPMD(), 20, "numba", 3)
         row("kernels: QPM-D at 20 runs, per run-step (CPU)", q20, "µs", "≤ 0.3 µs", q20 <= 0.3)
-        row(f"kernels: algorithms slower than numpy (> 1.1×): {', '.join(slower) or 'none'}", len(slower), "",
-            "0", not slower)
+        if before is not None:
+            row(f"kernels: rows slower than at {BEFORE} (> 1.05×): {', '.join(slower) or 'none'}", len(slower), "",
+                "0", not slower)
+        row(f"kernels: rows slower than numpy (> 1.05×): {', '.join(above_numpy) or 'none'}", len(above_numpy), "",
+            "0", not above_numpy)
     finally:
+        now.close()
+        if before is not None:
+            before.close()
         if default is None:
             os.environ.pop("DELAYLAB_KERNELS", None)
         else:
             os.environ["DELAYLAB_KERNELS"] = default
+    print(f"(load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
     (cold, cold_cpu), (warm, warm_cpu) = warmup_times()
     row("warmup() in a fresh Python, cold (compiles every kernel)", cold, "s")
     row("  CPU time", cold_cpu, "s")

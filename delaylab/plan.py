@@ -194,7 +194,7 @@ def _named(policies) -> dict:
     elif isinstance(policies, (list, tuple)):
         items, seen = [], {}
         for p in policies:
-            name = getattr(p, "label", repr(p))
+            name = p.label if hasattr(p, "label") else repr(p)
             seen[name] = seen.get(name, 0) + 1
             items.append((name if seen[name] == 1 else f"{name} ({seen[name]})", p))
     else:

@@ -125,3 +125,14 @@ class StepDraws:
         if t < self._t0:
             raise ValueError(f"random draws of step {t} were already discarded (steps go forward)")
         return self._buf[t - self._t0]
+
+    def rows(self, t0: int, t1: int) -> np.ndarray:
+        """The numbers of steps t0 … t1 − 1, (t1 − t0, B) + shape: ``self(t)`` for each t, stacked,
+        taken a buffer at a time."""
+        parts, t = [], t0
+        while t < t1:
+            self(t)  # the buffer holding step t
+            stop = min(t1, self._t0 + len(self._buf))
+            parts.append(self._buf[t - self._t0 : stop - self._t0])
+            t = stop
+        return np.concatenate(parts) if len(parts) != 1 else parts[0].copy()

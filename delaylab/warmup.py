@@ -49,6 +49,8 @@ def warmup(verbose: bool = False) -> float:
     dl.simulate(dl.AggregatedAnonymous([0.5, 0.3], law), dl.ODAAF(mean_delay=3), 20, 2, checkpoints=2)
     lin = dl.LinearConversions([0.6, 0.3], law, n_actions=3, window=5)
     dl.simulate(lin, dl.OTFLinTS(window=5), 20, 2, checkpoints=2)  # one specialisation for the three learners
+    for env in (conv, adv, lin):  # uniform play: one kernel per kind of setting
+        dl.simulate(env, dl.UniformRandom(), 20, 2, checkpoints=2)
     elapsed = time.perf_counter() - t0
     if verbose:
         print(f"delaylab kernels ready in {elapsed:.2f} s")

@@ -294,3 +294,88 @@ def test_kl_indices_and_argmax_equal_numpy_on_a_wide_grid():
     scratch = [np.empty(th.shape) for _ in range(4)]
     index.poisson_choose(th, nt, b, 1.0, *scratch, choice)
     assert np.array_equal(choice, np.argmax(klucb_poisson(th, nt, b[:, None]), axis=1))
+
+
+CALLER = '''from numba import njit
+
+from .helper import step
+
+
+@njit(cache=True)
+def run(x):
+    return step(x)
+'''
+HELPER = '''from numba import njit
+
+
+@njit(cache=True, inline="always")
+def step(x):
+    return x + {}
+'''
+
+
+def test_a_change_in_another_module_of_a_kernel_is_not_served_from_numba_s_cache(tmp_path):
+    """numba caches a function with the code of what it calls from other modules but checks only
+    its own file (numba issue #1833): kernels.drop_stale_cache empties the cache when any of them
+    changed. A caller and an inlined helper in two modules, cached, then the helper changed: the
+    next process must run the new helper (numba alone would give the old answer from its cache)."""
+    import subprocess
+    import sys
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "caller.py").write_text(CALLER)
+    code = ("import pkg.caller as c; from delaylab.kernels import drop_stale_cache; "
+            "print(drop_stale_cache([c]), c.run(1.0))")
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+
+    def answer(increment):
+        (pkg / "helper.py").write_text(HELPER.format(increment))
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        return out.stdout.split()
+
+    assert answer("1.0") == ["True", "2.0"]  # a new cache: stamped
+    assert answer("1.0") == ["False", "2.0"]  # from the cache
+    assert answer("20.0") == ["True", "21.0"]  # the helper changed: the caller's cache was emptied
+
+
+# uniform random play, the reference curve of every figure: one kernel for every kind of setting
+UNIFORM_CASES = [
+    ("uniform/conversions", CONV, dl.UniformRandom()),
+    ("uniform/uncensored", UNCENSORED, dl.UniformRandom()),
+    ("uniform/labelled", LABELLED, dl.UniformRandom()),
+    ("uniform/per-arm laws", PER_ARM, dl.UniformRandom()),
+    ("uniform/means per cell", GRID_MEANS, dl.UniformRandom()),
+    ("uniform/anonymous", dl.AggregatedAnonymous([0.5, 0.4, 0.2], dl.Poisson(10.0)), dl.UniformRandom()),
+    ("uniform/losses", ADV_LAW, dl.UniformRandom()),
+    ("uniform/losses, 9 arms, spikes", ADV_SPIKES, dl.UniformRandom()),
+    ("uniform/linear", dl.LinearConversions(np.full(3, 1 / np.sqrt(3)), GEO, n_actions=7, window=M),
+     dl.UniformRandom()),
+]
+
+
+@pytest.mark.parametrize("name, setting, policy", UNIFORM_CASES, ids=[c[0] for c in UNIFORM_CASES])
+def test_uniform_play_has_a_kernel_equal_to_numpy(monkeypatch, name, setting, policy):
+    problem = dl.Problem(setting.n_arms, T, setting.feedback, getattr(setting, "window", None), None,
+                         engine.Batch(np.arange(2)), 0)
+    cal = engine.Calendar(2, 10, with_values=setting.feedback not in ("conversions", "linear"))
+    assert kernels.kernel_for(policy.clone().start(problem), setting, problem, cal) is not None
+    for runs in (1, 7, 30):
+        a, b = both(monkeypatch, setting, policy, runs, checkpoints=50)
+        assert_same(a, b)
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 1)  # one run per chunk
+    monkeypatch.setattr(engine, "_BLOCK_NUMBERS", 1)  # blocks of 8 steps
+    c, d = both(monkeypatch, setting, policy, 7, checkpoints=50)
+    assert_same(c, d)
+    monkeypatch.undo()
+    assert_same(both(monkeypatch, setting, policy, 7, checkpoints=50)[0], c)  # as one chunk in long blocks
+
+
+def test_step_draws_rows_are_the_steps_stacked():
+    """StepDraws.rows (the kernels' uniforms) gives what step-by-step reads give, across buffers."""
+    from delaylab.streams import StepDraws
+
+    a, b = StepDraws(5, engine.Batch(np.arange(3)), "x", block=16), StepDraws(5, engine.Batch(np.arange(3)), "x", block=16)
+    for t0, t1 in [(0, 1), (1, 16), (16, 17), (20, 70), (70, 71), (100, 140)]:
+        assert np.array_equal(a.rows(t0, t1), np.stack([b(t) for t in range(t0, t1)]))

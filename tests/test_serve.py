@@ -783,6 +783,41 @@ def test_a_page_whose_kernel_dies_says_so_instead_of_computing_for_good(tmp_path
         log.close()
 
 
+def test_with_ready_wait_the_port_opens_once_every_notebook_has_a_preheated_kernel(tmp_path):
+    """``--DashboardServer.ready_wait`` (what ``tasks.py dashboard`` sets, issue 37): the server's
+    first answer already finds every notebook's pool holding a kernel that has executed its
+    notebook (one of them takes 4 s), so no first visitor waits for a kernel still starting."""
+    import nbformat
+
+    for name, code in (("quick", "x = 6 * 7"), ("slow", "import time\ntime.sleep(4)\nx = 1")):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "delaylab.serve", str(tmp_path), "--no-browser", f"--port={port}",
+                             "--Voila.ip=127.0.0.1", "--VoilaConfiguration.preheat_kernel=True",
+                             "--VoilaConfiguration.default_pool_size=1", "--DashboardServer.ready_wait=300"],
+                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, "DELAYLAB_WARMUP": "0"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 300
+        while True:
+            try:
+                st = _status(url)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert proc.poll() is None and time.time() < deadline, (tmp_path / "server.log").read_text()[-3000:]
+                time.sleep(0.1)
+        assert st["pool_ready"] == 2 and st["pool_starting"] == 0, st
+        assert "ready: 2 notebooks with a preheated kernel" in (tmp_path / "server.log").read_text()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+
+
 def test_the_notebooks_link_to_the_readings_opens_a_page_and_nothing_else_is_served(server):
     """The notebooks' ``../docs/readings.md`` resolves, from ``/voila/render/<notebook>``, to
     ``/voila/docs/readings.md``: the document as a page, scripts forbidden; any other document, a

@@ -19,7 +19,8 @@ One module per algorithm family:
 * :mod:`.patient` — Patient Bandits and Adapt-Patient Bandits (Manegueu et al. 2020);
 * :mod:`.exp_weights` — Exp3, DEW, Skipper and Doubling (Thune et al. 2019);
 * :mod:`.odaaf` — ODAAF, ODAAF-B, ODAAF-V and Improved UCB (Pike-Burke et al. 2018), phased;
-* :mod:`.linear` — OTFLinUCB, OTFLinTS and LinUCB (Vernade et al. 2020).
+* :mod:`.linear` — OTFLinUCB, OTFLinTS and LinUCB (Vernade et al. 2020);
+* :mod:`.uniform` — uniform random play, in every setting (the reference curve of every figure).
 
 Where a kernel is no faster than numpy on large batches (KL-UCB, and D-UCB with the geometric
 count, beyond about 2000 runs per chunk; the phased family beyond 100 runs, against the engine's
@@ -57,7 +58,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["enabled", "available", "kernel_for", "cache_folder", "cache_report", "MODES"]
+__all__ = ["enabled", "available", "kernel_for", "cache_folder", "cache_report", "drop_stale_cache", "MODES"]
 
 #: values of the environment variable DELAYLAB_KERNELS
 MODES = ("numba", "numpy")
@@ -111,9 +112,10 @@ def _families():
     if _FAMILIES is None:
         try:
             with _numba_cache():
-                from . import exp_weights, index, linear, odaaf, patient, qpmd
+                from . import exp_weights, index, linear, odaaf, patient, qpmd, uniform
 
-            _FAMILIES = (index, qpmd, patient, exp_weights, odaaf, linear)
+            _FAMILIES = (index, qpmd, patient, exp_weights, odaaf, linear, uniform)
+            drop_stale_cache(_FAMILIES)
         except Exception as err:  # pragma: no cover - depends on the installation
             import warnings
 
@@ -127,8 +129,11 @@ def _families():
 # ====================================================================== where numba caches them
 #: the compiled kernels as whoever installed delaylab compiled them (numba's in-tree cache)
 INSTALLED = Path(__file__).resolve().parent / "__pycache__"
-#: numba's cache files: an index per function and the compiled code it lists
-CACHE_FILES = ("*.nbi", "*.nbc")
+#: the file, in each folder of numba's cache, holding the digest of the sources its kernels were compiled from
+STAMP = "delaylab-kernels.sha256"
+#: numba's cache files: an index per function and the compiled code it lists, and the digest of
+#: the sources they were compiled from (:func:`drop_stale_cache`)
+CACHE_FILES = ("*.nbi", "*.nbc", STAMP)
 
 
 def _user_folder() -> Path:
@@ -225,3 +230,67 @@ def cache_report() -> dict:
                 loaded += sum(obj.stats.cache_hits.values())
                 compiled += sum(obj.stats.cache_misses.values())
     return {"folder": str(cache_folder()), "loaded": loaded, "compiled": compiled}
+
+
+# ====================================================================== a stale cache dropped
+def sources(modules) -> dict:
+    """The modules of delaylab whose code or constants the compiled functions of ``modules`` may
+    hold, name -> file: the modules themselves, and those of the delaylab objects they import
+    (the helpers of :mod:`._env`, the policies' state classes and constants such as
+    ``patient.TINY``)."""
+    import inspect
+    import sys
+
+    found = {}
+    for module in modules:
+        found[module.__name__] = module.__file__
+        for obj in vars(module).values():
+            name = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
+            if isinstance(name, str) and name.split(".")[0] == module.__name__.split(".")[0]:
+                source = getattr(sys.modules.get(name), "__file__", None)
+                if source:
+                    found[name] = source
+    return found
+
+
+def drop_stale_cache(modules) -> bool:
+    """Empty numba's on-disk cache of every compiled function of ``modules`` when the sources
+    they were compiled from (:func:`sources`) have changed since: returns whether it did.
+
+    numba keeps, in the cache of a kernel, the code of every function it calls, here the
+    calendar walk of :mod:`._env` inlined into each family's loop, but throws that cache away
+    only when the kernel's own file changes (numba issue #1833, "Caching issue: functions in
+    different modules"; its documentation says so under "Cache invalidation"). An update that
+    changed ``_env.py`` alone (a ``git pull``) would leave every kernel running the old code, and
+    different results from the numpy path's. So each cache folder keeps the digest of the
+    sources (:data:`STAMP`), checked when the kernels are first needed (a few milliseconds);
+    where it differs, every function's cache index is emptied (``recompile()`` of a dispatcher
+    not compiled yet) and the functions compile again at their first call."""
+    import hashlib
+    from pathlib import Path
+
+    from numba.core.dispatcher import Dispatcher
+
+    h = hashlib.sha256()
+    for name, path in sorted(sources(modules).items()):
+        h.update(name.encode() + b"\0" + Path(path).read_bytes())
+    digest = h.hexdigest()
+    compiled = [obj for m in modules for obj in vars(m).values()
+                if isinstance(obj, Dispatcher) and obj.py_func.__module__ == m.__name__ and obj.stats.cache_path]
+    stale = False
+    for folder in sorted({d.stats.cache_path for d in compiled}):
+        stamp = Path(folder) / STAMP
+        try:
+            if stamp.read_text() == digest:
+                continue
+        except OSError:
+            pass
+        stale = True
+        try:
+            for d in compiled:
+                if d.stats.cache_path == folder:
+                    d.recompile()  # nothing compiled in this process yet: only the cache's index emptied
+            stamp.write_text(digest)
+        except OSError:  # a cache folder we cannot write: numba will not write there either
+            pass
+    return stale

@@ -34,7 +34,7 @@ from numba import njit, types
 
 from ..settings.bernoulli import BernoulliBlock, BernoulliSetting
 
-__all__ = ["Draws", "CalendarArrays", "calendar_arrays", "owned", "supported", "is_state", "pull",
+__all__ = ["Draws", "CalendarArrays", "calendar_arrays", "owned", "writable", "supported", "is_state", "pull",
            "schedule", "play", "first_arrival", "next_arrival", "pending", "Kernel"]
 
 CONVERSIONS, LABELLED, ANONYMOUS = 0, 1, 2
@@ -93,6 +93,14 @@ def owned(x, shape=None, dtype=float) -> np.ndarray:
     return np.array(np.broadcast_to(x, x.shape if shape is None else shape), dtype=dtype, order="C", copy=True)
 
 
+def writable(x, dtype=float) -> np.ndarray:
+    """``x`` itself if it is a writable C-contiguous array of ``dtype``, else :func:`owned` (x):
+    what the kernels are compiled for, without a copy where none is needed."""
+    if x.flags.c_contiguous and x.flags.writeable and x.dtype == dtype:
+        return x
+    return owned(x, dtype=dtype)
+
+
 def supported(setting) -> bool:
     """Whether kernels can simulate this setting (the three Bernoulli settings)."""
     return isinstance(setting, BernoulliSetting)
@@ -119,9 +127,7 @@ class Env:
             self.gap = owned(ep.gap, (self.B, self.K))
         d = block.delays
         d = d[:, :, None] if d.ndim == 2 else d
-        u = block.u if block.u.flags.c_contiguous and block.u.flags.writeable else owned(block.u)
-        d = d if d.flags.c_contiguous and d.flags.writeable and d.dtype == np.int64 else owned(d, dtype=np.int64)
-        return Draws(u, d, self.theta, self.gap, self.kind, self.window, self.T)
+        return Draws(writable(block.u), writable(d, np.int64), self.theta, self.gap, self.kind, self.window, self.T)
 
 
 def is_state(typ, cls) -> bool:
@@ -223,7 +229,10 @@ class Kernel:
     of a block.
 
     Subclasses set ``fn`` (the compiled loop) and :meth:`arguments` (the policy's declared state
-    and the variant, appended to the shared arguments).
+    and the variant, appended to the shared arguments). The arguments are built once, at the
+    first call, and kept: the state's arrays are the policy's own, updated in place by the
+    kernel, and its numbers do not change during a simulation; a kernel that stops early for
+    :meth:`make_room` (which may replace the policy's arrays) gets them built again.
     """
 
     #: largest batch (columns of a chunk) for which the kernel beats numpy; None: every batch.
@@ -234,6 +243,7 @@ class Kernel:
         self.policy = policy
         self.env = Env(setting, problem)
         self.calendar = calendar
+        self.args = None
 
     def run(self, block, t0: int, i0: int, i1: int, cum: np.ndarray, pulls: np.ndarray) -> np.ndarray:
         """Advance every run through steps t0 + i0 … t0 + i1 − 1: ``cum`` (B,) and ``pulls``
@@ -241,12 +251,15 @@ class Kernel:
         draws = self.env.draws(block)
         cal = calendar_arrays(self.calendar)
         out = np.empty((i1 - i0, self.env.B))
+        if self.args is None:
+            self.args = self.arguments()
         i = i0
         while i < i1:  # a kernel may stop early at a step (returning it) for Python to make room
-            stop = self.fn(int(i), int(i1), int(t0), draws, cal, cum, out[i - i0:], pulls, *self.arguments())
+            stop = self.fn(int(i), int(i1), int(t0), draws, cal, cum, out[i - i0:], pulls, *self.args)
             i = i1 if stop is None else int(stop)
             if i < i1:
                 self.make_room()
+                self.args = self.arguments()
         self.after(t0 + i1 - 1)
         return out
 

@@ -22,7 +22,7 @@ from numba import njit
 from ..policies.exp_weights import DEW, E, Exp3
 from ..policies.skipper import MAX_EPOCH, Doubling, DoublingState, Skipper
 from ..settings.adversarial import AdversarialLosses
-from ._env import calendar_arrays, first_arrival, next_arrival, owned, schedule
+from ._env import calendar_arrays, first_arrival, next_arrival, schedule, writable
 
 INF = math.inf
 
@@ -201,6 +201,7 @@ class ExpWeightsKernel:
         self.B, self.K = problem.size, problem.n_arms
         self.filtered = isinstance(policy, (Skipper, Doubling))
         self.base = policy.base_ if self.filtered else policy
+        self.state = None  # the base's state and the Filter, built at the first call (their arrays are updated in place)
 
     def filter(self) -> Filter:
         """The :class:`Filter` of the policy, from its declared state."""
@@ -216,12 +217,12 @@ class ExpWeightsKernel:
         return Filter(np.full(self.B, INF), False, np.zeros((0, 0)), False, no_doubling)
 
     def run(self, block, t0, i0, i1, cum, pulls):
-        d = block.delays
-        d = d if d.flags.c_contiguous and d.flags.writeable and d.dtype == np.int64 else owned(d, dtype=np.int64)
-        draws = LossDraws(owned(block.losses), d, int(block.ep.best), self.T)
+        draws = LossDraws(writable(block.losses), writable(block.delays, np.int64), int(block.ep.best), self.T)
         out = np.empty((i1 - i0, self.B))
+        if self.state is None:
+            self.state = (self.base.kernel_state(), self.filter())
         self.fn(int(i0), int(i1), int(t0), draws, calendar_arrays(self.calendar), cum, out, pulls,
-                self.base.uniforms(t0 + i0, t0 + i1), self.base.kernel_state(), self.filter())
+                self.base.uniforms(t0 + i0, t0 + i1), *self.state)
         if isinstance(self.policy, Skipper):
             self.policy.last_step_ = t0 + i1 - 1
         return out

@@ -236,9 +236,8 @@ class BlindKernel(Kernel):
     @property
     def max_batch(self):
         # KL-UCB's Bernoulli index (a log and an expm1 per Newton step): numpy's SIMD loops catch
-        # up on large batches (bench, CPU µs per run-step, kernel against numpy: 0.55 / 0.65 at 1000
-        # runs, 0.63 / 0.67 at 2000, 0.60 / 0.59 at 4000)
-        return 2048 if isinstance(self.policy, KLUCB) else None
+        # up on large batches, from about 800 runs since the engine's blocks grew (benchmarks/RESULTS.md)
+        return 768 if isinstance(self.policy, KLUCB) else None
 
     def arguments(self):
         return self.policy.kernel_state(), isinstance(self.policy, KLUCB)
@@ -247,9 +246,12 @@ class BlindKernel(Kernel):
 # ---------------------------------------------------------------------- D-UCB, D-KLUCB, UD-*
 # Ñ's two implementations (delaylab.policies.counts), chosen when the kernel is compiled by the
 # type of the count's state: a GeometricCountState or a TabulatedCountState. Each call covers
-# every run of the batch (one call per step: the runs are independent).
+# every run of the batch (one call per step: the runs are independent), and is inlined where it is
+# called: a call per step passes the count's arrays and counts their references (issue 37's
+# single-run times, benchmarks/RESULTS.md).
 def n_tilde(count, t, out):  # pragma: no cover - compiled through its overload
-    """out[b, k] = Ñ_k of every run b for the decision of step t (``count.value()``)."""
+    """Ñ_k of every run b for the decision of step t (``count.value()``), (B, K): the geometric
+    count's own array (not to be written), or the tabulated count's, computed into ``out``."""
     raise NotImplementedError
 
 
@@ -258,15 +260,11 @@ def push(count, t, arms):  # pragma: no cover - compiled through its overload
     raise NotImplementedError
 
 
-@overload(n_tilde)
+@overload(n_tilde, inline="always")
 def _n_tilde(count, t, out):
     if is_state(count, GeometricCountState):
         def geometric(count, t, out):
-            nt = count.n_tilde
-            B, K = out.shape
-            for b in range(B):
-                for k in range(K):
-                    out[b, k] = nt[b, k]
+            return count.n_tilde
         return geometric
     if is_state(count, TabulatedCountState):
         def tabulated(count, t, out):  # TabulatedCount.value()
@@ -282,11 +280,12 @@ def _n_tilde(count, t, out):
                     if Wt > 0 and tc >= 0:
                         v = v + ring_dot(buf[b, k], rev2[bw, kw], Wt - 1 - tc % Wt)
                     out[b, k] = v
+            return out
         return tabulated
     return None
 
 
-@overload(push)
+@overload(push, inline="always")
 def _push(count, t, arms):
     if is_state(count, GeometricCountState):
         def geometric(count, t, arms):  # GeometricCount.push
@@ -340,7 +339,7 @@ def delayed_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kl):
     # every run's decision first, then every run's pull and update: the decisions of one step are
     # independent chains of Newton steps (logs and divisions) that the CPU overlaps, where one
     # run's decide-then-update waited for each chain in turn
-    nts, ths, beta = np.empty((B, K)), np.empty((B, K)), np.empty(B)
+    scratch, ths, beta = np.empty((B, K)), np.empty((B, K)), np.empty(B)
     q, ps, y, x = np.empty((B, K)), np.empty((B, K)), np.empty((B, K)), np.empty((B, K))
     choice = np.empty(B, dtype=np.int64)
     for i in range(i0, i1):  # steps outside, runs inside: the calendar's rows are contiguous
@@ -350,7 +349,7 @@ def delayed_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kl):
         if t < K:
             choice[:] = t
         else:
-            n_tilde(count, t, nts)
+            nts = n_tilde(count, t, scratch)
             for b in range(B):
                 beta[b] = (1.0 + eps[b]) * lt
                 for k in range(K):
@@ -385,10 +384,10 @@ class DelayedKernel(Kernel):
     @property
     def max_batch(self):
         # D-UCB's index is two square roots, which numpy's SIMD loops take as fast on large
-        # batches with the O(1) geometric count (bench, CPU µs per run-step, kernel against numpy:
-        # 0.30 / 0.34 at 1000 runs, 0.36 / 0.36 at 2000, 0.35 / 0.34 at 4000). D-KLUCB's Newton
-        # steps (interleaved over runs) and the tabulated count keep the kernel ahead at every size
-        return 2048 if isinstance(self.policy, DelayedUCB) and isinstance(self.policy.count_, GeometricCount) else None
+        # batches with the O(1) geometric count: even at about 1000-1500 runs (benchmarks/RESULTS.md).
+        # D-KLUCB's Newton steps (interleaved over runs) and the tabulated count keep the kernel
+        # ahead at every size
+        return 1024 if isinstance(self.policy, DelayedUCB) and isinstance(self.policy.count_, GeometricCount) else None
 
     def arguments(self):
         return self.policy.kernel_state(), isinstance(self.policy, DelayedKLUCB)

@@ -36,7 +36,7 @@ from numba import njit
 
 from ..policies.linear import TIE_TOL, LinearState, LinUCB, OTFLinTS, OTFLinUCB
 from ..settings.linear import LinearConversions
-from ._env import calendar_arrays, first_arrival, next_arrival, owned, schedule
+from ._env import calendar_arrays, first_arrival, next_arrival, schedule, writable
 
 OTFLINUCB, LINUCB, OTFLINTS, OTFLINUCB_2F = 0, 1, 2, 3
 
@@ -81,6 +81,7 @@ def linear_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kind, z):
         t = t0 + i
         slot = t % Wc
         for b in range(B):
+            fb = b if f_table.shape[0] > 1 else 0  # one row shared by every run, or one per run
             # θ̂ = V^{-1} B
             for r in range(d):
                 acc = 0.0
@@ -126,7 +127,7 @@ def linear_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kind, z):
                         for k in range(j):
                             acc -= L[r, k] * L[j, k]
                         L[r, j] = acc / L[j, j]
-                sb = math.sqrt(1.0 + term / f_table[b, t])
+                sb = math.sqrt(1.0 + term / f_table[fb, t])
                 for r in range(d):
                     acc = 0.0
                     for c in range(r + 1):
@@ -140,7 +141,7 @@ def linear_kernel(i0, i1, t0, draws, cal, cum, out, pulls, state, kind, z):
                     if lin > top:
                         top = lin
             else:
-                alpha = f_table[b, t] if kind == LINUCB else 2.0 * f_table[b, t] + term  # term = 0 for OTFLINUCB_2F
+                alpha = f_table[fb, t] if kind == LINUCB else 2.0 * f_table[fb, t] + term  # term = 0 for OTFLINUCB_2F
                 for k in range(K):
                     lin = 0.0
                     q = 0.0
@@ -205,22 +206,24 @@ class LinearKernel:
         self.window = -1 if setting.window is None else int(setting.window)
         self.T = int(problem.horizon)
         self.B = problem.size
-        self.f_table = None
+        self.state = None
         self._no_z = np.zeros((0, 0, 0))  # no Gaussian draws (OTFLinUCB, LinUCB)
 
     def run(self, block, t0, i0, i1, cum, pulls):
         p = self.policy
-        c = lambda x, dtype=float: x if x.flags.c_contiguous and x.flags.writeable and x.dtype == dtype else owned(x, dtype=dtype)  # noqa: E731
+        c = writable
         draws = LinearDraws(c(block.u), c(block.delays, np.int64), c(block.actions), c(block.means), c(block.best),
                             self.window, self.T)
-        state = p.kernel_state()
-        if self.f_table is None:  # read only: one writable C-contiguous copy for the whole run
-            self.f_table = owned(state.f_table)
+        if self.state is None:  # the policy's arrays (updated in place) and a writable C-contiguous f table, once
+            state = p.kernel_state()
+            f = state.f_table
+            f = f[:1] if f.shape[0] > 1 and f.strides[0] == 0 else f  # a row broadcast to every run: that row
+            self.state = LinearState(state.v_inv, state.b, state.actions, state.norms, writable(f), state.m,
+                                     state.exact)
         # OTFLinTS: the Gaussian draws of each step, from the policy's own stream as the numpy path reads them
         z = p.normals(t0 + i0, t0 + i1) if self.kind == OTFLINTS else self._no_z
         out = np.empty((i1 - i0, self.B))
-        self.fn(int(i0), int(i1), int(t0), draws, calendar_arrays(self.calendar), cum, out, pulls,
-                LinearState(state.v_inv, state.b, state.actions, state.norms, self.f_table, state.m, state.exact),
+        self.fn(int(i0), int(i1), int(t0), draws, calendar_arrays(self.calendar), cum, out, pulls, self.state,
                 self.kind, c(z))
         p.t_next_ = t0 + i1
         return out

@@ -112,8 +112,11 @@ class Policy:
     # ---------------------------------------------------------------- parameters
     @classmethod
     def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p for p in sig.parameters if p != "self"]
+        names = cls.__dict__.get("_init_params")  # the class's own: a subclass has its own __init__'s
+        if names is None:
+            names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+            cls._init_params = names
+        return list(names)
 
     def get_params(self) -> dict:
         """The hyperparameters given to the constructor."""

@@ -131,7 +131,7 @@ class DEW(Policy):
     def uniforms(self, t0: int, t1: int) -> np.ndarray:
         """The policy's own uniforms of steps t0 … t1 − 1, (t1 − t0, B): those :meth:`choose`
         draws the arms with."""
-        return np.stack([self._u(t) for t in range(t0, t1)])
+        return self._u.rows(t0, t1)
 
     def kernel_state(self) -> ExpWeightsState:
         """The state the compiled kernel works on (see :class:`ExpWeightsState`)."""

@@ -100,7 +100,8 @@ class LinearState(NamedTuple):
     actions: np.ndarray
     #: (B, M) ‖A_s‖_{V_s^{-1}}, slot s mod M (updated)
     norms: np.ndarray
-    #: (B, T + 1) f_{t,δ} for the decision of step t (possibly a read-only broadcast view)
+    #: (B, T + 1) f_{t,δ} for the decision of step t (possibly a read-only broadcast view); the
+    #: kernel also takes (1, T + 1), one row for every run
     f_table: np.ndarray
     #: the window m (conversions later than m are discarded), −1 for none (LinUCB)
     m: int

@@ -86,6 +86,11 @@ class UniformRandom(Policy):
     def update(self, t, arms, feedback):
         pass
 
+    def uniforms(self, t0: int, t1: int) -> np.ndarray:
+        """The uniforms of steps t0 … t1 − 1, (t1 − t0, B), that :meth:`choose` reads (the
+        compiled kernel's arms, :mod:`delaylab.kernels.uniform`)."""
+        return self._u.rows(t0, t1)
+
 
 def with_uniform(policies: dict) -> dict:
     """``policies`` (name → Policy) with uniform random play added as :data:`UNIFORM`, last: the

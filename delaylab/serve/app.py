@@ -73,7 +73,7 @@ import signal
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Int, TraitError, Unicode, validate
+from traitlets import Bool, Float, Int, TraitError, Unicode, validate
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
@@ -131,6 +131,13 @@ class DashboardServer(Voila):
                                          "(e.g. X-Real-IP), read only from requests from 127.0.0.1 or ::1; empty: "
                                          "the peer's address (behind a proxy: the proxy's, one client for all).")
 
+    ready_wait = Float(0.0, config=True,
+                       help="Seconds the server may wait, before it opens its port and says it is running, until "
+                            "every notebook's pool holds a preheated kernel that has executed its notebook: the "
+                            "first visitor of each notebook after a start then waits no longer than any other "
+                            "(`tasks.py dashboard` sets 600). Past it, the port opens anyway, with a warning. "
+                            "0: open at once (the first visitors wait for the kernels still starting).")
+
     @validate("solutions")
     def _solutions_setting(self, proposal):
         from delaylab.exercises import solution_setting
@@ -174,6 +181,42 @@ class DashboardServer(Voila):
                              "Unix sockets allow (set TMPDIR or --Voila.connection_dir_root to a short "
                              "folder)", self.connection_dir_root)
         voila_patches.keep_signal_handlers({sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)})
+
+    def listen(self):
+        """Voila's (the port opened, then the server runs), after :meth:`wait_for_pools` when
+        ``ready_wait`` is set; stopped cleanly if interrupted while it waits."""
+        if self.ready_wait > 0 and voila_patches.pools(self.kernel_manager):
+            from tornado.ioloop import IOLoop
+
+            self.ioloop = IOLoop.current()  # Voila's SIGTERM handler stops it (it sets it only in listen)
+            try:
+                self.ioloop.run_sync(self.wait_for_pools)
+            except (KeyboardInterrupt, TimeoutError, RuntimeError):  # Ctrl-C, or a signal stopped the loop
+                self.log.info("Stopping before the port opened...")
+                self.stop()
+                return
+        super().listen()
+
+    async def wait_for_pools(self) -> None:
+        """Wait (up to ``ready_wait`` s) until every notebook's pool holds a preheated kernel
+        that has executed its notebook (:func:`delaylab.serve.pools.notebooks_ready`)."""
+        import asyncio
+        import time
+
+        t0 = time.monotonic()
+        self.log.info("delaylab: opening the port once every notebook has a preheated kernel (up to %.0f s)",
+                      self.ready_wait)
+        while True:
+            ready, total = pools.notebooks_ready(self.kernel_manager)
+            if ready >= total:
+                self.log.info("delaylab: ready: %d notebooks with a preheated kernel, %.1f s after the start",
+                              total, time.monotonic() - t0)
+                return
+            if time.monotonic() - t0 > self.ready_wait:
+                self.log.warning("delaylab: %d of %d notebooks have a preheated kernel after %.0f s: opening the "
+                                 "port anyway", ready, total, self.ready_wait)
+                return
+            await asyncio.sleep(0.2)
 
     def init_settings(self):
         """Voila's settings; the kernel manager class Voila builds here for its pools of

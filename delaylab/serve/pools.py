@@ -34,6 +34,14 @@ def now():
     return datetime.now(timezone.utc)
 
 
+def notebooks_ready(manager) -> tuple:
+    """(notebooks whose pool holds a preheated kernel that has executed the notebook, notebooks
+    with a pool) in ``manager``'s pools of preheated kernels."""
+    all_pools = voila_patches.pools(manager)
+    ready = sum(any(executed for _, executed in voila_patches.started_in(pool)) for pool in all_pools.values())
+    return ready, len(all_pools)
+
+
 class DashboardKernelSpecManager(KernelSpecManager):
     """Kernel specs as installed, except that Python (ipykernel) kernels start through
     :mod:`delaylab.serve.kernel` with the settings below in their environment."""

@@ -168,10 +168,15 @@ def started_pool_kernels(manager):
     """(kernel id, whether its notebook has executed) for each preheated kernel that has started
     (its task done, neither failed nor cancelled) in ``manager``'s pools."""
     for pool in pools(manager).values():
-        for task in pool:
-            if task.done() and not task.cancelled() and task.exception() is None:
-                content = task.result()
-                yield content["kernel_id"], notebook_execution(content).done()
+        yield from started_in(pool)
+
+
+def started_in(pool):
+    """(kernel id, whether its notebook has executed) for each started kernel of one pool's tasks."""
+    for task in pool:
+        if task.done() and not task.cancelled() and task.exception() is None:
+            content = task.result()
+            yield content["kernel_id"], notebook_execution(content).done()
 
 
 def notebook_execution(content) -> asyncio.Future:
