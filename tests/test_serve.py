@@ -824,6 +824,12 @@ def test_the_notebooks_link_to_the_readings_opens_a_page_and_nothing_else_is_ser
     missing one, or a way out of the folder is a 404."""
     url, _ = server
     index = urllib.request.urlopen(url + "/voila/render/00_index.ipynb", timeout=300).read().decode()
+    # each shown cell once on the page (the template once wrapped every cell twice)
+    import nbformat
+
+    nb = nbformat.read(ROOT / "notebooks" / "00_index.ipynb", as_version=4)
+    shown = sum("hide" not in c.metadata.get("tags", []) for c in nb.cells)
+    assert index.count("<div cell-index=") == shown and len(re.findall(r"voila_process\(\d", index)) == shown
     link = re.search(r'href="(\.\./docs/readings\.md)"', index)
     assert link, "the index links to the readings"
     target = urllib.parse.urljoin(url + "/voila/render/00_index.ipynb", link.group(1))
