@@ -142,6 +142,12 @@ def test_the_colour_key_is_true_of_the_palette():
     dotted = {n for n, (_, dash) in style.STYLES.items() if dash == "dot"}
     assert dotted == set(baselines.group(1).split(", ")) | {n for n in dotted if "without Ñ" in n}
     assert style.STYLES[style.UNIFORM] == (style.GREY, "dash") and "uniform random play is dashed grey" in text
+    # the palette's own description says the same
+    doc = " ".join(style.__doc__.split())
+    own_doc = sentence(doc, "colour of their own")
+    for variant, (base, words) in VARIANTS.items():
+        if style.STYLES[variant][0] != style.STYLES[base][0]:
+            assert words.replace("the indices", "indices") in own_doc.replace("the indices", "indices"), variant
 
 
 @pytest.mark.parametrize("names, words", [
