@@ -93,6 +93,19 @@ def test_row_5_says_doubling_needs_the_delays_at_action_time():
     assert "at action time" in adversarial.__doc__
 
 
+@pytest.mark.parametrize("n, places", [
+    (2, ["Theorem 1 and Algorithm 1, as printed", "Section 8.2 and Figure 5, as printed"]),
+    (5, ["Theorem 1 and Section 3.2, as printed", "(Lemma 2, as printed)"]),
+])
+def test_each_statement_a_row_attributes_to_its_paper_points_to_its_place(n, places):
+    """Row 2: the bias term is Theorem 1's and Algorithm 1's, D-UCB misled is Section 8.2's Figure 5
+    (Manegueu et al. 2020); row 5: d_max ruining the rate is Theorem 1 and Section 3.2, one unit
+    per skipped round is Lemma 2 (Thune et al. 2019)."""
+    text = row(n)
+    for place in places:
+        assert place in text, (n, place)
+
+
 # ------------------------------------------------------------------ conventions
 def test_the_band_convention_names_its_exception():
     """Notebook 04's Figure 2 draws ratios of mean regrets without bands (RatioPlot)."""
