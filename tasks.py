@@ -397,7 +397,7 @@ def cmd_progress(args) -> None:
     ensure_venv(extras=())
     extra = [] if any(a.split("=", 1)[0] == "--folder" for a in args) else [
         "--folder", ROOT / "notebooks" / ".delaylab-work"]
-    run([PY, "-m", "delaylab.exercises.work", *_caller_paths(args, "--folder"), *extra])
+    run([PY, "-m", "delaylab.exercises", *_caller_paths(args, "--folder"), *extra])
 
 
 def cmd_clean(args) -> None:

@@ -2,9 +2,12 @@
 
 On a copy of the notebooks: opening the index asks nothing (it is not marked modified); in
 notebook 01, as "alice", a wrong then a right prediction, an explanation compared with the model
-answer, and a compute exercise; save; shut the kernel down; open the notebook again: the answers
-and verdicts are ordinary outputs (no "Error displaying widget"). With a new kernel, the predict
-question still gives the first answer as the first; the index shows the progress. Only the cells
+answer (its checklist's formulas drawn as MathML, one point ticked), and a compute exercise; save;
+shut the kernel down; open the notebook again: the answers and verdicts are ordinary outputs (no
+"Error displaying widget"), the explanation shown once, the tick kept, the first prediction with
+its own time. With a new kernel, the predict question still gives the first answer as the first;
+the compute exercise's check cell alone shows its last check, right, with no hint button; the
+explanation's tick comes back; the index shows the progress. Only the cells
 needed run (no Run All): the test is meant to be cheap. Timings are printed and kept in
 ``test-artifacts/browser/student.json``; only gross bounds are asserted.
 """
@@ -126,6 +129,17 @@ def test_answers_and_verdicts_outlast_the_kernel(browser, tmp_path, monkeypatch)
         explain.locator("textarea").fill(explanation)
         explain.locator("button", has_text="compare with the model answer").click()
         feedback_of(explain, "A model answer", timeout=30_000)
+        # the checklist: each point's formula drawn as MathML beside its box, whose name (title) is plain
+        boxes = explain.locator(".widget-checkbox input[type=checkbox]")
+        boxes.first.wait_for(timeout=30_000)
+        points = ex.get("01.why-window").points
+        assert boxes.count() == len(points)
+        k = next(i for i, p in enumerate(points) if "$" in p)  # "with a window, a share $1 - \tau_m$ …"
+        point = explain.locator(".widget-hbox:has(.widget-checkbox)").nth(k)
+        assert point.locator("math").count() >= 1, point.inner_html()[:1500]
+        title = boxes.nth(k).get_attribute("title") or ""
+        assert title.startswith("with a window, a share 1 − τ") and "<" not in title, title
+        boxes.nth(k).check()
 
         run_cell(page, "n_tilde = ...", ex.solution_code("01.n-tilde", student="alice"))
         run_cell(page, 'ex.feedback("01.n-tilde")')
@@ -168,10 +182,13 @@ def test_answers_and_verdicts_outlast_the_kernel(browser, tmp_path, monkeypatch)
         html = "\n".join("".join(o.get("data", {}).get("text/html", "")) for c in saved["cells"]
                          for o in c.get("outputs", []))
         assert "application/vnd.jupyter.widget-view+json" not in json.dumps(saved)
-        for shown in (f"◉ {labels[right]}", "Your first answer: “both shrink” (not it)", "A model answer",
-                      f"Right: {ex.solution('01.n-tilde', student='alice'):.4g}", "Your explanation"):
+        for shown in (f"◉ {labels[right]}", "Your first answer: “both shrink” (not it), on ", "A model answer",
+                      f"Right: {ex.solution('01.n-tilde', student='alice'):.4g}", "Your explanation", "☑ "):
             assert shown in text or shown in html, shown
         assert explanation in text
+        explained = cell_with(page, 'ex.explain("01.why-window")').inner_text()
+        assert explained.count(explanation) == 1, explained  # "Your explanation", not again as "first answer"
+        assert explained.count("☑") == 1 and explained.count("☐") == len(ex.get("01.why-window").points) - 1
         timings["reopen without the kernel (s)"] = time.perf_counter() - t
 
         # a new kernel: the first prediction is still the first
@@ -186,6 +203,15 @@ def test_answers_and_verdicts_outlast_the_kernel(browser, tmp_path, monkeypatch)
         note = feedback_of(predict, "Not quite", timeout=30_000)
         assert "Your first answer: “both shrink”" in note
         assert predict.locator(".widget-radio-box input:checked").count() == 1
+
+        # only the check cell of the compute exercise: its last check, right, and no hint button
+        check = run_cell(page, 'ex.feedback("01.n-tilde")')
+        note = feedback_of(check, "Your last check", timeout=60_000)
+        assert "Right:" in note and check.locator("button").count() == 0, check.inner_text()[:1500]
+        # the explanation: the box ticked before is ticked again
+        explain = run_cell(page, 'ex.explain("01.why-window")')
+        feedback_of(explain, "A model answer", timeout=60_000)
+        assert explain.locator(".widget-checkbox input:checked").count() == 1
 
         # the index shows the progress
         t = time.perf_counter()

@@ -352,7 +352,7 @@ def test_w4_adaptivity_is_impossible_only_for_the_worst_case_at_a_fixed_horizon(
     text = _markdown()
     assert "Without a lower bound on the tails no algorithm can adapt to $\\alpha$" not in text
     assert "For a fixed instance, asymptotically, yes" in text and "(Section 6.1, Corollary 1)" in text
-    assert "cannot adapt its worst-case regret to a smaller one (Theorem 5, in our words)" in text
+    assert "that lighter tails ($\\beta > \\alpha$) would allow (Theorem 5, in our words)" in text
     assert "Section 6.1 (Corollary 1) says that for a\n  fixed instance, asymptotically, it can" in _readings()
 
 
@@ -532,3 +532,100 @@ def test_exercise_02_texts_hold_no_control_characters():
         texts += [e.explanation(p) if callable(e.explanation) else e.explanation]
         for t in texts:
             assert not re.search(r"[\x00-\x08\x0b-\x1f]", t or ""), (eid, t)
+
+
+# ------------------------------------------------------------------ review nb02-r2 (issue 33)
+def _nb_cells() -> list[dict]:
+    return json.loads(NB.read_text(encoding="utf-8"))["cells"]
+
+
+def test_r2_1_what_is_not_identifiable_is_the_mass_beyond_the_lags_seen():
+    """r2 MISLEADING 1: the arrived conversions reveal their delays (Section 1, Eq. 1), hence μ_i·τ_i(u) up to
+    the largest lag seen; what the data cannot give is the mass beyond it, which is confounded with μ_i. The
+    model answer, the rubric, the guide and Section 1 say so; none says the laws "cannot be learnt"."""
+    e = ex.get("02.why-not-correct")
+    texts = {"model answer": e.solution, "rubric": " ".join(e.points), "guide": _guide(), "notebook": _markdown()}
+    for where, text in texts.items():
+        flat = " ".join(text.split())
+        assert "cannot be learnt from" not in flat, where
+        assert "unknown and not identifiable" not in flat, where
+    assert "beyond the lags seen" in e.solution and "lower $\\mu_i$" in e.solution
+    assert f"$P(D > 3000) = {dl.Pareto(0.3).sf(3000):.2f}$" in e.solution
+    assert any("beyond them" in pt and "lower $\\mu_i$" in pt for pt in e.points)
+    guide = " ".join(_guide().split())
+    assert guide.count("cannot be told apart from a lower μ_i") == 2  # learning objective and grading note
+    assert "what no data can show is how much of the law lies beyond it" in _cell("## 1. The setting")
+
+
+def test_r2_2_figure_3_credits_to_the_tail_only_what_holds_with_one_alpha_hat():
+    """r2 MISLEADING 2: Figure 3's curves differ in the tail and in α_hat (= α₂). The ordering credited to the
+    tail is checked on curves that differ in the tail alone (one α_hat = 0.5); the shift of the peak is not
+    credited to the tail."""
+    verdict = _cell("**Verdict — the tail's effect on the regret matches the paper")
+    assert "we do not credit the shift to the tail" in verdict
+    assert "falls with the gap; the two heaviest tails peak at larger gaps" not in verdict
+    assert "paper.figure3_tail_alone_claims(runs=10, seed=0)" in "\n".join(_cells("code"))
+    claims = paper.figure3_tail_alone_claims(runs=10, seed=0)
+    assert len(claims) == 4 and all(c.holds for c in claims), [c.evidence for c in claims]
+    fixed = paper.figure3_tail_alone(runs=2, seed=0).final("Patient Bandits")
+    direct = paper.figure3(2, 0, gaps=paper.FIG3_FIXED_GAPS, alpha_hat=0.5).final("Patient Bandits")
+    assert np.array_equal(fixed, direct)  # one α_hat for every cell: the curves differ in the tail alone
+    shown = paper.figure3(2, 0, gaps=paper.FIG3_FIXED_GAPS).final("Patient Bandits")
+    assert np.array_equal(shown[3], fixed[3])  # α₂ = 0.5: α_hat = α₂ = 0.5, the same draws, the same run
+    assert "(as printed; our copy drops the hats" in _cell("## 6. Figure 3")
+
+
+def test_r2_3_the_guides_slide_view_matches_the_notebooks_slide_metadata():
+    """r2 INCONSISTENT 3: §6 and "What to remember" each open a new slide."""
+    cells = _nb_cells()
+    kind = {"".join(c["source"]).split("\n")[0]: c["metadata"].get("slideshow", {}).get("slide_type") for c in cells}
+    assert kind["## 6. Figure 3: the gap and the tail index"] == "slide"
+    assert kind["## What to remember"] == "slide"
+    guide = " ".join(_guide().split())  # the outline written by `python3 tasks.py slides` (tests/test_slides.py)
+    assert "· 17 §6 · 18 Figure 3 ·" in guide and "· 26 “What to remember” · 27 “Where next”" in guide
+    assert "sits under the verdict of Figures 6–7" not in guide and "on Figure 2's sub-slide" not in guide
+
+
+def test_r2_6_the_bias_rate_explanation_does_not_make_the_bias_order_t_to_the_minus_half():
+    """r2 NIT 6: for α in (1/2, 1) the bias vanishes like T^(−α), faster than T^(−1/2); the ∧1/2 of Theorem 1 is a
+    looser bound, not a consequence of the rate comparison."""
+    text = ex.get("02.bias-rate").explanation(ex.params("02.bias-rate", "someone"))
+    assert "That is why Theorem 1 pays" not in text
+    assert "faster than $T^{-1/2}$" in text and "a looser bound" in text
+    for a in (0.6, 0.8):  # b(T)/μ = mean of (1 + lag)^(−α): T^(1/2)·b(T) falls, so the bias is o(T^(−1/2))
+        scaled = [np.sqrt(T) * np.mean((1.0 + np.arange(T)) ** -a) for T in (10**2, 10**4, 10**6)]
+        assert scaled[0] > scaled[1] > scaled[2]
+
+
+def test_r2_7_the_guides_middle_inequality_is_stated_for_t_i_at_least_2():
+    """r2 NIT 7: (1/T)(1 + Σ_{u=1}^{T−1} u^(−α)) ≤ (1/T)(2 + ((T − 1)^(1−α) − 1)/(1 − α)) fails at T = 1 only."""
+    def left(T, a):
+        return (1 + np.sum(np.arange(1, T, dtype=float) ** -a)) / T
+
+    def middle(T, a):
+        return (2 + ((T - 1) ** (1 - a) - 1) / (1 - a)) / T
+    for a in (0.05, 0.1, 0.3, 0.5):
+        assert left(1, a) > middle(1, a)
+        assert all(left(T, a) <= middle(T, a) + 1e-12 <= 2 * T**-a + 1e-12 for T in (2, 3, 10, 100, 5000))
+    assert "for α ≤ 1/2 and T_i ≥ 2 (at T_i = 1 the bias is at most 1 ≤ 2" in _guide()
+
+
+def test_r2_4_5_8_9_10_11_nits_of_the_text():
+    """r2 NITs 4 (Theorem 5's direction), 5 (2.4's "flat" feedback), 8 (μ_low does not enter d_t), 9 (the tails
+    are summed), 10 (the expectation is for pulls fixed in advance), 11 (the grid sizes are ours)."""
+    md = _markdown()
+    assert "cannot adapt its worst-case regret to a smaller one" not in md  # 4
+    assert "T^{1−β} that lighter tails (β > α) would allow" in " ".join(_readings().split())
+    e = ex.get("02.alpha-hat")
+    flat = e.grade("flat", {}).message  # 5
+    assert "a shallow one, spanning under a tenth of the regret" in flat
+    assert "yet Figure 2's U is shallow, under a tenth of the regret" in _guide()  # the guide's row for "flat"
+    u_claim = [c for c in paper.figure2_claims(runs=100, seed=0) if "under a tenth" in c.text]
+    assert len(u_claim) == 1 and u_claim[0].holds
+    assert "so does a valid $\\mu_{low}$" not in md and "($d_t$ does not depend on it)" in md  # 8
+    assert "Summing τ_i over" not in patient.__doc__ and "Summing the tails 1 − τ_i = P(D > u)" in patient.__doc__  # 9
+    assert "given the pulls" not in _guide() and "for a pull sequence fixed in advance" in _guide()  # 10
+    assert "The expectation is taken given the pulls" not in md
+    assert "25 values of $\\hat\\alpha$ (our choice: the paper gives only the range)" in md  # 11
+    assert "30 gaps (our choice: the paper gives only the range)" in md
+    assert paper.FIG2_ALPHA_HAT.size == 25 and paper.FIG3_GAPS.size == 30

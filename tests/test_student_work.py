@@ -99,11 +99,140 @@ def test_hints_and_solutions_seen_are_recorded_and_counted(records, monkeypatch)
     assert p["done"] == 1 and p["tried"] == 0 and p["items"]["01.n-tilde"] == "done"
     html = ui.progress_html("alice")
     assert "Progress of alice" in html and "1.1&nbsp;✓" in html
-    out = subprocess.run([sys.executable, "-m", "delaylab.exercises.work", "alice", "--folder", str(records)],
+    out = subprocess.run([sys.executable, "-m", "delaylab.exercises", "alice", "--folder", str(records)],
                          capture_output=True, text=True, check=True).stdout
     row = next(line for line in out.splitlines() if line.startswith("01 "))
-    assert [c.strip() for c in row.split("|")][1:] == [str(len(ex.ids("01"))), "0", "1", "0",
-                                                         str(len(ex.ids("01")) - 1), "2", "1"], out
+    n = len(ex.ids("01"))
+    marks = " ".join(["1.1 ✓"] + [f"1.{i} ·" for i in range(2, n + 1)])
+    assert [c.strip() for c in row.split("|")][1:] == [str(n), "0", "1", "0", str(n - 1), "2", "1", marks], out
+
+
+def test_tasks_progress_says_each_exercise_no_warning_and_whose_record_is_missing(records, monkeypatch):
+    """``python3 tasks.py progress STUDENT`` itself: no RuntimeWarning from runpy, the exercises'
+    marks as the index shows them, and a name without a record is said to have none."""
+    import shutil
+
+    monkeypatch.setattr(ui, "_HOOKED", [object()])
+    assert ex.feedback("02.bias", ex.solution("02.bias")).feedback.correct
+    python = shutil.which("python3") or sys.executable
+
+    def tasks(*args):
+        return subprocess.run([python, str(ROOT / "tasks.py"), "progress", *args, "--folder", str(records)],
+                              capture_output=True, text=True, cwd=ROOT, timeout=900)
+
+    done = tasks("alice")
+    assert done.returncode == 0 and "Warning" not in done.stderr, done.stderr[-2000:]
+    row = next(line for line in done.stdout.splitlines() if line.startswith("02 "))
+    marks = [c.strip() for c in row.split("|")][-1]
+    states = work.progress("alice")["02"]["items"]
+    want = " ".join(f"2.{i} {work.MARKS[states[e]][0]}" for i, e in enumerate(ex.ids("02"), 1))
+    assert marks == want and f"2.{ex.ids('02').index('02.bias') + 1} ✓" in marks and "·" in marks, (marks, want)
+    nobody = tasks("nobody")
+    assert nobody.returncode == 0 and "Warning" not in nobody.stderr, nobody.stderr[-2000:]
+    assert "No record for 'nobody'" in nobody.stdout and "alice" in nobody.stdout, nobody.stdout
+    assert not any(line.startswith("01 ") for line in nobody.stdout.splitlines()), nobody.stdout
+
+
+def test_a_restored_right_answer_shows_no_hint_button(records, monkeypatch):
+    """Right, saved, a new kernel, only the check cell run: the last check is shown once, as right,
+    and the hint button stays gone (a wrong last check keeps it)."""
+    monkeypatch.setattr(ui, "_HOOKED", [object()])
+    monkeypatch.setattr(ui, "_CAPTURED", {})
+    ui.capture("bias = 0.1", {"bias": ex.solution("02.bias")})
+    assert ex.feedback("02.bias").feedback.correct
+    ui.capture("leak = 3", {"leak": 3.0})
+    assert not ex.feedback("04.leak").feedback.correct
+    new_kernel(monkeypatch)
+    monkeypatch.setattr(ui, "_CAPTURED", {})
+    shown = ex.feedback("02.bias")
+    html = shown.static_html()
+    assert shown.feedback.status == "unanswered" and "Your last check" in html
+    assert shown.steps is None and shown.widget is None and "hint" not in html.lower(), html
+    assert "right — Right" not in html and html.count("Right:") == 1 and "✓" in html
+    still = ex.feedback("04.leak")
+    assert still.steps is not None and "not right yet" in still.static_html()
+
+
+def test_the_explain_checklist_keeps_its_formulas_and_the_ticks(records, monkeypatch):
+    """The points show their formulas as MathML beside the boxes (a checkbox's own label would drop
+    them, and its tooltip would show the raw MathML); the boxes ticked are kept in the record and
+    shown in the saved output; the student's text shows once."""
+    import html
+
+    from delaylab.exercises.texts import to_html, to_plain
+
+    text = "The correction needs each arm's delay law, and those laws are unknown, so the index bounds the bias."
+    e = ex.explain("02.why-not-correct")
+    e.text.value = text
+    e.compare()
+    points = ex.get("02.why-not-correct").points
+    rows = e.ticks.children
+    assert len(rows) == len(points)
+    for row, point in zip(rows, points):
+        box, label = row.children
+        assert "<" not in box.description + (box.tooltip or "") and box.tooltip == to_plain(point)
+        assert label.value == to_html(point)
+    assert "<math" in rows[0].children[1].value and rows[0].children[0].tooltip.startswith("Ñ needs")
+    rows[0].children[0].value = True
+    rows[2].children[0].value = True
+    assert work.entry("02.why-not-correct")["ticked"] == [0, 2]
+    saved = e._bundle()["text/html"]
+    shown = html.escape(text)
+    assert saved.count(shown) == 1, saved
+    assert saved.count("☑") == 2 and saved.count("☐") == len(points) - 2
+    assert saved.index("☑") < saved.index(to_html(points[0]))
+    new_kernel(monkeypatch)
+    again = ex.explain("02.why-not-correct")
+    assert again.ticked() == [0, 2] and again.text.value == text
+    assert again.static_html().count(shown) == 1
+    again.text.value = text + " Assumption 1 bounds it."
+    again.compare()
+    assert again.ticked() == [0, 2]
+    assert "Your first answer" in again.out.value and again.static_html().count(shown) == 2  # the first, and the new one
+
+
+def test_a_restored_prediction_gives_each_answer_its_own_time(records, monkeypatch):
+    """The first answer is shown with the time it was given, not the last check's."""
+    stamps = iter(["2026-11-27T19:53:10+00:00", "2026-11-27T19:57:40+00:00"])
+    monkeypatch.setattr(work, "now", lambda: next(stamps))
+    w = ex.predict("01.window")
+    w.choices.value = "both-shrink"
+    w.check()
+    assert "Your first answer: “both shrink” (not it), on 27 Nov at 19:53." in w.out.value
+    w.choices.value = ex.solution("01.window")
+    w.check()
+    new_kernel(monkeypatch)
+    again = ex.predict("01.window")
+    note = again.out.value
+    assert "Your first answer: “both shrink” (not it), on 27 Nov at 19:53." in note, note
+    assert "Your last check, on 27 Nov at 19:57." in note and "checked on 27 Nov at 19:57" not in note, note
+
+
+def test_a_check_cells_verdict_does_not_repeat_its_first_hint(records, monkeypatch):
+    """A wrong answer's verdict in a check cell says what is wrong; the hint button under it gives
+    the hints in steps, the first one included: the verdict does not say it too. (``ex.check``,
+    which has no button, still ends with it.)"""
+    from delaylab.exercises.texts import to_html
+
+    monkeypatch.setattr(ui, "_HOOKED", [object()])
+    seen = 0
+    for eid in ex.ids():
+        if ex.kind(eid) not in ("compute", "derive", "implement"):
+            continue
+        hint = ex.get(eid).hints[0]
+        for answer in ex.wrong_answers(eid)[:2]:
+            shown = ex.feedback(eid, answer)
+            if shown.feedback.correct or not shown.feedback.answered:
+                continue
+            verdict = shown.verdict_html()
+            assert hint not in shown.feedback.message and to_html(hint) not in verdict, (eid, verdict)
+            assert shown.steps is not None and to_html(hint) in shown.steps._html() if shown.steps.shown else True
+            shown.steps.next()
+            assert to_html(hint) in shown.steps.out.value, eid
+            if not ex.check(eid, answer).message.startswith("Close:"):
+                assert hint in ex.check(eid, answer).message, eid
+            seen += 1
+    assert seen >= 10
 
 
 def test_nothing_is_recorded_under_the_tests_or_on_a_dashboard(tmp_path, monkeypatch):

@@ -180,7 +180,8 @@ class Exercise:
 
     @property
     def hint(self) -> str:
-        """The first hint (where to look): appended to every wrong answer's message."""
+        """The first hint (where to look): appended to a wrong answer's message by :func:`check`
+        (not in a check cell, whose hint button gives it)."""
         return self.hints[0]
 
     @property
@@ -378,9 +379,11 @@ def wrong_answers(eid: str, student=None) -> list:
 
 
 # ------------------------------------------------------------------ checking
-def check(eid: str, answer, student=None) -> Feedback:
+def check(eid: str, answer, student=None, *, hint: bool = True) -> Feedback:
     """Check an answer for ``student`` (the current one when None); never raises on a bad answer
-    (an unknown ``eid`` is a ValueError)."""
+    (an unknown ``eid`` is a ValueError). A wrong answer's message ends with the first hint, unless
+    ``hint`` is False: a notebook's check cell says what is wrong, and its hint button gives the
+    hints in steps (the first one included), so the verdict does not repeat it."""
     ex = get(eid)
     if answer is Ellipsis or (answer is None and ex.kind in ("predict", "explain")):
         return not_answered()
@@ -394,7 +397,7 @@ def check(eid: str, answer, student=None) -> Feedback:
         fb = wrong(f"{str(exc)[0].upper()}{str(exc)[1:]}.")
     except Exception as exc:  # noqa: BLE001 - a check must never show a traceback
         fb = wrong(f"This answer could not be checked ({type(exc).__name__}: {short(str(exc), 120)}).")
-    if not fb.correct and fb.answered and ex.hint not in fb.message and not fb.message.startswith("Close:"):
+    if hint and not fb.correct and fb.answered and ex.hint not in fb.message and not fb.message.startswith("Close:"):
         fb = wrong(f"{fb.message} Hint: {ex.hint}")
     return fb
 

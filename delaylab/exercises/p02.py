@@ -156,9 +156,12 @@ register(Exercise(
                            r"$\sum_{v=1}^{T} v^{-\alpha} \approx \frac{T^{1-\alpha}}{1-\alpha}$ for $\alpha < 1$, so "
                            rf"$T^\alpha b(T) \to \mu/(1-\alpha) = {_rate(p):.4f}$. So the observed mean's bias "
                            rf"vanishes like $T^{{-\alpha}} = T^{{-{p['alpha']}}}$: for $\alpha < 1/2$ more slowly than "
-                           r"the statistical error $T^{-1/2}$. That is why Theorem 1 pays "
-                           r"$2T_i^{-(\alpha\wedge 1/2)}$, and why tails with $\alpha < 1/2$ "
-                           "change the rate of the regret (Theorems 3–4)."),
+                           r"the statistical error $T^{-1/2}$: that is when the bias term of Theorem 1 dominates its "
+                           r"deviation term, and why tails with $\alpha < 1/2$ change the rate of the regret "
+                           r"(Theorems 3–4). For $\alpha$ between 1/2 and 1 the bias still vanishes like "
+                           r"$T^{-\alpha}$, faster than $T^{-1/2}$; Theorem 1's $2T_i^{-(\alpha\wedge 1/2)}$ then "
+                           r"uses Assumption 1 with 1/2 in place of $\alpha$, a looser bound that keeps the constant 2 "
+                           "and costs nothing, since the deviation term is of that order anyway."),
 ))
 
 
@@ -204,7 +207,9 @@ register(Exercise(
                     r"falls with $T_i$; and every $\hat\alpha$ does worse than uniform random play.",
         "flat": rf"At T = {_FIG2_T} the bias term is still {_BIAS_AT_N[0.1]:.2f} after {_FIG2_N} pulls for "
                 rf"$\hat\alpha = 0.1$, against {_BIAS_AT_N[0.5]:.2f} for $\hat\alpha = 0.5$ (and a deviation term of "
-                rf"{_DEV_AT_N:.2f}): $\hat\alpha$ changes the index for the whole horizon.",
+                rf"{_DEV_AT_N:.2f}): $\hat\alpha$ changes the index for the whole horizon. But a large change of the "
+                "index need not change the regret much: Figure 2 below does find a U, a shallow one, spanning "
+                "under a tenth of the regret from top to bottom.",
     }),
     hints=(r"Section 3: how does the bias term $2T_i^{-(\hat\alpha\wedge 1/2)}$ fall with $T_i$ when $\hat\alpha$ is "
            "small, and when it is large? Is it different for the two arms?",
@@ -308,12 +313,17 @@ register(Exercise(
 
 
 # ---------------------------------------------------------------- 2.6 explain: why not divide by Ñ?
-_WHY_NOT_CORRECT = (r"Dividing by $\tilde N$ needs each arm's delay law $\tau_i$, to know how likely each pull's conversion is to "
-                    "have arrived. Here the laws differ across arms and are unknown, and they cannot be learnt from "
-                    "what is observed: an arm that always converts after an infinite delay and an arm that never "
-                    "converts look the same (the problem is not identifiable). Assumption 1 only bounds the tails, "
-                    "so Patient Bandits keeps the biased observed mean and adds to its index the largest bias the "
-                    r"assumption allows, $2T_i^{-(\alpha\wedge 1/2)}$: the index stays an upper confidence bound.")
+_TAIL_AT_T = float(Pareto(0.3).sf(_FIG2_T))  # P(D > T) for Pareto(0.3) at Figure 2's horizon
+_WHY_NOT_CORRECT = (r"Dividing by $\tilde N$ needs $\tau_i$ at the lag of every pull of arm i, and so the absolute "
+                    "level of each arm's delay law, including how much of it lies beyond the lags seen so far. The "
+                    "conversions that arrive show their delays, and reveal $\\mu_i\\tau_i(u)$ up to the largest lag "
+                    "seen, but not that remaining mass: it cannot be told apart from a lower $\\mu_i$ (the extreme "
+                    "case: an arm that always converts after an infinite delay and an arm that never converts look "
+                    "the same, the paper's footnote 1). With heavy, arm-dependent tails that mass stays large within "
+                    rf"the horizon ($P(D > {_FIG2_T}) = {_TAIL_AT_T:.2f}$ for Pareto(0.3)). Assumption 1 only bounds "
+                    "the tails, so Patient Bandits keeps the biased observed mean and adds to its index the largest "
+                    r"bias the assumption allows, $2T_i^{-(\alpha\wedge 1/2)}$: the index stays an upper confidence "
+                    "bound.")
 
 register(Exercise(
     id="02.why-not-correct",
@@ -323,7 +333,8 @@ register(Exercise(
     title="Why Patient Bandits cannot divide by Ñ",
     solution=_WHY_NOT_CORRECT,
     points=(r"$\tilde N$ needs each arm's delay law, which is unknown and differs across arms",
-            "the laws cannot be learnt from conversions alone (not identifiable)",
+            "the arrived conversions' delays show each law up to the lags seen, not its mass beyond them, "
+            r"which cannot be told apart from a lower $\mu_i$ (not identifiable)",
             "Assumption 1 bounds the bias instead of removing it",
             "the bias term keeps the index an upper confidence bound (optimistic)"),
     hints=("Section 1 (why this is hard — identifiability) and Section 3: what does notebook 01's correction need "

@@ -48,11 +48,12 @@ def stars(n: int) -> str:
     return "★" * n + "☆" * (3 - n)
 
 
-def feedback_html(fb: Feedback, extra: str = "") -> str:
-    """The verdict as a coloured box (green: right, orange: wrong, grey: not answered yet)."""
+def feedback_html(fb: Feedback, extra: str = "", lead: str = "") -> str:
+    """The verdict as a coloured box (green: right, orange: wrong, grey: not answered yet); ``lead``
+    (HTML) goes before its message, ``extra`` (HTML) after it."""
     bg, fg, mark = _COLOURS[fb.status]
     return (f"<div style='background:{bg};color:{fg};border-left:4px solid {fg};padding:6px 10px;"
-            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {to_html(fb.message)}{extra}</div>")
+            f"margin:4px 0;font-size:14px;line-height:1.4'><b>{mark}</b> {lead}{to_html(fb.message)}{extra}</div>")
 
 
 def _enforce(eid: str, fb: Feedback) -> None:
@@ -435,7 +436,7 @@ def feedback(eid: str, answer=_MISSING, *, namespace: dict | None = None):
     elif isinstance(answer, Feedback):
         fb = answer
     else:
-        fb = check(eid, answer)
+        fb = check(eid, answer, hint=False)  # (the hints come in steps, from the button under the verdict)
         if not fb.answered and on_dashboard():
             fb = not_answered(_ON_DASHBOARD)
         else:
@@ -466,31 +467,36 @@ def as_graded(eid: str, source: str):
     return fn
 
 
-def _earlier(eid: str, fb: Feedback) -> str:
-    """For an answer not checked in this kernel: what the record says of the last check, as HTML."""
-    item = work.entry(eid) if fb.status == "unanswered" else {}
-    last = item.get("last")
-    if not last:
-        return ""
-    verdict = {"correct": "right", "wrong": "not right yet"}.get(last.get("status"), last.get("status", ""))
-    return (f"<div style='margin-top:4px;font-size:13px'>Your last check, {html.escape(_when(last.get('at')))}: "
-            f"{html.escape(verdict)} — {to_html(last.get('message', ''))}</div>")
+def _earlier(eid: str, fb: Feedback) -> dict | None:
+    """For an answer not checked in this kernel: the record's last check of it (None if none)."""
+    last = work.entry(eid).get("last") if fb.status == "unanswered" else None
+    return last if last and last.get("status") in ("correct", "wrong") else None
 
 
 class Checked(Live):
     """A checked answer as displayed in a notebook: a coloured box, then (until the answer is right)
-    hints in steps and the solution."""
+    hints in steps and the solution. Not checked in this kernel, it shows the record's last check
+    (coloured as that verdict), and no hint button if that check was right."""
 
     def __init__(self, eid: str, fb: Feedback):
         self.eid, self.feedback = eid, fb
         self.correct, self.message = fb.correct, fb.message
+        self.earlier = _earlier(eid, fb)
         self.steps = None
-        if not fb.correct:  # a right answer needs no hint: the button goes
+        right_before = self.earlier is not None and self.earlier["status"] == "correct"
+        if not fb.correct and not right_before:  # a right answer needs no hint: the button goes
             self.steps = Steps(eid, shown=work.entry(eid).get("hints", 0), changed=self.refresh)
             self.widget = W.VBox([W.HTML(self.verdict_html()), self.steps.widget])
 
     def verdict_html(self) -> str:
-        return feedback_html(self.feedback, _earlier(self.eid, self.feedback))
+        last = self.earlier
+        if last is None:
+            return feedback_html(self.feedback)
+        now = self.feedback.message.removeprefix("Not answered yet: ")
+        said = "" if last["status"] == "correct" else " (not right yet)"
+        return feedback_html(Feedback(last["status"] == "correct", str(last.get("message", ""))),
+                             lead=f"Your last check, {html.escape(_when(last.get('at')))}{said}: ",
+                             extra=f"<div style='margin-top:4px;font-size:13px'>In this kernel: {to_html(now)}</div>")
 
     def static_html(self) -> str:
         return self.verdict_html() + (self.steps.out.value if self.steps is not None else "")
@@ -540,15 +546,20 @@ class Predict(Live):
         if last and last.get("answer") in self.ex.choices:
             self.choices.value = last["answer"]
             self.feedback = check(self.eid, last["answer"])
-            self.out.value = feedback_html(self.feedback, self._first_note(last.get("at")))
+            when = _when(last.get("at"))
+            again = (f"<div style='margin-top:4px;font-size:13px'>Your last check, {html.escape(when)}.</div>"
+                     if when and int(item.get("attempts", 1)) > 1 else "")
+            self.out.value = feedback_html(self.feedback, again + self._first_note())
 
-    def _first_note(self, when: str | None = None) -> str:
+    def _first_note(self) -> str:
+        """The first answer, its verdict and when it was given (the record's time of it)."""
         first = _FIRST[self.eid]
         label = html.escape(self.ex.choices.get(first, first))
         verdict = "right" if first == self.ex.solution else "not it"
-        again = f" (checked {html.escape(_when(when))})" if when else ""
-        return (f"<div style='margin-top:4px;font-size:13px'>Your first answer: “{label}” ({verdict}).{again}"
-                "</div>")
+        recorded = work.entry(self.eid).get("first") or {}
+        when = _when(recorded.get("at")) if recorded.get("answer") == first else ""
+        return (f"<div style='margin-top:4px;font-size:13px'>Your first answer: “{label}” ({verdict})"
+                f"{', ' + html.escape(when) if when else ''}.</div>")
 
     def check(self) -> Feedback:
         fb = check(self.eid, self.choices.value)
@@ -673,22 +684,52 @@ class Explain(Live):
             _WRITTEN.setdefault(self.eid, recorded if isinstance(recorded, str) else self.text.value)
         _WRITTEN.setdefault(self.eid, self.text.value)
         if solutions_shown(self.eid):
-            mine = html.escape(_WRITTEN[self.eid])
-            self.out.value = (_box(f"<b>Your first answer:</b> {mine}")
+            first = _WRITTEN[self.eid]
+            mine = (_box(f"<b>Your first answer</b> (before this one): {html.escape(first)}")
+                    if first.strip() != self.text.value.strip() else "")
+            self.out.value = (mine
                               + _box(f"<b>A model answer:</b> {to_html(self.ex.solution)}", "#1B5E20", "#E8F5E9")
                               + _box("<b>Does your answer mention…</b> (tick what it does; nothing is graded)"))
-            self.ticks.children = [W.Checkbox(value=False, description=to_html(p), description_allow_html=True, indent=False,
-                                              layout=W.Layout(width="auto")) for p in self.ex.points]
+            self._checklist()
         else:
             self.out.value = _box("Your answer is written down. " + html.escape(solutions_off(self.eid)))
         self.refresh()
         return fb
 
+    def _checklist(self) -> None:
+        """One checkbox per point of the model answer, ticked as the student left it (the record
+        keeps the ticks). The point is an HTML widget beside its box, so that its formulas show as
+        mathematics (a checkbox's own label drops MathML); the box is named by the point in plain
+        text (its ``title``, which is also its tooltip)."""
+        if self.ticks.children:
+            return
+        ticked = set(work.entry(self.eid).get("ticked", []))
+        rows = []
+        for i, point in enumerate(self.ex.points):
+            box = W.Checkbox(value=i in ticked, description="", indent=False, tooltip=to_plain(point),
+                             layout=W.Layout(width="2em", min_width="2em"))
+            box.observe(lambda _change: self._ticked(), names="value")
+            rows.append(W.HBox([box, W.HTML(to_html(point), layout=W.Layout(width="auto"))],
+                               layout=W.Layout(align_items="center")))
+        self.ticks.children = rows
+
+    def ticked(self) -> list[int]:
+        """The points the student ticked (their indices, from 0)."""
+        return [i for i, row in enumerate(self.ticks.children) if row.children[0].value]
+
+    def _ticked(self) -> None:
+        work.ticked(self.eid, self.ticked())
+        self.refresh()
+
     def static_html(self) -> str:
         text = self.text.value.strip()
         mine = _box(f"<b>Your explanation:</b> {html.escape(text)}") if text else ""
-        points = "".join(f"<li>{to_html(p)}</li>" for p in self.ex.points) if self.ticks.children else ""
-        return mine + self.out.value + (f"<ul style='margin:4px 0'>{points}</ul>" if points else "")
+        ticked = set(self.ticked())
+        points = "".join(f"<li>{'☑' if i in ticked else '☐'} {to_html(p)}</li>" for i, p in enumerate(self.ex.points)
+                         if self.ticks.children)
+        checklist = (f"<ul style='list-style:none;padding-left:4px;margin:4px 0' aria-label='the points your "
+                     f"answer mentions: {len(ticked)} of {len(self.ex.points)} ticked'>{points}</ul>")
+        return mine + self.out.value + (checklist if points else "")
 
     def __repr__(self) -> str:
         return f"{self.feedback.status}: {to_plain(self.feedback.message)}"
@@ -842,10 +883,6 @@ def table(notebooks=None) -> W.HTML:
     return W.HTML(table_html(notebooks))
 
 
-_STATE_TEXT = {"right first": ("✓", "right at the first try"), "done": ("✓", "right after a retry"),
-               "tried": ("✗", "tried, not right yet"), "open": ("·", "open")}
-
-
 def progress_html(student: str | None = None) -> str:
     """The student's progress, notebook by notebook, from the record (:mod:`.work`): how many
     exercises were right at the first try, right later, tried, and still open, and each exercise's
@@ -864,14 +901,14 @@ def progress_html(student: str | None = None) -> str:
         for nb, row in rows.items():
             file, title = NOTEBOOKS.get(nb, (None, f"notebook {nb}"))
             name = f"<a href='{html.escape(file)}'>{nb} · {html.escape(title)}</a>" if file else html.escape(title)
-            marks = " ".join(f"<span title='{html.escape(eid)}: {_STATE_TEXT[st][1]}'>{int(nb)}.{i + 1}&nbsp;"
-                             f"{_STATE_TEXT[st][0]}</span>" for i, (eid, st) in enumerate(row["items"].items()))
+            marks = " ".join(f"<span title='{html.escape(eid)}: {work.MARKS[row['items'][eid]][1]}'>{number}&nbsp;"
+                             f"{mark}</span>" for eid, number, mark in work.marks(row))
             body.append(f"<tr><td>{name}</td><td>{row['right first']}</td><td>{row['done']}</td><td>{row['tried']}</td>"
                         f"<td>{row['open']} of {row['exercises']}</td><td>{row['hints']}</td>"
                         f"<td>{row['solutions']}</td><td>{marks}</td></tr>")
         head = ("<tr>" + "".join(f"<th style='text-align:left'>{h}</th>" for h in (
             "notebook", "right at the first try", "right later", "tried, not yet right", "open", "hints seen",
-            "solutions seen", "exercises (✓ right, ✗ not yet, · open)")) + "</tr>")
+            "solutions seen", f"exercises ({work.MARKS_LEGEND})")) + "</tr>")
         label = html.escape(s) if s else "the default numbers"
         parts.append(f"<div style='margin:6px 0 2px 0'><b>Progress of {label}</b> (kept beside the notebooks, in "
                      f"<code>{work.FOLDER}/</code>; in a terminal: <code>python3 tasks.py progress</code>)</div>"

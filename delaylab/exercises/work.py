@@ -15,7 +15,8 @@ it), and read back when a notebook starts again (``ex.start("alice")``):
 
 The file is JSON, written whole and replaced atomically, under a lock: two notebooks open at once
 (two kernels) each add their own exercises. ``python3 tasks.py progress [student]`` and the index
-notebook read it (:func:`progress`).
+notebook read it (:func:`progress`; ``python -m delaylab.exercises`` is that command: this
+module is imported by the package, so it is not run as ``-m …work`` itself).
 
 Nothing is written on the dashboards (visitors share a server, and a public server keeps no
 visitor's data), while the tests run the notebooks (``DELAYLAB_EXERCISES_EXPECT``), while
@@ -235,6 +236,16 @@ def hints_shown(eid: str, shown: int) -> dict:
     return _update(eid, change)
 
 
+def ticked(eid: str, points) -> dict:
+    """The points of an explain exercise's model answer the student ticked (their indices, from 0)."""
+    chosen = sorted({int(i) for i in points})
+
+    def change(item):
+        item["ticked"] = chosen
+
+    return _update(eid, change)
+
+
 def solution_shown(eid: str) -> dict:
     stamp = now()
 
@@ -290,8 +301,19 @@ def students(where: Path | None = None) -> list[str]:
     return out
 
 
-__all__ = ["FOLDER", "RECORD_ENV", "enabled", "folder", "path", "read", "load", "entry", "checked", "hints_shown",
-           "solution_shown", "state", "progress", "students"]
+#: each state's mark and words, in the index's table and in the terminal's
+MARKS = {"right first": ("✓", "right at the first try"), "done": ("✓", "right after a retry"),
+         "tried": ("✗", "tried, not right yet"), "open": ("·", "open")}
+MARKS_LEGEND = "✓ right, ✗ not yet, · open"
+
+
+def marks(row: dict) -> list[tuple[str, str, str]]:
+    """(eid, "2.1", mark) for each exercise of a notebook's row of :func:`progress`, in order."""
+    return [(eid, f"{int(get(eid).notebook)}.{i + 1}", MARKS[st][0]) for i, (eid, st) in enumerate(row["items"].items())]
+
+
+__all__ = ["FOLDER", "RECORD_ENV", "MARKS", "enabled", "folder", "path", "read", "load", "entry", "checked",
+           "hints_shown", "ticked", "solution_shown", "state", "progress", "students", "marks"]
 
 
 # ------------------------------------------------------------------ the terminal: python3 tasks.py progress
@@ -301,18 +323,22 @@ HEADERS = ("exercises", "right at first try", "right later", "tried, not yet rig
 
 
 def table_text(student: str, where: Path | None = None, titles: dict | None = None) -> str:
-    """A student's progress as a plain-text table, one row per notebook."""
+    """A student's progress as a plain-text table, one row per notebook, its exercises last
+    ("2.1 ✓ 2.2 ✗ 2.3 ·", as the index shows them)."""
     rows = progress(student, where)
     names = [f"{nb} {(titles or {}).get(nb, '')}".strip() for nb in rows]
     width = max([len(n) for n in names] + [8])
-    head = " | ".join([f"{'notebook':<{width}}", *HEADERS])
+    head = " | ".join([f"{'notebook':<{width}}", *HEADERS, f"exercises ({MARKS_LEGEND})"])
     lines = [f"{student or '(default numbers)'}:", head, "-" * len(head)]
     for name, row in zip(names, rows.values()):
-        lines.append(" | ".join([f"{name:<{width}}", *(f"{row[c]:>{len(h)}}" for c, h in zip(COLUMNS, HEADERS))]))
+        items = " ".join(f"{number} {mark}" for _, number, mark in marks(row))
+        lines.append(" | ".join([f"{name:<{width}}", *(f"{row[c]:>{len(h)}}" for c, h in zip(COLUMNS, HEADERS)),
+                                 items]))
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
+    """``python3 tasks.py progress [student]`` (which runs ``python -m delaylab.exercises``)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python3 tasks.py progress",
@@ -323,14 +349,16 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     where = Path(args.folder) if args.folder else folder()
     titles = {nb: title for nb, (_, title) in NOTEBOOKS.items()}
-    who = [args.student] if args.student is not None else students(where)
+    known = students(where)
+    if args.student is not None and not path(args.student, where).exists():
+        others = f" Records exist for: {', '.join(s or '(default numbers)' for s in known)}." if known else ""
+        print(f"No record for {instance.normalise(args.student)!r} in {where}: nothing checked yet under that name "
+              f"(a record appears when an exercise is checked in JupyterLab after ex.start(\"…\") with it).{others}")
+        return 0
+    who = [args.student] if args.student is not None else known
     if not who:
         print(f"No work recorded yet in {where}: the records appear when exercises are checked in JupyterLab.")
         return 0
     print(f"Records in {where}\n")
     print("\n\n".join(table_text(instance.normalise(s), where, titles) for s in who))
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover - command line
-    raise SystemExit(main())
