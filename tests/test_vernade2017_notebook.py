@@ -694,6 +694,7 @@ def test_r3_3_theorem_4_is_said_not_to_raise_the_lower_bound_not_to_leave_the_di
     assert "do not raise the lower bound (Theorem 4 is a lower bound only" in cell_with("## 5. How hard is it?")
     assert ex.get("01.why-window").title == "Why a window raises the lower bound, and delays do not"
     assert "asymptotic difficulty" not in guide_part()
+    assert "do not change the asymptotic difficulty" not in dl.bounds.__doc__
 
 
 def test_r3_4_the_convention_for_theta_hat_at_least_one_is_our_reading():
