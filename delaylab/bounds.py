@@ -5,9 +5,10 @@ algorithm, E[N_k(T)] ≳ log T / d_k. Multiplied by the gaps Δ_k = θ* − θ_k
 of the pseudo-regret Σ_t Δ_{A_t} (what delaylab plots) against log T:
 
 * Theorem 4 (uncensored): d_k = d(θ_k, θ*), the classical Lai & Robbins bound — delays that are
-  eventually observed do not change the asymptotic difficulty;
-* Theorem 3 (censored at m): d_k = d(τ_m θ_k, τ_m θ*) — the problem is as hard as the scaled
-  bandit (τ_m θ_k)_k, and harder for small windows or long delays.
+  eventually observed do not raise the lower bound (a lower bound only: the paper's upper bounds
+  under delays match it up to a constant factor);
+* Theorem 3 (censored at m): d_k = d(τ_m θ_k, τ_m θ*) — the lower bound of the scaled bandit
+  (τ_m θ_k)_k, raised by small windows or long delays.
 
 The paper states Theorem 3 for its own regret L(T), whose terms carry a factor τ_m (Eq. 3):
 that version is ``censored_slope(..., paper_regret=True)``. These are asymptotic statements

@@ -602,6 +602,32 @@ def test_the_final_assessment_covers_each_notebook_once_for_100_points():
         assert cited and all(by_number()[n].startswith(nb) for n in cited), (nb, objectives)
 
 
+def test_the_final_assessment_is_marked_as_the_rubrics_say():
+    """The rubrics give a derivation 1 point per step (set-up, key step, result) and an explanation
+    points by the ideas it makes; a 20-point question cannot be marked "with" them as they stand,
+    and "three points per step" contradicts them. The assessment says how to scale them."""
+    from delaylab.exercises.assignment import POINTS
+
+    body = section_text("A final assessment")
+    prose = " ".join(body.split("| question |")[0].split())
+    assert "three points per step" not in prose
+    rubric = section_text("Rubrics for the answers graded by hand")
+    header = [line for line in rubric.splitlines() if line.startswith("| ex. |")][0]
+    steps = re.findall(r"1 point: the ([\w -]+?) \|", header)
+    assert steps == ["set-up", "key step", "result"] and POINTS["derive"] == len(steps)
+    assert f"three equal parts ({', '.join(steps)}" in prose
+    assert "split each question's 20 points between its parts" in prose
+    assert {int(r[3]) for r in rows(body)} == {20}
+
+
+def test_the_module_table_points_to_the_week_0_lab_where_it_is():
+    """The module table's week-0 row says where the set-up lab is: the lab's section comes first."""
+    text = guide()
+    lab, table = text.index("### Week 0: the set-up lab"), text.index("| 0 | — | the set-up lab")
+    where = re.search(r"\| 0 \| — \| the set-up lab \((above|below)\)", text)
+    assert where and where.group(1) == ("above" if lab < table else "below")
+
+
 def test_week_0_lab_adds_up_and_its_warm_up_says_what_numpy_does():
     """The lab's minutes make 60; every command it names is a command of tasks.py; each line of the
     numpy warm-up gives the result its comment states; the practice assignment exists; and the

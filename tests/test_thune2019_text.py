@@ -407,7 +407,7 @@ def test_the_cap_is_the_papers_proof_not_a_limit_of_exponential_weights():
         assert "Bistritz" in text or name == "5.5 points", name
     md = texts["notebook"]
     assert "Skipper is what makes *this paper's* analysis apply at the rate $1/(4e\\beta)$" in md
-    assert "$O(\\sqrt{\\ln K\\,(KT + D)})$ for Exp3 that uses each loss when it arrives, with no truncation" in md
+    assert "$O(\\sqrt{\\ln K\\,(KT + D)})$ for Exp3 that uses each loss when it arrives, the delays unknown" in md
     assert "none of the paper's bounds covers it" in md and "this paper's Theorem 1 does not cover the twin" in md
 
 
@@ -663,3 +663,90 @@ def test_curves_the_text_names_by_colour_have_a_colour_of_their_own():
     md = _flat(_markdown())
     assert f"The two thin {COLOUR_NAMES[rate.pop()].replace(' ', '-')} lines are the explicit (long-dashed)" in md
     assert "The black lines are the explicit" not in md
+
+
+# ----------------------------------------------------------------- issue 33, review round 3
+def _cell_with(marker: str) -> str:
+    hits = [s for t, s, _ in _cells() if t == "markdown" and marker in s]
+    assert len(hits) == 1, marker
+    return _flat(hits[0])
+
+
+def test_large_beta_costs_4e_beta_lnK_not_the_experienced_delay():
+    """Finding 1: with η = 1/(4eβ), |S_β| + (KTe/2 + D_β)/(4eβ) never increases with β (a round
+    un-skipped at β > d_t adds d_t/(4eβ) < 1/(4e) and removes 1), so the text must not sell a large
+    experienced delay as the price of a large β. The claim is checked on §5's instance at every
+    delay value, where |S_β| and D_β jump."""
+    env, d5 = paper.tradeoff_setting()
+    T, lnK = paper.TRADEOFF_HORIZON, math.log(2)
+    vals = np.unique(d5[d5 > 0]).astype(float)
+    betas = np.sort(np.concatenate([vals, vals + 1e-9, np.geomspace(0.5, 4 * T, 400)]))
+    bound, S, D = paper.theorem3_bound(2, T, d5, betas)
+    g = bound - 4 * E * betas * lnK
+    assert np.all(np.diff(g) <= 1e-9) and np.all(np.diff(D) >= 0) and D[-1] > D[0]
+    md = _flat(_markdown())
+    assert "a large experienced delay" not in md
+    assert r"trades $|S_\beta|$ against $D_\beta/\beta$" not in md
+    sec3 = _cell_with("## 3. Skipper")
+    assert r"$|S_\beta| + (KTe/2 + D_\beta)/(4e\beta)$ never increases with $\beta$" in sec3
+    assert r"against $4e\beta\ln K$, which rises" in _cell_with("## What to remember")
+
+
+def test_tradeoff_instance_states_its_cap_with_the_codes_numbers():
+    """Finding 2: §5's delays are capped at 10T; the notebook, the guide, the readings, the module
+    and the panel's option say so, with the numbers the code gives."""
+    T = paper.TRADEOFF_HORIZON
+    env, d5 = paper.tradeoff_setting()
+    raw = sq.law_delays(dl.Pareto(paper.TRADEOFF_ALPHA), T, seed=1)
+    assert np.array_equal(d5, np.minimum(raw, 10 * T))
+    n_cap, D, D_raw = int((raw > 10 * T).sum()), int(d5.sum()), int(raw.sum())
+    b, b_raw = corollary4_beta(2, T, D), corollary4_beta(2, T, D_raw)
+    cap = f"{10 * T:,}"
+    sec5 = _cell_with("## 5. The trade-off of Theorem 3")
+    assert f"capped at $10T = {cap.replace(',', '{,}')}$" in sec5
+    assert (f"{n_cap} of the {T} delays are capped, the largest drawn was {int(raw.max()):,}" in sec5
+            and f"{D:,} with it against {D_raw:,} without" in sec5 and f"{b:.0f} against {b_raw:.0f}" in sec5)
+    assert f"$D = {D:,}$".replace(",", "{,}") in _cell_with("**Verdict (Theorem 3's trade-off")
+    readings, guide = _flat(_readings()), _flat(_guide())
+    assert f"delays capped at 10T = {cap}, D = {D:,}) 51 against {b:.0f}" in readings
+    assert f"Pareto delays capped at 10T = {cap} ({n_cap} of the {T} are capped: D = {D:,} against {D_raw:,}" in readings
+    assert f"capped at 10T = {cap}: only {n_cap} of the {T} are, but D is {D:,} with the cap and {D_raw:,}" in guide
+    assert f"β {b:.0f} against {b_raw:.0f}" in guide
+    assert "capped at 10·horizon" in paper.tradeoff_setting.__doc__
+    label = dict((v, k) for k, v in adversarial.PATTERNS)["pareto"]
+    assert "capped at 10T" in label
+    d_panel = adversarial.make_delays("pareto", 1000, 20, 5, seed=0)
+    assert d_panel.max() <= 10 * 1000
+
+
+def test_bistritz_attribution_says_what_their_abstract_says():
+    """Finding 3: the abstract gives O(sqrt(ln K (KT + D))) for Exp3 using feedback on arrival, the
+    delays unknown to the player, T and D known, and a doubling trick at K²T; it says nothing of a
+    rate 'as in Theorem 1' nor of 'no truncation'."""
+    texts = [_flat(_markdown()), _flat(_readings()), _flat(_guide()), _flat(ex.p05._WHY_SKIP),
+             _flat(Skipper.without_skipping.__doc__)]
+    for t in texts:
+        assert "as in Theorem 1 (as their abstract" not in t and "no truncation" not in t
+        assert "with no cap set by" not in t and "delayed Exp3 with no cap" not in t
+        assert "the delays unknown to the player" in t
+    assert r"$O(\sqrt{\ln K\,(K^2T + D)})$" in texts[0] and "O(sqrt(ln K (K²T + D)))" in texts[1]
+
+
+def test_sqrt_T_verdict_names_the_learners_it_shows():
+    """Finding 4: only learners tuned for T alone were shown at the √T rate, not 'any learner'."""
+    md = _flat(_markdown())
+    assert "any learner whose rate is not pulled down" not in md
+    assert "a learner whose rate is tuned for $T$ alone, and not pulled down by $D$ or $d_{\\max}$" in md
+
+
+def test_guide_objective_for_5_1_matches_its_draw():
+    """Finding 5: Exercise 5.1 is drawn so that the truncation does not bind; the guide's
+    objective must not promise that 5.1 shows it binding."""
+    guide = _flat(_guide())
+    assert "see when the truncation binds (Exercise 5.1)" not in guide
+    assert "the truncation does not bind for modest delays (Exercise 5.1)" in guide
+    from delaylab.exercises import p05
+    from delaylab.policies.exp_weights import theorem1_eta
+    p = {"K": 2, "T": 5000, "d": 5, "n": 3, "s": 20}  # 5.1's default draw
+    assert p05._eta_binds(p) and 1 / (4 * E * p["s"]) > theorem1_eta(p["K"], p["T"], p05._D(p))
+    assert 1 / (4 * E * 500) < theorem1_eta(2, 1000, 995 * 20 + 5 * 500)  # Section 1: five delays of 500 bind

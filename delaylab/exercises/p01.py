@@ -390,24 +390,26 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 1.6 explain: why a window changes the difficulty
+# ---------------------------------------------------------------- 1.6 explain: why a window raises the lower bound
 _WHY_WINDOW = (r"Without a window every conversion is eventually seen: a delay only postpones the information. With a "
-               r"finite mean delay $\mu$, the pulls whose news is still pending weigh at most $\mu$ in total ($\sum_e "
-               r"P(D > e) = E[D]$), a number that does not grow with T. A pull of weight $\tau$ carries at most "
-               r"$\tau$ times a full pull's information ($\alpha \mapsto d(\alpha p, \alpha q)$ is convex, the "
-               r"paper's Lemma 15, and 0 at 0), so the information still missing is at least $\mu$ full pulls' worth, "
-               r"and at most a constant times $\mu$: the delayed learner lags an undelayed one by a bounded number of "
-               r"pulls — an additive cost, invisible in the $\log T$ slope. With a window, a share $1 - \tau_m$ of "
+               r"finite mean delay $\mu$, the pulls whose news is still pending weigh $W \le \mu$ in total ($\sum_e "
+               r"P(D > e) = E[D]$), a number that does not grow with T. Write $f(\alpha) = d(\alpha p, \alpha q)$: "
+               r"it is convex (the paper's Lemma 15), so it lies above its tangent at $\alpha = 1$, and a pull of "
+               r"weight $\tau$ misses at most $(1 - \tau) f'(1)$ of the information $f(1)$ of a full pull. So the "
+               r"information still missing is at most a constant, $f'(1)/f(1)$, times $W \le \mu$ full pulls' "
+               r"worth: the delayed learner lags an undelayed one by a bounded number of pulls — an additive cost, "
+               r"invisible in the $\log T$ slope. With a window, a share $1 - \tau_m$ of "
                r"the conversions is lost for good: each pull only tells about the rate $\tau_m\theta$, and the rates "
                r"$\tau_m\theta_k$ and $\tau_m\theta^*$ are closer in divergence than $\theta_k$ and $\theta^*$, so "
-               r"each suboptimal arm needs more pulls, $\log T / d(\tau_m\theta_k, \tau_m\theta^*)$.")
+               r"each suboptimal arm needs more pulls, $\log T / d(\tau_m\theta_k, \tau_m\theta^*)$: the lower "
+               r"bound rises.")
 
 register(Exercise(
     id="01.why-window",
     kind="explain",
     stars=2,
     minutes=8,
-    title="Why a window changes the asymptotic difficulty, and delays do not",
+    title="Why a window raises the lower bound, and delays do not",
     solution=_WHY_WINDOW,
     points=("without a window, delays postpone the information but every conversion arrives",
             "the postponement is a constant that does not grow with T (an additive cost)",

@@ -300,7 +300,8 @@ _WHY_BRIDGE = (
     r"rewards of $j$ that leak in cancel those of $i$ that leak out only if $\theta_j$ is close to $\theta_i$. With "
     r"a bridge on an active arm, the arm before every block of phase $m$ is active in phase $m$; on the event that "
     r"every estimate so far was within half its tolerance, any two such arms differ by at most $4\tilde\Delta_m$, "
-    r"of the order of the tolerance (Proposition 1, Section 4.2). Without a bridge, the arm before the first block "
+    r"of the order of the tolerance (our reading of Proposition 1's sketch, Section 4.2; the constant is our "
+    r"derivation). Without a bridge, the arm before the first block "
     r"of phase $m+1$ is the last arm of phase $m$: it passed phase $m-1$'s test even if it is eliminated right "
     r"after phase $m$, so on the same event its distance to the block's arm is bounded by $8\tilde\Delta_{m+1}$ "
     r"instead of $4\tilde\Delta_{m+1}$: a bound only twice as large — except after phase 1, whose arms were never tested and can be "
@@ -327,7 +328,8 @@ register(Exercise(
             r"a block's bias, $(\theta_j - \theta_i)\,\mathbb{E}[\tau]/n$, is small only if the arm $j$ played just "
             r"before it has a mean close to $\theta_i$: the leaks in and out then cancel",
             r"with a bridge, the arm played before every block is active in the current phase, so on the good event "
-            r"its mean is within $4\tilde\Delta_m$ of the block's arm, of the order of the tolerance; without one the "
+            r"its mean is within $4\tilde\Delta_m$ of the block's arm, of the order of the tolerance (our reading of "
+            r"Proposition 1's sketch, Section 4.2; the constant is our derivation); without one the "
             r"bound is twice as large, $8\tilde\Delta_m$, except after phase 1, whose arms were never tested",
             r"plain ODAAF's analysis uses no cancellation: one $\mathbb{E}[\tau]$ per pooled block, summed over the "
             r"$m$ blocks — the term growing with $m$",

@@ -324,7 +324,7 @@ _WHY_SKIP = (r"DEW's learning rate must be at most $1/(4e\,d_{\max})$ for its an
              "base fed every loss at the same rate does as well. Skipping is what brings that rate within this "
              "paper's analysis, Theorem 3, for every loss sequence. The cap it works around is a condition of this "
              "paper's proof, not a known limit of exponential weights: other analyses, e.g. Bistritz et al. "
-             r"(NeurIPS 2019), bound Exp3 that uses each loss on arrival with no cap set by $d_{\max}$.)")
+             r"(NeurIPS 2019), bound Exp3 that uses each loss on arrival, the delays unknown to the player.)")
 
 register(Exercise(
     id="05.why-skip",

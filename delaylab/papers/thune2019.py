@@ -322,8 +322,8 @@ TRADEOFF_SLOW = 5  # rounds with d_t ≥ 5 carry the information (about 1/3 of t
 
 
 def tradeoff_setting(horizon=TRADEOFF_HORIZON, alpha=TRADEOFF_ALPHA, seed=0):
-    """Heavy-tailed delays (one Pareto(α) sequence, fixed) and losses that tell the two arms apart
-    only on the rounds with d_t ≥ 5 (gap 0.6): :func:`~delaylab.settings.sequences.slow_informative_losses`."""
+    """Heavy-tailed delays (one Pareto(α) sequence, fixed, capped at 10·horizon) and losses that tell
+    the two arms apart only on the rounds with d_t ≥ 5 (gap 0.6): :func:`~delaylab.settings.sequences.slow_informative_losses`."""
     delays = sq.law_delays(Pareto(alpha), horizon, seed=seed + 1)
     delays = np.minimum(delays, 10 * horizon)  # beyond the horizon anyway: keeps D finite and readable
     losses = sq.slow_informative_losses(delays, TRADEOFF_SLOW, gap=0.6, seed=seed)
@@ -385,7 +385,7 @@ def tradeoff_figure(study):
                              line=dict(color="#7F7F7F", dash="dot", width=2)))
     fig.update_xaxes(type="log", title_text="threshold β")
     fig.update_yaxes(type="log", title_text="regret / bound terms at T")
-    figure_layout(fig, 460, f"Theorem 3 along β: Pareto(α = {TRADEOFF_ALPHA}) delays, T = {T}")
+    figure_layout(fig, 460, f"Theorem 3 along β: Pareto(α = {TRADEOFF_ALPHA}) delays capped at 10T, T = {T}")
     return FigureWidget(fig)
 
 

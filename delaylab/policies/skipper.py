@@ -154,7 +154,7 @@ class Skipper(Policy):
         The comparison that credits a gap to skipping (:data:`NO_SKIP`). The paper's Theorem 1 does
         not cover it: its delays exceed the d_max = β its rate is truncated for. That is a condition
         of the paper's proof; other analyses (Bistritz et al., NeurIPS 2019) bound Exp3 that uses
-        each loss on arrival with no cap set by d_max."""
+        each loss on arrival, the delays unknown to the player (their abstract)."""
         b = check_real("beta", beta, low=0.0, low_open=True, ndim=(0, 1))
         rate = 1.0 / (4 * E * b) if eta is None else eta
         return DEW(eta=rate if b.ndim else float(rate), dmax=b if b.ndim else float(b))

@@ -1,12 +1,18 @@
-"""One colour per algorithm, the same in every notebook, readable with colour-blind vision.
+"""The colours and line styles of the workbook's curves, readable with colour-blind vision.
 
 Colours come from the Okabe–Ito palette and Paul Tol's "muted" scheme, both designed to stay
-distinguishable under the common colour-vision deficiencies; related variants of one algorithm
-(censored/uncensored, known/estimated law) share a colour and differ by dash pattern, and the
-delay-blind baselines are drawn dotted. Curves a figure compares never share a colour, and never
-use two close colours (blue/sky blue, orange/vermillion, reddish purple/wine) without a second
-channel, a dash and a marker (:data:`SYMBOLS`); ``tests/test_figures_legible.py`` checks every
-figure of the workbook. Unknown names get a stable colour from the same palette, and within one
+distinguishable under the common colour-vision deficiencies. In the regret figures each algorithm
+keeps one colour across the notebooks. Most variants of an algorithm share its colour and differ by
+dash pattern (the uncensored UD- indices, Patient Bandits without its bias term; the indices
+"without Ñ" dotted, with open circles); some have a colour of their own (the indices with an
+estimated delay law, OTFLinUCB without its delay term, Skipper without skipping, ODAAF-B and
+ODAAF-V). The delay-blind baselines are dotted, uniform random play dashed grey. Figures that sweep
+a parameter colour by its value (an entry per value below, or the figure's own colours, as in
+notebook 04's Figure 2). The index notebook's colour key says the same (``tests/test_index_text.py``).
+Curves of one figure differ in (colour, dash, marker), and two close colours (blue/sky blue,
+orange/vermillion, reddish purple/wine) also by a second channel, a dash or a marker
+(:data:`SYMBOLS`); ``tests/test_figures_legible.py`` checks every figure of the workbook. Unknown
+names get a stable colour from the same palette, and within one
 :class:`~delaylab.viz.plots.CurvePlot` a colour no other curve uses (:func:`assign_styles`).
 """
 
@@ -38,8 +44,8 @@ DARK: dict[str, str] = {BLACK: FOREGROUND, WINE: "#D76A9E", INDIGO: "#9C8CEB", G
 PALETTE = (BLUE, ORANGE, GREEN, PURPLE, BLACK, VERMILLION, SKY, WINE)
 
 # (colour, dash) per algorithm label, for every paper of the workbook. Curves that a figure
-# compares get distinct colours; when two must share a hue family (blue/sky blue), they also
-# differ by dash and marker (SYMBOLS). tests/test_figures_legible.py checks every figure.
+# compares differ in (colour, dash, marker); when two have close colours (blue/sky blue), they also
+# differ by dash or marker (SYMBOLS). tests/test_figures_legible.py checks every figure.
 STYLES: dict[str, tuple[str, str]] = {
     # the reference of every regret figure: uniform random play, dashed grey (GREY: 5.9:1 on white;
     # on a dark page its dark variant, DARK: 5.3:1 on the site's dark background)
