@@ -201,8 +201,9 @@ register(Exercise(
                       "playing the worse arm more often, further from uniform play, not closer. A small "
                       r"$\hat\alpha$ makes the bias term $2T_i^{-\hat\alpha}$ large but nearly flat in $T_i$.",
         "u-shaped": r"That is what the paper reports, with the turn near $\hat\alpha = \min_i \alpha_i = 0.3$, "
-                    "and Figure 2 below finds a U. Read its verdict: with the paper's 400 runs the bottom lies near "
-                    rf"$\hat\alpha = {FIG2_BOTTOM_400}$, not 0.3; the cause is not an over- or under-paid bias (every "
+                    "and Figure 2 below finds a U. Read its verdict: with the paper's 400 runs the bottom lies "
+                    rf"below 0.3, roughly at $\hat\alpha = 0.1$–${FIG2_BOTTOM_400}$ (it moves between sets of 400 "
+                    "runs); the cause is not an over- or under-paid bias (every "
                     rf"$\hat\alpha$ up to {_COVERS:.2f} pays more than the bias here) but, in our reading, how fast the width "
                     r"falls with $T_i$; and every $\hat\alpha$ does worse than uniform random play.",
         "flat": rf"At T = {_FIG2_T} the bias term is still {_BIAS_AT_N[0.1]:.2f} after {_FIG2_N} pulls for "
@@ -315,9 +316,10 @@ register(Exercise(
 # ---------------------------------------------------------------- 2.6 explain: why not divide by Ñ?
 _TAIL_AT_T = float(Pareto(0.3).sf(_FIG2_T))  # P(D > T) for Pareto(0.3) at Figure 2's horizon
 _WHY_NOT_CORRECT = (r"Dividing by $\tilde N$ needs $\tau_i$ at the lag of every pull of arm i, and so the absolute "
-                    "level of each arm's delay law, including how much of it lies beyond the lags seen so far. The "
-                    "conversions that arrive show their delays, and reveal $\\mu_i\\tau_i(u)$ up to the largest lag "
-                    "seen, but not that remaining mass: it cannot be told apart from a lower $\\mu_i$ (the extreme "
+                    "level of each arm's delay law, including how much of it lies beyond the oldest pull's age. The "
+                    "conversions that arrive show their delays, and reveal $\\mu_i\\tau_i(u)$ for every $u$ up to "
+                    "the age of the arm's oldest pull (even beyond the longest delay seen), but not the mass beyond "
+                    "that age: it cannot be told apart from a lower $\\mu_i$ (the extreme "
                     "case: an arm that always converts after an infinite delay and an arm that never converts look "
                     "the same, the paper's footnote 1). With heavy, arm-dependent tails that mass stays large within "
                     rf"the horizon ($P(D > {_FIG2_T}) = {_TAIL_AT_T:.2f}$ for Pareto(0.3)). Assumption 1 only bounds "
@@ -333,7 +335,8 @@ register(Exercise(
     title="Why Patient Bandits cannot divide by Ñ",
     solution=_WHY_NOT_CORRECT,
     points=(r"$\tilde N$ needs each arm's delay law, which is unknown and differs across arms",
-            "the arrived conversions' delays show each law up to the lags seen, not its mass beyond them, "
+            "the arrived conversions' delays show each law up to the oldest pull's age, not its mass beyond "
+            "the oldest pull's age, "
             r"which cannot be told apart from a lower $\mu_i$ (not identifiable)",
             "Assumption 1 bounds the bias instead of removing it",
             "the bias term keeps the index an upper confidence bound (optimistic)"),
