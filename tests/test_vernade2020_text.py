@@ -477,7 +477,7 @@ def test_r4_4_still_in_the_linear_regime_is_the_papers_and_about_its_algorithms(
     assert "still rising at $T = 3000$, as the paper says" not in md
     assert "what the paper calls \"still in the linear regime\"" not in md
     assert "the paper says both its algorithms are \"still in the linear regime\" (Section 8, as printed)" in md
-    assert "with the authors' index the curve is still bending down at $T = 3000$" in md
+    assert "yet with the authors' index the curve is still bending down at $T = 3000$" in md
 
 
 def test_r4_5_no_editing_note_left_in_the_textbook_map():
