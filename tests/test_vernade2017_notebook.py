@@ -376,7 +376,7 @@ def test_r1_4_the_discarding_row_is_its_own_index():
 def test_r1_5_and_6_figure_2s_verdict_separates_what_is_built_in_and_claims_no_equal_growth():
     verdict = cell_with("**Verdict — the paper's gap reproduces")
     assert "two of the paper's three statements reproduce" not in verdict
-    assert "built in, not a test: the linear regret of the first $m = 1000$ steps" in verdict
+    assert "built in, not a test: the linear regret of about the first $m = 1000$ steps" in verdict
     assert "grows as fast as D-UCB's" not in verdict
     assert "40 runs cannot tell the two late growth rates apart" in verdict and "no evidence that they are equal" \
         in verdict
