@@ -53,7 +53,7 @@ NAMES = ("Exp3", "DEW", "Skipper", NO_SKIP, "Doubling")
 DEFAULTS = dict(pattern="spikes", losses="bernoulli", beta=30.0, eta=0.05, delay=20, n_huge=5, gap=0.5,
                 horizon=1000, runs=20, seed=0)
 PATTERNS = [("fixed d, plus a few huge delays", "spikes"), ("fixed delay d", "fixed"),
-            ("random: geometric, mean d", "geometric"), ("heavy tail: Pareto(α = 0.7), capped at 10T", "pareto"),
+            ("random: geometric, mean d", "geometric"), ("Pareto(α = 0.7), capped at 10T", "pareto"),
             ("Example 8: d_t = T − t early on", "example8")]
 LOSSES = [("Bernoulli: means 0.5 ∓ Δ/2", "bernoulli"), ("best arm switches (3 phases)", "switching"),
           ("only slow rounds informative", "slow")]
