@@ -744,9 +744,80 @@ def test_guide_objective_for_5_1_matches_its_draw():
     objective must not promise that 5.1 shows it binding."""
     guide = _flat(_guide())
     assert "see when the truncation binds (Exercise 5.1)" not in guide
-    assert "the truncation does not bind for modest delays (Exercise 5.1)" in guide
     from delaylab.exercises import p05
     from delaylab.policies.exp_weights import theorem1_eta
     p = {"K": 2, "T": 5000, "d": 5, "n": 3, "s": 20}  # 5.1's default draw
-    assert p05._eta_binds(p) and 1 / (4 * E * p["s"]) > theorem1_eta(p["K"], p["T"], p05._D(p))
+    assert p05._eta_not_truncated(p) and 1 / (4 * E * p["s"]) > theorem1_eta(p["K"], p["T"], p05._D(p))
     assert 1 / (4 * E * 500) < theorem1_eta(2, 1000, 995 * 20 + 5 * 500)  # Section 1: five delays of 500 bind
+
+
+# ----------------------------------------------------------------- issue 33, review round 4
+def _code_cell_with(marker: str) -> str:
+    hits = [s for t, s, _ in _cells() if t == "code" and marker in s]
+    assert len(hits) == 1, marker
+    return hits[0]
+
+
+def test_the_wine_term_jumps_up_at_each_delay_value():
+    """Finding 1: (KTe/2 + D_β)/(4eβ) is not monotone in β: passing a delay value k adds n_k·k to
+    D_β and lifts the term by about n_k/(4e). It falls only on the figure's 14 thresholds."""
+    env, d5 = paper.tradeoff_setting()
+    T = paper.TRADEOFF_HORIZON
+    betas = np.array([2.0, 2.0 + 1e-9])
+    _, _, D = paper.theorem3_bound(2, T, d5, betas)
+    term = (2 * T * E / 2 + D) / (4 * E * betas)
+    n2 = int((d5 == 2).sum())
+    assert term[1] > term[0] and term[1] - term[0] == pytest.approx(n2 / (4 * E), rel=1e-6)
+    grid = np.asarray(paper.TRADEOFF_BETAS, dtype=float)
+    assert np.all(np.diff((2 * T * E / 2 + paper.theorem3_bound(2, T, d5, grid)[2]) / (4 * E * grid)) < 0)
+    md, guide = _flat(_markdown()), _flat(_guide())
+    for text in (md, guide):
+        assert "falls all the way" not in text
+    assert r"jumps up by $n_k/(4e)$ as $\beta$ passes a delay $k$" in md
+    assert "At this figure's 14 values of $\\beta$ it falls at every step." in md
+    assert "jumps up by n_k/(4e) each time β passes a delay k" in guide and "on the figure's 14 β it falls" in guide
+
+
+def test_the_cap_binds_in_section_1_even_without_the_huge_delays():
+    """Finding 2: whether the cap binds depends on d_max against sqrt((KTe/2 + D)/ln K)/(4e), not on
+    the delays being modest; §1's sequence without the five spikes (d_max = 20) is already capped."""
+    d = sq.spiked_delays(1000, n_spikes=5, spike=500, base=20, seed=0)
+    from delaylab.policies.exp_weights import theorem1_eta
+    eta, cap = theorem1_eta(2, 1000, d.sum()), 1 / (4 * E * 20)
+    assert cap < eta and 20 > math.sqrt((1000 * E + d.sum()) / math.log(2)) / (4 * E)
+    guide = _flat(_guide())
+    assert "does not bind for modest delays" not in guide
+    assert f"(η = {eta:.2e} > 1/(4e·20) = {cap:.2e})" in guide
+    assert "already binds without them, since η = 5.25e-03" in guide and f"{eta:.2e}" == "5.25e-03"
+    assert "(the cap 1/(4e*20), which also binds)" in _code_cell_with("with_spikes = min(eta")
+
+
+def test_the_check_names_the_wine_term_by_its_colour():
+    """Finding 3: the figure draws (KTe/2 + D_β)/(4eβ) in wine; green is the twin's colour."""
+    cell = _code_cell_with("study[\"experienced\"]) / (4 * math.e * b)")
+    assert "green" not in cell and "wine = (" in cell and "wine-red term" in cell
+
+
+def test_the_round_4_nits_are_fixed():
+    """Findings 4, 5, 6, 7."""
+    md, guide = _flat(_markdown()), _flat(_guide())
+    # 4: only two of the five huge-delay losses arrive before T = 1000
+    d0 = adversarial.make_delays("spikes", 1000, 20, 5, seed=0)
+    arrive = np.flatnonzero(d0 == 500) + 500
+    assert int((arrive < 1000).sum()) == 2
+    assert "the five losses that Skipper throws away" not in md and "not the five skipped losses'" not in guide
+    assert "the two huge-delay losses that arrive before the end, which only Skipper discards" in md
+    assert "not the two huge-delay losses that arrive before the end and only Skipper discards" in guide
+    # 5: Doubling skips the 430 rounds before epoch 15, and three huge delays inside it
+    run = paper.doubling_run(horizon=1000, delays=d0)
+    start = int(np.flatnonzero(np.asarray(run["epoch"]) == 15)[0])
+    assert start == 430 and run["skipped"][start - 1] == 430 and run["skipped"][-1] == 433
+    assert int((np.flatnonzero(d0 == 500) >= start).sum()) == 3
+    for text in (md, guide):
+        assert "epoch 15, which opens at step 430: those 430 rounds are all skipped" in text
+    # 6: the filter of 5.1 is named for what it keeps
+    assert not hasattr(ex.p05, "_eta_binds") and ex.p05._eta_not_truncated.__doc__.startswith("Theorem 1's η")
+    # 7: the verdict's twin statements are checked
+    cell = _code_cell_with("# Section 5's statements")
+    assert "the twin's lowest mean regret is below beta = 5" in cell
+    assert "the twin's regret is within 10 % of uniform random play's" in cell

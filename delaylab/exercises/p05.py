@@ -69,7 +69,7 @@ def _eta_draw(d):
             "s": d.integer(10, 40)}
 
 
-def _eta_binds(p):
+def _eta_not_truncated(p):
     """Theorem 1's η is DEW's rate (the truncation does not bind), and the huge rounds are huge."""
     return p["s"] > p["d"] + 2 and 1 / (4 * E * p["s"]) > 1.05 * theorem1_eta(p["K"], p["T"], _D(p))
 
@@ -94,7 +94,7 @@ register(Exercise(
     given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds; every round has delay d = {p['d']} except {p['n']} "
                      f"round{'s' if p['n'] > 1 else ''} with delay {p['s']}. DEW is tuned as in Theorem 1 (T and D "
                      r"known) and truncated with $d_{\max}$, the largest delay."),
-    **numeric(_eta_p, _eta_wrong, rtol=1e-3, name="eta_prime", when=_eta_binds),
+    **numeric(_eta_p, _eta_wrong, rtol=1e-3, name="eta_prime", when=_eta_not_truncated),
     hints=("Section 2: DEW's learning rate is the smaller of two numbers, one from Theorem 1's tuning and one from "
            "the largest delay.",
            r"$\eta = \sqrt{\ln K/(KTe/2 + D)}$ with D the sum of ALL the delays, then "
