@@ -26,6 +26,7 @@ from ..engine import simulate
 from ..sweep import sweep
 from ..grid import grid
 from ..laws import Pareto
+from ..panels.layout import put_legend_below
 from ..panels.reproduce import FigureReproduction
 from ..policies.exp_weights import DEW, Exp3
 from ..policies.simple import UNIFORM, UniformRandom
@@ -297,6 +298,9 @@ def example8_panel(runs=10, seed=0, horizons=EXAMPLE8_HORIZONS, paper_runs=40) -
                      title="Example 8: regret at T (mean and 95% band over runs), log–log axes")
     plot.fig.data[-2].line.dash, plot.fig.data[-1].line.dash = "longdash", "longdashdot"
     plot.fig.data[-2].line.color = plot.fig.data[-1].line.color = RATE_COLOUR
+    # in rows under the plot: on the right, the rates' long names met the x axis's last label on a
+    # 1024-px projector (the slides' layout keeps a legend in rows clear of the axis)
+    put_legend_below(plot.fig)
     caption = ("Example 8: d_t = T − t for the first √(KT/ln K) rounds, 0 afterwards; K = 2, Bernoulli "
                f"losses with means {0.5 - GAP / 2} and {0.5 + GAP / 2} (our choice: the paper gives no losses). "
                "DEW tuned as in Theorem 1 (d_max = T − 1), Skipper as in Corollary 4 (T and D known), the same "
