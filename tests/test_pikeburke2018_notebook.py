@@ -288,11 +288,11 @@ def test_r1_finding_5_the_bridge_answer_credits_the_papers_stated_purpose_and_th
     assert "breaks the dependence" in e.points[0] and "impair the validity" in e.solution
     assert "Conditioning on [the good event] does not effect this" in e.solution
     assert "far worse" not in e.solution and "by about the tolerance" not in e.solution
-    assert "$4\\tilde\\Delta_m$" in e.solution and "a bound only twice as large" in e.solution and "phase 1" in e.solution
+    assert "$4\\tilde\\Delta_m$" in e.solution and "$8\\tilde\\Delta_{m+1}$" in e.solution and "phase 1" in e.solution
     assert "break the dependence" in cell("## What to remember") and "Exercise 4.5's model answer" in cell("**What the")
     guide = guide4()
     assert "give it the first point only" not in guide and "earns point 1 in full" in guide
-    assert "breaks the dependence" in readings4() and "a bound twice as large" in readings4()
+    assert "breaks the dependence" in readings4() and "8Δ̃_m instead of 4Δ̃_m" in readings4()
 
 
 def test_r1_finding_6_a_reward_lands_if_its_delay_is_at_least_its_distance():
@@ -459,8 +459,8 @@ def test_r2_finding_5_the_verdict_and_the_guide_say_which_scale_their_numbers_ar
 def test_r2_finding_6_the_bridge_bound_is_stated_as_a_bound():
     text = cell("**What the runs show")
     assert "at most twice as far from the block's arm as with a bridge" not in text
-    assert "bounded by $8\\tilde\\Delta_{m+1}$, against $4\\tilde\\Delta_{m+1}$ with a bridge: a bound twice as large" \
-        in text
+    assert "within $4\\tilde\\Delta_{m+1}$ of the block's arm with a bridge, within $8\\tilde\\Delta_{m+1}$ without" \
+        in text  # the bounds' range of use: review nb04-r4, finding 4
     e = ex.get("04.why-bridge")
     assert "twice as far" not in e.solution + " ".join(e.points)
     assert "at most twice as far" not in guide4()
@@ -535,7 +535,7 @@ def test_r3_finding_6_the_bridge_bound_holds_on_the_half_tolerance_event():
     errors ≤ Δ̃_m would give 6Δ̃_{m+1} and 12Δ̃_{m+1}."""
     text = cell("**What the runs show")
     assert "the estimates were within their tolerances" not in text
-    assert "every estimate was within half its tolerance its distance" in text
+    assert "On the event that every estimate was within half its tolerance, the arm before a block is within" in text
     tol = 1.0  # Δ̃_m; Δ̃_{m+1} = tol/2
     for err, with_bridge, without in ((tol / 2, 4, 8), (tol, 6, 12)):
         assert (tol + 2 * err) / (tol / 2) == with_bridge and (2 * tol + 2 * 2 * err) / (tol / 2) == without
@@ -571,3 +571,72 @@ def test_r3_finding_10_the_guide_says_odaaf_v_geometric_eliminates_in_no_run_by_
     row = " ".join(guide4().split())
     assert "which eliminates at step 34,551, past T" not in row
     assert "which eliminates in no run by T (its third phase's Step 1 would end at step 34,551)" in row
+
+
+# ------------------------------------------------------------- review nb04-r4: an independent expert's findings
+def test_r4_finding_1_figure_2s_arms_are_ours_not_the_papers():
+    """Our copy lost the arm means; θ = (0.6, 0.45) is our choice (Section 5 of the notebook says so)."""
+    texts = [cell("## 7. What the bridge"), cell("**What the runs show"), paper.__doc__,
+             paper.BRIDGE_CASES["two arms"]["title"], guide4()]
+    for text in texts:
+        assert "the paper's two arms" not in text
+    assert "(our choice: the paper's were lost)" in texts[0] and "On Figure 2's two arms" in texts[1]
+    assert "Figure 2's two arms (our choice)" in paper.BRIDGE_CASES["two arms"]["title"]
+    assert "Figure 2's two arms (our choice)" in " ".join(paper.__doc__.split())
+    assert "on Figure 2's two arms (our choice)" in guide4()
+
+
+def test_r4_finding_2_odaafs_slope_is_its_n_m_growth_not_a_log_factor():
+    """From our n_m: n_3 grows by 213 pulls per unit of told E[τ] between 2 and 40 (T = 30,000); at
+    Δ = 0.15 that is ≈ 32 regret per unit, the measured slope's size. The derivative of
+    (a + √(b + 6Δ̃ m E))²/Δ̃² in E lies between 6m/Δ̃ and twice that."""
+    lo, hi = int(odaaf_sizes(3, 30_000, 2.0)), int(odaaf_sizes(3, 30_000, 40.0))
+    assert (lo, hi) == (3943, 12052)
+    per_unit = (hi - lo) / 38
+    assert round(per_unit) == 213 and round(0.15 * per_unit) == 32
+    assert 6 * 3 / 0.125 <= per_unit <= 2 * 6 * 3 / 0.125
+    verdict = cell("**Verdict (Appendix F")
+    assert "(the variant measured here)" not in verdict
+    for text in ("adds $6m/\\tilde\\Delta_m$ to twice that many pulls", "(213 here; $0.15 \\times 213 \\approx 32$, the slope)",
+                 "their ratio grows like $\\log(1/\\Delta)/\\Delta$", "in the worst case, where $\\log(1/\\Delta) \\le \\log T$",
+                 "(ODAAF-V's too)"):
+        assert text in verdict
+
+
+def test_r4_finding_3_odaaf_v_against_odaaf_differs_in_the_bridges_too():
+    """ODAAF runs without bridges, ODAAF-V with them (Section 5, as printed): verdict (ii) may not credit the
+    variance information alone."""
+    assert dl.ODAAF(10.0).bridges is False and dl.ODAAFV(10.0, 10.0).bridges is True
+    verdict = cell("**Verdict (Figure 2")
+    assert "* (ii) yes: with Poisson delays ($V = \\mathbb E[\\tau]$) ODAAF-V ends below ODAAF.\n" not in verdict
+    assert "the pair differs in the variance information **and** in the bridges" in verdict
+    assert "this comparison does not credit the variance alone" in verdict
+    assert "the comparison does not isolate the variance" in " ".join(readings4().split())
+
+
+def test_r4_finding_4_the_bridge_bounds_say_nothing_in_phase_2():
+    """Δ̃_m = 2^{-m}; means lie in [0, 1], so a bound ≥ 1 restricts nothing: 4Δ̃_2 = 8Δ̃_3 = 1; the first
+    useful ones are 4Δ̃_3 = 8Δ̃_4 = 1/2."""
+    tol = {m: 0.5 ** m for m in range(1, 6)}
+    assert 4 * tol[2] == 1 and 8 * tol[3] == 1 and 4 * tol[3] == 0.5 and 8 * tol[4] == 0.5
+    text = cell("**What the runs show")
+    assert "This is the one transition where the arm before a block can be arbitrarily bad" not in text
+    assert "a bound twice as large" not in text
+    assert "in phase 2 neither does" in text and "because we play it on the leader" in text
+    assert "Among the transitions that bridges change" in text
+    e = ex.get("04.why-bridge")
+    for t in (e.solution, e.points[2], readings4(), guide4()):
+        flat = " ".join(t.split())
+        assert "twice as large" not in flat and "except after phase 1" not in flat
+        assert "phase 2" in flat and "leader" in flat
+
+
+def test_r4_finding_5_the_bounded_delay_match_is_stated_with_its_condition():
+    remember = cell("## What to remember")
+    assert "matches QPM-D's when $d$ is not too large (Section 4.2's corollary, its condition lost in our copy" in remember
+    assert "for large $d$ ODAAF-B reverts to ODAAF" in remember
+
+
+def test_r4_finding_6_appendix_f_measures_two_variants():
+    for text in (cell("**Verdict (Appendix F"), cell("## What to remember")):
+        assert "the variant measured here" not in text

@@ -78,7 +78,7 @@ CLAIMS = [
                                                                                           range(100)])), ".2f"),
     ("03", "($\\tau_m = {}$ minus the mean of $P(D \\le k)$ over $k < m$)", _tau(100, 100), ".2f"),
     ("03", "In $(100, 500)$, where $\\tau_m = {}$, even the algorithm", _tau(500, 100), ".2f"),
-    ("03", "$\\tau_m(1 - 1/\\sqrt d) \\approx {}$ here", _tau(100, 100) * (1 - 1 / math.sqrt(5)), ".2f"),
+    ("03", "$1 - 1/\\sqrt d \\approx {}$ under $\\theta$", 1 - 1 / math.sqrt(5), ".2f"),
     ("03", "$\\alpha_{{t,\\delta}} \\ge 2f_{{t,\\delta}} \\approx {}$ at $t = 1000$",
      2 * float(confidence_radius(1000, 5, 1.0, 0.1)), ".0f"),
     ("03", "in $(100, 500)$, where $\\tau_m = {}$", _tau(500, 100), ".2f"),

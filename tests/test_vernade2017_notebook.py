@@ -112,7 +112,7 @@ def test_the_claims_of_section_4_fail_where_they_should():
                       ["θ_L", " D-UCB without √(N/Ñ) (the same Ñ) changes arm between 75 and 200 times per run in 2,500 "
                               "steps"],
                       ["θ_L", " D-UCB without Ñ changes arm about every other step"],
-                      ["μ = 5000", " D-UCB ends above uniform random play"]]
+                      ["θ_L, μ = 5000", " D-UCB ends above uniform random play"]]
 
 
 # ------------------------------------------------------------- finding 2: the naive estimator's bias
@@ -376,7 +376,7 @@ def test_r1_4_the_discarding_row_is_its_own_index():
 def test_r1_5_and_6_figure_2s_verdict_separates_what_is_built_in_and_claims_no_equal_growth():
     verdict = cell_with("**Verdict — the paper's gap reproduces")
     assert "two of the paper's three statements reproduce" not in verdict
-    assert "built in, not a test: the linear regret of the first $m = 1000$ steps" in verdict
+    assert "built in, not a test: the linear regret of about the first $m = 1000$ steps" in verdict
     assert "grows as fast as D-UCB's" not in verdict
     assert "40 runs cannot tell the two late growth rates apart" in verdict and "no evidence that they are equal" \
         in verdict
@@ -702,3 +702,67 @@ def test_r3_4_the_convention_for_theta_hat_at_least_one_is_our_reading():
     part = readings_part()
     assert "itself when θ̂ ≥ 1 (*our reading*: the paper's set [θ̂, 1] is then empty or a point)" in part
     assert "itself when θ̂ ≥ 1 (Section 5.3)" not in part
+
+
+# ------------------------------------------------------------- the independent review, round 4
+def test_r4_1_and_2_the_mu_5000_claim_names_theta_l_the_only_instance_it_is_checked_on():
+    """At μ = 5000 D-UCB ends above uniform random play on θ_L (checked: 107 against 100). On θ_H the
+    reviewer measured 246 against 250, −4.4 ± 2.7 s.e.: the claim must not sit under "on θ_H"."""
+    import inspect
+
+    assert "mean_delay=5000)" in cell_with("long_delays = ")
+    assert "paper.THETA_H" not in cell_with("long_delays = ").split("long_delays = ")[1].split("\n")[0]
+    assert inspect.signature(paper.comparison).parameters["theta"].default == paper.THETA_L
+    assert "then μ = 5000 on θ_L." in cell_with("long_delays = ")
+    assert "When delays outlast the horizon ($\\mu = 5000$, on $\\theta_L$), D-UCB ends *above*" \
+        in cell_with("### What the panel shows at its defaults")
+    assert "at $\\mu = 5000$ with $\\theta_L$, find D-UCB against uniform random play" in cell_with("Things to try")
+    remember = cell_with("## What to remember")
+    assert "long streaks; the factor alone puts it above uniform random play" not in remember
+    assert "On $\\theta_L$, when delays outlast the horizon ($\\mu = 5000$), the factor alone puts D-UCB above" \
+        in remember
+    guide = guide_part()
+    assert "at μ = 5000 the factorless index ends below" not in guide
+    assert "at μ = 5000 on θ_L — switch the preset back: the check runs on θ_L only —" in guide
+
+
+def test_r4_3_discarding_ucb_is_not_the_usual_ucb_on_the_scaled_rates():
+    """Hoeffding on θ̂^m = S^m/(τ_m N) gives the width √(β/(2N))/τ_m; the printed Discarding UCB has
+    √(β/(2τ_m N)), narrower by √τ_m. The KL index is the usual one on the scaled rates:
+    N·d_Pois(τp, τq) = τN·d_Pois(p, q)."""
+    tau, n, beta = float(dl.Geometric(500).cdf(1000)), 4000.0, np.log(10_000)
+    usual = np.sqrt(beta / (2 * n)) / tau  # the usual UCB on rates τθ, brought back to the θ scale
+    printed = np.sqrt(beta / (2 * tau * n))
+    assert printed < usual and np.isclose(usual / printed, 1 / np.sqrt(tau))
+    p, q = 0.05, 0.08
+    dp = lambda a, b: a * np.log(a / b) + b - a  # noqa: E731
+    assert np.isclose(n * dp(tau * p, tau * q), tau * n * dp(p, q))
+    text = cell_with("## 7. Figure 2")
+    assert "then the usual indices apply to the scaled rates" not in text
+    assert "then the KL-UCB index applies to the scaled rates $\\tau_m\\theta$" in text
+    assert "the paper's Discarding UCB is not the usual UCB on them (below)" in text
+    assert "is narrower by $\\sqrt{\\tau_m}$ than the usual UCB's on the scaled rates, " \
+           "$\\sqrt{\\beta/(2N)}/\\tau_m$, and than D-UCB's (§3)" in text
+
+
+def test_r4_4_that_theorem_3_is_about_l_of_t_is_our_reading():
+    """Theorems 3 and 4 bound R(T), which the paper never defines; Eq. (1) and (3) define L(T)."""
+    part = readings_part()
+    assert "are stated for the paper's regret L(T)" not in part
+    assert "bound the paper's R(T), which it does not define. *Our reading*: R(T) is" in part
+    assert "(our reading: the paper's $R(T)$, which it does not define, is its $L(T)$" in cell_with("## 5. How hard is it?")
+    assert "that constant is for the paper's R(T) (our reading: its L(T)" in guide_part()
+    from delaylab.exercises import p01
+
+    lb, given = ex.get("01.lower-bound"), {"best": 0.1, "other": 0.05, "mu": 500, "m": 1000}
+    texts = " ".join(lb.hints) + lb.explanation(given) + " ".join(m for _, m in p01._lb_wrong(given))
+    assert "regret L(T)" not in texts and texts.count("our reading") >= 3
+    assert "regret L(T)" not in dl.bounds.__doc__ and "our reading: its L(T)" in dl.bounds.censored_slope.__doc__
+
+
+def test_r4_5_round_robin_lasts_about_m_steps():
+    """The last arm's first pull is m steps old K − 1 steps after the first arm's: m + K − 1 steps."""
+    text = cell_with("## 7. Figure 2")
+    assert "for the first $m = 1000$ steps" not in text and "for about the first $m = 1000$ steps" in text
+    assert "the linear regret of about the first $m = 1000$ steps" in cell_with("**Verdict — the paper's gap reproduces")
+    assert "round robin for about its first m steps" in guide_part()

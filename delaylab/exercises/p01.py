@@ -339,7 +339,7 @@ def _lb_wrong(p):
                                        r"a share $\tau_m$ of the conversions is ever seen, so the divergence is between "
                                        r"$\tau_m\theta_k$ and $\tau_m\theta^*$."),
         (bounds.censored_slope(th, tm, paper_regret=True), "that is Theorem 3's constant as printed, for the paper's "
-                                                           r"own regret L(T), whose terms carry a factor $\tau_m$; this "
+                                                           r"R(T) (our reading: its L(T)), with a factor $\tau_m$; this "
                                                            r"exercise asks for the slope of the pseudo-regret "
                                                            r"$\sum\Delta$ (no factor $\tau_m$), the one the panel draws."),
         (gap / float(kl_bernoulli(tm * p["best"], tm * p["other"])), "the divergence's arguments are swapped: "
@@ -379,13 +379,14 @@ register(Exercise(
            "scaled rates, and each suboptimal pull costs its gap in the pseudo-regret.",
            r"$c = \sum_k \Delta_k / d(\tau_m\theta_k, \tau_m\theta^*)$ with $\tau_m = P(D \le m)$, d the Bernoulli "
            r"divergence, the suboptimal arm first; here one suboptimal arm. No factor $\tau_m$ in front: that one "
-           "belongs to the paper's regret L(T)."),
+           "belongs to the paper's R(T) (our reading: its L(T))."),
     explanation=lambda p: (rf"$\tau_m = P(D \le {p['m']}) = {_tau(p['mu'], p['m']):.3f}$, and "
                            rf"$c = \Delta/d(\tau_m \cdot {p['other']}, \tau_m \cdot {p['best']}) = {_lb(p):.3f}$, above "
                            f"the uncensored {bounds.lai_robbins_slope((p['best'], p['other'])):.3f}: censoring makes "
                            r"the problem harder. Theorem 3 as printed multiplies each term by $\tau_m$ (here "
                            f"{bounds.censored_slope((p['best'], p['other']), _tau(p['mu'], p['m']), paper_regret=True):.3f}"
-                           ") because the paper's regret L(T) counts only the conversions seen. This is an asymptotic "
+                           ") because the paper's R(T) is, in our reading, its L(T), which counts only the "
+                           "conversions seen. This is an asymptotic "
                            r"slope ($T \to \infty$): at the panel's horizons the curves may lie below $c\log T$."),
 ))
 

@@ -278,7 +278,7 @@ register(Exercise(
           "    \"\"\"OTFLinUCB's index for every run and action: an array of shape (runs, K).\n"
           "    theta_hat (runs, d): the windowed estimate; v_inv (runs, d, d): V_t^-1; actions (runs, K, d): the\n"
           "    round's actions; f (runs,): f_{t,delta}; delay_term (runs,): the sum of the last m norms ||A_s||\n"
-          "    in V_t^-1.\"\"\"\n"
+          "    in V_t^-1 (in V_s^-1 when the panel's delay term is 'cheap').\"\"\"\n"
           "    # your code here (all runs at once)\n"
           "    return ...\n"),
     solution_code=("def otf_index(theta_hat, v_inv, actions, f, delay_term):\n"

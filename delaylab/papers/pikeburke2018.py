@@ -20,7 +20,7 @@ anonymous feedback": the experiments of Section 5 and Appendix F, and a timeline
   QPM-D also at E[τ] = 400 (:func:`qpmd_far`), where
   its additive delay cost stands out of the noise;
 * the bridge periods isolated (:func:`bridges`, notebook 04 Section 7): ODAAF and ODAAF-B with and
-  without them, all else equal, on the paper's two arms and on three arms where the arm played just
+  without them, all else equal, on Figure 2's two arms (our choice) and on three arms where the arm played just
   before a block was just eliminated.
 
 The curves of Figure 2 are ratios of mean regrets (mean over runs of the variant's regret divided
@@ -720,7 +720,7 @@ def doubling_claims(study) -> list:
 #: uniform on {0, …, d}, each variant told E[τ] = d/2 and, for ODAAF-B, d; arms played in this order)
 BRIDGE_CASES = {
     "two arms": {"theta": THETA, "bound": 20,
-                 "title": "(a) the paper's two arms, delays uniform on {0, …, 20}"},
+                 "title": "(a) Figure 2's two arms (our choice), delays uniform on {0, …, 20}"},
     "three arms": {"theta": (0.6, 0.3, 0.0), "bound": 200,
                    "title": "(b) θ = (0.6, 0.3, 0), the worst arm last; delays on {0, …, 200}"},
 }

@@ -532,7 +532,7 @@ def estimator_claims(study) -> list:
 def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> list:
     """Notebook §4: what Ñ changes (results of :func:`comparison`: the panel's defaults on θ_L; the
     pairs on θ_H; :data:`STREAKS` with the pulls traced, on θ_L and on θ_H; D-UCB and
-    :data:`FACTORLESS` at μ = 5000). The streaks are credited to Ñ and the factor together, each by a
+    :data:`FACTORLESS` at μ = 5000 on θ_L, the only θ that check is made on). The streaks are credited to Ñ and the factor together, each by a
     comparison in one idea: :data:`FACTORLESS` against D-UCB without Ñ (Ñ in θ̂ and the width), then
     D-UCB against :data:`FACTORLESS` (the factor sqrt(N/Ñ) alone); the μ = 5000 claims credit the
     factor alone. "Long streaks" (at most 50 changes of arm) does not overlap the factorless range."""
@@ -571,8 +571,8 @@ def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> l
         claims.not_different(on_high, d, w, text=f"θ_H: {d} gains little from Ñ (level with {w})"),
         *streak_claims(streaks_high, "θ_H", "third", 2.5, 4.0, (50, 100)),
         *streak_claims(streaks, "θ_L", "other", 1 / 0.6, 1 / 0.4, (75, 200)),
-        claims.lower(long_delays, UNIFORM, d, text=f"μ = 5000: {d} ends above {UNIFORM}"),
-        claims.lower(long_delays, FACTORLESS, UNIFORM, text=f"μ = 5000: {FACTORLESS} ends below {UNIFORM}"),
+        claims.lower(long_delays, UNIFORM, d, text=f"θ_L, μ = 5000: {d} ends above {UNIFORM}"),
+        claims.lower(long_delays, FACTORLESS, UNIFORM, text=f"θ_L, μ = 5000: {FACTORLESS} ends below {UNIFORM}"),
     ]
 
 

@@ -33,14 +33,15 @@ The delay term, ``width=``:
   ("Improved computation complexity", Section 5): O(m) memory, and O(d²) per round in the paper's
   count, the sum being kept as a running sum (here the m stored scalars are re-added, O(m) per
   round). Since V_s ⪯ V_t for s ≤ t, each term is larger: the paper calls it a slight increase,
-  which it is once t ≫ m; while t is of the order of m, the cheap sum can be nearly twice the
-  exact one (notebook 03, Section 3, checks it).
+  which it is once t ≫ m; while t is of the order of m, the cheap sum is markedly larger (notebook
+  03, Section 3, checks it).
 
 Reading taken where the paper is ambiguous: the text of Section 7 defines β_{t,δ} with V_t^{-1}
 but line 4 of Algorithm 2 writes V_s^{-1}; OTFLinTS accepts both (``width="exact"``: the text,
 the default; ``width="cheap"``: the algorithm box). ``f`` is used with the paper's t = step + 1.
-The authors' public code deviates from the paper (squared norms, pseudo-inverses): we implement
-the paper. Ties in the argmax (up to rounding) go to the lowest action index.
+The authors' public code uses a different index (squared norms, no factor 2, no √λ outside the
+root; our reading of that code). We implement the paper and keep that index only as the labelled
+``variant="authors-code"``. Ties in the argmax (up to rounding) go to the lowest action index.
 
 Computation, batched over the B runs: V_t^{-1} is updated by Sherman–Morrison,
 V_{t+1}^{-1} = V_t^{-1} − (V_t^{-1}A_t)(V_t^{-1}A_t)ᵀ / (1 + ‖A_t‖²_{V_t^{-1}}), on (B, d, d)
