@@ -385,7 +385,7 @@ def test_m3_d_ucb_with_a_wide_window_ends_below_both_patient_bandits():
     assert any(c.text.startswith("Figure 5: Patient Bandits (α-hat = 0.5) ends below D-UCB (m = 100)") for c in claims)
     verdict = _cell("**Verdict — Figure 5 reproduces")
     assert "D-UCB recovers and, still told the wrong law, ends **below both Patient Bandits**" in verdict
-    assert "holds here only for $m \\le 100$" in verdict
+    assert "for $m = 10$ and $50$, and for $m = 100$ only against $\\hat\\alpha = 0.5$" in verdict  # r4 1
     assert "($m = 200$: it then ends below both Patient Bandits)" in _markdown()
     assert "with m = 200 D-UCB, still told Pareto(0.7), ends below both\n  Patient Bandits" in _readings()
     assert "with m = 200 D-UCB, still told the wrong law, ends below both Patient Bandits" in _guide()
@@ -717,3 +717,42 @@ def test_r3_6_the_captions_of_figures_4_and_5_give_the_run_count_shown():
         cap = panel().caption.value
         assert "100 runs with the paper-scale button, 30 by default" in cap
         assert "T = 3000, 100 runs)" not in cap
+
+
+# ------------------------------------------------------------------ review nb02-r4 (issue 33)
+def test_r4_1_figure_5s_verdict_says_m_100_holds_only_against_alpha_hat_0_5():
+    """r4 INCONSISTENT 1: at m = 100, D-UCB ends above Patient Bandits (α̂ = 0.5) by more than 3 s.e., but above
+    α̂ = 0.1 by only 2.56 s.e.: "holds here only for m ≤ 100" claimed it for both."""
+    res = paper.figure5_results(30, 0)
+    ducb = "D-UCB (m = 100)"
+    assert dl.claims.lower(res, "Patient Bandits (α-hat = 0.5)", ducb, z=3).holds
+    assert not dl.claims.lower(res, "Patient Bandits (α-hat = 0.1)", ducb, z=3).holds
+    verdict = " ".join(_cell("**Verdict — Figure 5 reproduces").split())
+    assert "only for $m \\le 100$" not in verdict
+    assert "for $m = 10$ and $50$, and for $m = 100$ only against $\\hat\\alpha = 0.5$" in verdict
+
+
+def test_r4_2_section_8_does_not_call_its_reading_of_algorithm_2_as_printed():
+    """r4 MISLEADING 2: d_t with α_low, the sum's range, the division by log T̄_t and the floor are our reading."""
+    text = " ".join(_cell("## 8. Adapt-Patient Bandits").split())
+    assert "from the algorithm as printed" not in text
+    assert "from Algorithm 2 as we read it (our reading above), with the printed constants" in text
+
+
+def test_r4_3_the_printed_estimate_starts_above_0_3_and_falls_far_below_it():
+    """r4 NIT 3: the mean of α̂_t is 0.59 at t = 34, 0.16 at t = 400 and 0.09 at T: it does not "stay" below 0.3."""
+    claims = paper.figure6_claims(10, 0)
+    texts = [c.text for c in claims if "printed estimate" in c.text or c.text.startswith("… is far below it")]
+    assert any("starts above 0.3 (at t = 34)" in t for t in texts) and any("by t = 400 (under 0.2)" in t for t in texts)
+    assert all(c.holds for c in claims)
+    text = " ".join(_cell("## 8. Adapt-Patient Bandits").split())
+    assert "stays far below 0.3" not in text
+    assert "starts above 0.3, falls far below it within a few hundred steps and ends near 0.09" in text
+
+
+def test_r4_4_the_live_panels_check_comment_gives_both_run_counts():
+    """r4 NIT 4: live_panel_claims(runs=50) runs the 16-instance grid claim on max(runs // 2, 20) = 25 runs."""
+    (cell,) = [c for c in _cells("code") if "live_panel_claims(runs=50" in c]
+    assert "50 runs from\n# seed 0; 25 for the 16-instance grid)" in cell
+    (grid,) = [c for c in paper.live_panel_claims(runs=50, seed=0) if "over the panel's 16 instances" in c.text]
+    assert grid.evidence.endswith("25 runs")
