@@ -21,6 +21,7 @@ from ..settings.adversarial import AdversarialLosses
 from ..settings.linear import LinearConversions
 from . import _env
 from ._env import calendar_arrays, play, schedule, writable
+from .exp_weights import LossDraws  # the adversarial block as every kernel reads it
 
 BERNOULLI, ADVERSARIAL, LINEAR = 0, 1, 2
 
@@ -47,19 +48,6 @@ def bernoulli_kernel(i0, i1, t0, draws, cal, cum, out, pulls, v):
                  cal_arm, cal_value, with_values)
             head[slot, b] = -1  # the arrivals of step t, taken out unread
     return i1
-
-
-class LossDraws(NamedTuple):
-    """A block of :class:`~delaylab.AdversarialLosses` (row i: step t0 + i)."""
-
-    #: (n, K) the losses of each round, shared by every run
-    losses: np.ndarray
-    #: (n, B) int64 delays
-    delays: np.ndarray
-    #: the arm of least cumulative loss over the horizon
-    best: int
-    #: the horizon T
-    T: int
 
 
 @njit(cache=True)
