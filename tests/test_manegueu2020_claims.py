@@ -756,3 +756,16 @@ def test_r4_4_the_live_panels_check_comment_gives_both_run_counts():
     assert "50 runs from\n# seed 0; 25 for the 16-instance grid)" in cell
     (grid,) = [c for c in paper.live_panel_claims(runs=50, seed=0) if "over the panel's 16 instances" in c.text]
     assert grid.evidence.endswith("25 runs")
+
+
+# ------------------------------------------------------------------ review nb02-r5 (issue 33)
+def test_r5_3_the_arm_colours_are_not_said_to_be_unused_by_every_policy():
+    """r5 NIT 3: Figures 4–5 draw Patient Bandits (α̂ = 0.5) in orange and D-UCB (m = 200) in black; the live
+    panel's curves, drawn above the figures that show the arms, use neither."""
+    src = (ROOT / "delaylab" / "papers" / "manegueu2020.py").read_text(encoding="utf-8")
+    assert "colours no policy of notebook 02 uses" not in src
+    assert "Figures 3–5, which show no arms, use orange and black" in src
+    assert style("Patient Bandits (α-hat = 0.5)")["color"] in paper.ARM_COLOURS
+    assert style("D-UCB (m = 200)")["color"] in paper.ARM_COLOURS
+    from delaylab.panels.arm_delays import TOGGLES
+    assert not {style(n)["color"] for n in (*TOGGLES, dl.UNIFORM)} & set(paper.ARM_COLOURS)

@@ -53,8 +53,9 @@ from ..viz.widget import FigureWidget
 HORIZON = 3000
 CHECKPOINTS = 300
 
-#: the colour of each arm in this paper's figures (colours no policy of notebook 02 uses: in the
-#: live panel the regret curves above the small figures are blue, purple, green, grey, indigo)
+#: the colour of each arm in this paper's figures (colours that no curve of a figure showing the arms
+#: uses: in the live panel the regret curves above the small figures are blue, purple, green, grey,
+#: indigo; Figures 3–5, which show no arms, use orange and black for policies and tail indices)
 ARM_COLOURS = (ORANGE, BLACK)
 #: Patient Bandits' assumption m^(−α_hat) is drawn in Patient Bandits' colour
 ASSUMED_COLOUR = PURPLE
