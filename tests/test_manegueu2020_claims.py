@@ -759,6 +759,29 @@ def test_r4_4_the_live_panels_check_comment_gives_both_run_counts():
 
 
 # ------------------------------------------------------------------ review nb02-r5 (issue 33)
+def test_r5_2_the_order_of_the_observed_means_alternates_before_it_settles():
+    """r5 NIT 2: under round robin the better arm's expected observed mean is the lower one at every step up to
+    t = 240, changes sign at every step from 241 to 269 (the arm pulled last has a lag-0 pull), and is the higher
+    one from 269 on; checked step by step against the direct sum over each arm's pulls."""
+    means, laws = (0.6, 0.8), paper.pareto_arms((1.0, 0.3))
+    t = np.arange(2, 3001)
+    direct = np.array([[m * law.cdf(s - 1 - np.arange(i, s, 2)).mean() for i, (m, law) in enumerate(zip(means, laws))]
+                       for s in t])
+    np.testing.assert_allclose(paper.expected_observed_mean(means, laws, t), direct, rtol=1e-12)
+    worse = direct[:, 1] < direct[:, 0]
+    assert worse[t <= 240].all() and not worse[t == 241].any() and not worse[t >= 269].any()
+    assert np.sum(worse[1:] != worse[:-1]) == 29
+    assert paper.always_looks_worse_until(means, (1.0, 0.3)) == 240 and paper.looks_worse_until(means, (1.0, 0.3)) == 268
+    assert paper.always_looks_worse_until(paper.FIG2_MEANS, paper.FIG2_ALPHAS) == 3000  # Figure 2's: no change
+    text = " ".join(_cell("**What the figure shows:** the better arm").split())
+    assert "and only then the higher one" not in text
+    assert "Up to the second, it is the lower or the higher one depending on which arm was pulled last" in text
+    why = ex.get("02.looks-best").grade("worse", {}).message
+    assert "looks worse at every step up to t = 240, and at some steps until t = 268" in why
+    (bias,) = [c for c in paper.bias_claims(200, 0) if "at every step up to t = 240" in c.text]
+    assert bias.holds and "up to t = 268, and above it from t = 269" in bias.text
+
+
 def test_r5_3_the_arm_colours_are_not_said_to_be_unused_by_every_policy():
     """r5 NIT 3: Figures 4–5 draw Patient Bandits (α̂ = 0.5) in orange and D-UCB (m = 200) in black; the live
     panel's curves, drawn above the figures that show the arms, use neither."""
