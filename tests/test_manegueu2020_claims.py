@@ -759,6 +759,35 @@ def test_r4_4_the_live_panels_check_comment_gives_both_run_counts():
 
 
 # ------------------------------------------------------------------ review nb02-r5 (issue 33)
+def test_r5_1_d_ucbs_lead_over_patient_bandits_is_split_into_width_and_law():
+    """r5 MISLEADING 1: D-UCB told the true laws differs from Patient Bandits in more than the law. Without a window
+    and told no delays (Fixed(0)), D-UCB is a UCB on the observed means with D-UCB's width √(log t/(2N_i)): it plays
+    exactly as UCB1 with c = 1/2, so against Patient Bandits without its bias term only the width differs; against
+    UD-UCB told the true laws, only the law. Both steps are claimed and hold on fresh draws too."""
+    env = dl.Conversions(paper.FIG45_MEANS, delays=paper.pareto_arms((1.0, 0.3)))
+    twin = dl.simulate(env, {"told no delays": dl.DelayedUCB(dl.Fixed(0)), "UCB1 (c = 1/2)": dl.UCB1(c=0.5)}, 400, 8, 3)
+    assert np.array_equal(twin.pulls["told no delays"], twin.pulls["UCB1 (c = 1/2)"])
+    claims = paper.figure45_claims(runs=30, seed=0)
+    (width,) = [c for c in claims if c.text.startswith("Figure 5: the width alone")]
+    (law,) = [c for c in claims if c.text.startswith("Figure 5: the law alone")]
+    assert width.holds and law.holds
+    iso = paper.figure5_isolation(30, 1)  # other draws than the notebook's
+    assert dl.claims.ratio_within(iso, paper.UD_NO_DELAYS, paper.NO_BIAS, 0.0, 0.5).holds
+    assert dl.claims.ratio_within(iso, paper.UD_TRUE, paper.UD_NO_DELAYS, 0.0, 1 / 3).holds
+    assert dl.claims.lower(iso, paper.UD_TRUE, paper.UD_NO_DELAYS).holds
+    verdict = " ".join(_cell("**Verdict — Figure 5 reproduces").split())
+    assert "(it then also ends below Patient Bandits)" not in verdict
+    assert "It then also ends far below Patient Bandits, but not by the law alone." in verdict
+    assert "the width alone ends under half of that twin's regret, and knowing the laws then under a third" in verdict
+    remember = " ".join(_cell("## What to remember").split())
+    assert "it does best of all, helped also by a narrower width than Patient Bandits' (Section 7)" in remember
+    assert "its lead over Patient Bandits also owes to its narrower width: Section 7" in _markdown()
+    guide = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
+    assert "D-UCB is best of all, the problem was the wrong law" not in guide
+    assert "its lead over Patient Bandits is also its narrower width: see §7" in guide
+    assert "the width alone more than halves the regret" in guide
+
+
 def test_r5_2_the_order_of_the_observed_means_alternates_before_it_settles():
     """r5 NIT 2: under round robin the better arm's expected observed mean is the lower one at every step up to
     t = 240, changes sign at every step from 241 to 269 (the arm pulled last has a lag-0 pull), and is the higher
