@@ -766,3 +766,46 @@ def test_r4_5_round_robin_lasts_about_m_steps():
     assert "for the first $m = 1000$ steps" not in text and "for about the first $m = 1000$ steps" in text
     assert "the linear regret of about the first $m = 1000$ steps" in cell_with("**Verdict — the paper's gap reproduces")
     assert "round robin for about its first m steps" in guide_part()
+
+
+# ------------------------------------------------------------- the independent review, round 5
+def test_r5_1_figure_2_before_t_the_kl_pair_leads_from_m_and_d_ucb_trails_until_after_2500():
+    """At T = 10,000 both delay-corrected policies end below Discarding, but before T only D-KLUCB does:
+    D-UCB is level with round robin at t = m and above Discarding UCB from t = 1500 to 2500, the live
+    panel's T (the reviewer: +21.6 ± 1.2 at t = 2000, 40 runs). The text must not say "learn from the
+    first pull" of both; the claims are checked on Figure 2's own runs, and fail where they should."""
+    import copy
+
+    verdict = cell_with("**Verdict — the paper's gap reproduces")
+    assert "reproduces at $T$, but early on for KL-UCB only" in verdict
+    assert "* reproduces: at $T = 10{,}000$ the delay-corrected policies end well below" in verdict
+    assert "expects \"much faster learning\" \"on horizons of the order of m time-steps\" (the paper's Section 4.1, " \
+           "as printed)" in verdict
+    assert ("D-KLUCB is below Discarding KL-UCB from $t = m$ on; D-UCB is level with round robin at $t = m$, *above* "
+            "Discarding UCB from $t = 1{,}500$ to $2{,}500$ (the $T$ of §4's panel), below only from about "
+            "$t = 4{,}000$") in verdict
+    remember = cell_with("## What to remember")
+    assert "while D-UCB and D-KLUCB learn from the first pull" not in remember
+    assert "D-UCB, on $\\theta_L$, is no better than round robin at $t = m$ and trails Discarding UCB from " \
+           "$t = 1{,}500$ to beyond $2{,}500$ (Figure 2)" in remember
+    guide = guide_part()
+    assert "Figure 2: the delay-corrected policies end well below Discarding. " not in guide
+    assert "above Discarding UCB from t = 1500 to 2500 (tick ⟦Discarding UCB⟧ in the §4 panel at its defaults" in guide
+    assert (paper.UCB_BEHIND, paper.UCB_AHEAD, paper.PANEL_HORIZON, paper.WINDOW) == (1500, 4000, 2500, 1000)
+    from delaylab.panels.conversions import SHOWN, TOGGLES
+
+    assert "Discarding UCB" in TOGGLES and "Discarding UCB" not in SHOWN  # a toggle the lecturer ticks
+    res = paper.figure2(runs=40)  # the notebook's parameters
+    early = paper.short_horizon_claims(res)
+    assert len(early) == 4 and all(c.holds for c in early), "\n".join(map(str, early))
+    assert {c.text for c in early} <= {c.text for c in paper.figure2_claims(res)}
+    assert "t = 2,000: D-UCB 64.8" in paper.summary_figure2(res) and "Discarding UCB 43.2" in paper.summary_figure2(res)
+    # the panel at its defaults meets the same draws as Figure 2's first runs: what ticking Discarding UCB shows
+    panel = paper.comparison(names=["D-UCB", "Discarding UCB"], runs=40)
+    for name in ("D-UCB", "Discarding UCB"):
+        assert np.array_equal(panel.final(name), res.at(name, paper.PANEL_HORIZON))
+    # the claims are not a rubber stamp: with the UCB pair swapped, each ordering of it fails
+    swapped = copy.copy(res)
+    swapped.regret = dict(res.regret, **{"D-UCB": res.regret["Discarding UCB"], "Discarding UCB": res.regret["D-UCB"]})
+    failed = [c.text[:24] for c in paper.short_horizon_claims(swapped) if not c.holds]
+    assert failed == ["from t = 1,500 to 2,500 ", "from t = 4,000 to T, D-U"], failed

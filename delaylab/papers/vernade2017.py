@@ -255,11 +255,14 @@ def summary_figure2(res) -> str:
                       for disc, ours in [("Discarding UCB", "D-UCB"), ("Discarding KL-UCB", "D-KLUCB")]
                       for m, se in [late_difference(res, disc, ours)])
     late = f"after t = {LATE:,}" if res.times[-1] > LATE else "late"
+    early = "; ".join(f"t = {t:,}: " + ", ".join(f"{n} {res.at(n, t).mean():.1f}" for n in FIG2_NAMES if n != UNIFORM)
+                      for t in SHORT if t <= res.times[-1])
     return (f"regret at T = {T:,}: {finals}; {UNIFORM} {res.final(UNIFORM).mean():.1f}. Discarding KL-UCB's "
             f"regret at t = {int(res.times[k]):,} is {res.mean('Discarding KL-UCB')[k]:.1f} in every run alike "
             f"({round_robin_cost():.2f} per step of round robin). The delay-corrected policies end below their "
             f"Discarding counterparts by {z[0]:.0f} (KL-UCB) and {z[1]:.0f} (UCB) standard errors of the paired "
-            f"difference. Regret per 1000 steps {late}: {slopes} (paired, with s.e.: {diffs}).")
+            f"difference. Regret per 1000 steps {late}: {slopes} (paired, with s.e.: {diffs}). "
+            f"Regret on the way{': ' + early if early else ''}.")
 
 
 def figure2_panel(runs=40, seed=0) -> FigureReproduction:
@@ -643,13 +646,63 @@ def late_difference(res, disc, ours, start=LATE) -> tuple[float, float]:
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
 
 
+#: Figure 2's times before T that notebook 01 compares the pairs at: t = m, 2m, and the live panel's T
+SHORT = (WINDOW, 2 * WINDOW, PANEL_HORIZON)
+#: D-UCB lies above Discarding UCB in Figure 2 (θ_L) from this time to the live panel's T, below it
+#: from UCB_AHEAD on
+UCB_BEHIND, UCB_AHEAD = 1500, 4000
+
+
+def gap_at(res, a, b, t) -> tuple[float, float]:
+    """The regret of ``a`` minus that of ``b`` at the recorded time closest to ``t``, paired run by run:
+    mean and standard error."""
+    d = np.asarray(res.at(a, t), float) - np.asarray(res.at(b, t), float)
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+
+
+def _smallest_z(res, a, b, start, end=np.inf) -> float:
+    """The smallest z-score of b's regret minus a's (paired run by run) over the recorded times from
+    ``start`` to ``end``."""
+    d = res.regret[b] - res.regret[a]
+    z = d.mean(axis=0) / (d.std(axis=0, ddof=1) / np.sqrt(d.shape[0]))
+    return float(z[(res.times >= start) & (res.times <= end)].min())
+
+
+def short_horizon_claims(res) -> list:
+    """Notebook §7 (Figure 2), before T: the paper's faster learning "on horizons of the order of m"
+    (the paper's Section 4.1, as printed) holds for the KL pair, not for the UCB pair. D-KLUCB lies below
+    Discarding KL-UCB at every recorded time from t = m; D-UCB is level with round robin at t = m,
+    above Discarding UCB from :data:`UCB_BEHIND` to the live panel's T = 2500 (the panel's first 40
+    runs meet the same draws: what ticking Discarding UCB there shows), and below it from
+    :data:`UCB_AHEAD` on. None for a result that stops before :data:`UCB_AHEAD`."""
+    T, runs, m = res.times[-1], res.runs, WINDOW
+    if T < UCB_AHEAD:
+        return []
+    level, se = gap_at(res, "D-UCB", "Discarding UCB", m)
+    out = [claims.estimate(f"t = {m:,} (= m): D-UCB's regret is level with Discarding UCB's round robin (D-UCB "
+                           "minus Discarding UCB, within 2 s.e. of 0)", level, se, low=-2 * se, high=2 * se,
+                           runs=runs)]
+    above = _smallest_z(res, "Discarding UCB", "D-UCB", UCB_BEHIND, PANEL_HORIZON)
+    below = _smallest_z(res, "D-UCB", "Discarding UCB", UCB_AHEAD)
+    kl = _smallest_z(res, "D-KLUCB", "Discarding KL-UCB", m)
+    every = "at every recorded time (the smallest paired gap, in s.e.)"
+    out += [claims.estimate(f"from t = {UCB_BEHIND:,} to {PANEL_HORIZON:,} (the live panel's T: tick Discarding UCB at "
+                            f"its defaults), D-UCB lies above Discarding UCB {every}", above, 0.0, low=3, runs=runs),
+            claims.estimate(f"from t = {UCB_AHEAD:,} to T, D-UCB lies below Discarding UCB {every}", below, 0.0, low=3,
+                            runs=runs),
+            claims.estimate(f"from t = {m:,} to T, D-KLUCB lies below Discarding KL-UCB {every}", kl, 0.0, low=3,
+                            runs=runs)]
+    return out
+
+
 def figure2_claims(res) -> list:
     """Notebook §7 (Figure 2): the delay-corrected policies end below Discarding; late in the run,
     Discarding KL-UCB's regret still grows faster than D-KLUCB's (it has not caught up by T: the
     paper's "only after a large number of rounds" is consistent, its catch-up not observed), while
     Discarding UCB's and D-UCB's growth rates are not significantly different (no evidence either
-    way)."""
-    out = [claims.lower(res, "D-KLUCB", "Discarding KL-UCB"), claims.lower(res, "D-UCB", "Discarding UCB")]
+    way). Before T: :func:`short_horizon_claims`."""
+    out = [claims.lower(res, "D-KLUCB", "Discarding KL-UCB"), claims.lower(res, "D-UCB", "Discarding UCB"),
+           *short_horizon_claims(res)]
     for disc, ours, level in [("Discarding UCB", "D-UCB", True), ("Discarding KL-UCB", "D-KLUCB", False)]:
         mean, se = (1000 * x for x in late_difference(res, disc, ours))
         runs = res.runs
