@@ -835,3 +835,13 @@ def test_r5_2_figure_1_cannot_measure_the_poisson_loss_checked_on_the_slopes_noi
     res = results[("θ_L", paper.WINDOW)]
     s = paper.local_slopes(res, "KLUCB")
     assert np.allclose(s, (res.at("KLUCB", 10_000) - res.at("KLUCB", 5_000)) / np.log(2))
+
+
+def test_r5_3_the_estimator_verdict_says_the_margin_its_check_uses():
+    import inspect
+
+    text = cell_with("**What the figure shows — matches the paper (the paper's Section 5.1")
+    assert "within its 95% margin" not in text
+    assert "lands on $\\theta$ for every arm, within 3 standard errors." in text
+    source = inspect.getsource(paper.estimator_claims)
+    assert "unbiased\", b, s, low=-3 * s, high=3 * s" in source
