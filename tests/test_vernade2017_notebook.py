@@ -845,3 +845,22 @@ def test_r5_3_the_estimator_verdict_says_the_margin_its_check_uses():
     assert "lands on $\\theta$ for every arm, within 3 standard errors." in text
     source = inspect.getsource(paper.estimator_claims)
     assert "unbiased\", b, s, low=-3 * s, high=3 * s" in source
+
+
+def test_r5_4_exercise_1_3_and_the_mu_slider_are_checked_at_the_panels_defaults():
+    """Exercise 1.3's feedback ("barely moves"), the guide's "about twice as high" and "regrets rise"
+    at μ = 1000: claims at the panel's defaults, one slider moved, in §4's check cell."""
+    check = cell_with("at_defaults = paper.comparison()")
+    assert "wider = {m: paper.comparison(names=[\"Discarding KL-UCB\", \"D-KLUCB\"], window=m) for m in (1000, 2000)}" \
+        in check
+    assert "slower = paper.comparison(names=[\"D-UCB\", \"D-KLUCB\"], mean_delay=1000)" in check
+    assert "*paper.slider_claims(at_defaults, wider, slower))" in check
+    assert "both checked in §4's check cell" in guide_part() and "regrets rise (checked there too)" in guide_part()
+    at_defaults = paper.comparison()
+    wider = {m: paper.comparison(names=["Discarding KL-UCB", "D-KLUCB"], window=m) for m in (1000, 2000)}
+    slower = paper.comparison(names=["D-UCB", "D-KLUCB"], mean_delay=1000)
+    good = paper.slider_claims(at_defaults, wider, slower)
+    assert len(good) == 4 and all(c.holds for c in good), "\n".join(map(str, good))
+    assert "barely moves" in ex.get("01.window").grade("discarding-grows", {}).message
+    bad = paper.slider_claims(slower, {1000: wider[2000], 2000: wider[1000]}, at_defaults)
+    assert not any(c.holds for c in bad[:1] + bad[2:]), "\n".join(map(str, bad))

@@ -579,6 +579,26 @@ def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> l
     ]
 
 
+def slider_claims(at_defaults, wider, slower) -> list:
+    """Notebook §4 (Exercise 1.3's feedback and the guide's slider moves), at the panel's defaults but
+    for one slider: ``wider`` = {m: :func:`comparison` of Discarding KL-UCB and D-KLUCB} for m = 1000 and
+    2000 (Exercise 1.3: Discarding KL-UCB's regret at T about doubles, D-KLUCB's barely moves);
+    ``slower``: D-UCB and D-KLUCB at μ = 1000, against ``at_defaults`` (μ = 500): both regrets rise.
+    Ratios and differences are paired run by run (the same seed and run index)."""
+    out = []
+    for name, low, high, what in [("Discarding KL-UCB", 1.5, 2.5, "about doubles (ratio between 1.5 and 2.5)"),
+                                  ("D-KLUCB", 0.9, 1.1, "barely moves (ratio within a tenth of 1)")]:
+        r, se = _ratio_of_means(wider[2 * WINDOW].final(name), wider[WINDOW].final(name))
+        out.append(claims.estimate(f"Exercise 1.3, m = {WINDOW} → {2 * WINDOW}: {name}'s regret at T {what}", r, se,
+                                   low=low, high=high, z=2, runs=wider[WINDOW].runs))
+    for name in ("D-UCB", "D-KLUCB"):
+        d = np.asarray(slower.final(name), float) - np.asarray(at_defaults.final(name), float)
+        out.append(claims.estimate(f"μ = {MEAN_DELAY} → {2 * MEAN_DELAY}: {name}'s regret at T rises (the "
+                                   "difference)", float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size)), low=0,
+                                   z=3, runs=d.size))
+    return out
+
+
 def below_the_bound_claim(result, name, theta=THETA_L, window=WINDOW, label=None):
     """Notebook §5: ``name`` ends below c·log T, the asymptotic lower bound's curve, at the result's
     horizon (by default θ_L, μ = 500, m = 1000: the panel's defaults; ``window=None``: uncensored)."""
