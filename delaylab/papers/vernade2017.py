@@ -257,12 +257,12 @@ def summary_figure2(res) -> str:
     late = f"after t = {LATE:,}" if res.times[-1] > LATE else "late"
     early = "; ".join(f"t = {t:,}: " + ", ".join(f"{n} {res.at(n, t).mean():.1f}" for n in FIG2_NAMES if n != UNIFORM)
                       for t in SHORT if t <= res.times[-1])
+    early = f" Regret on the way: {early}." if early else ""
     return (f"regret at T = {T:,}: {finals}; {UNIFORM} {res.final(UNIFORM).mean():.1f}. Discarding KL-UCB's "
             f"regret at t = {int(res.times[k]):,} is {res.mean('Discarding KL-UCB')[k]:.1f} in every run alike "
             f"({round_robin_cost():.2f} per step of round robin). The delay-corrected policies end below their "
             f"Discarding counterparts by {z[0]:.0f} (KL-UCB) and {z[1]:.0f} (UCB) standard errors of the paired "
-            f"difference. Regret per 1000 steps {late}: {slopes} (paired, with s.e.: {diffs}). "
-            f"Regret on the way{': ' + early if early else ''}.")
+            f"difference. Regret per 1000 steps {late}: {slopes} (paired, with s.e.: {diffs}).{early}")
 
 
 def figure2_panel(runs=40, seed=0) -> FigureReproduction:
