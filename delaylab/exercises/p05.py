@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..policies.exp_weights import DEW, theorem1_eta
-from ..policies.skipper import corollary4_beta, corollary4_beta_printed
+from ..policies.skipper import corollary4_beta
 from ..settings import sequences as sq
 from ..settings.adversarial import AdversarialLosses
 from ._core import Exercise, choice_grader, function_grader, numeric, register
@@ -217,26 +217,26 @@ def _relaxed_bound(p, beta):
     return 4 * E * beta * math.log(K) + (E * K * T / 2 + (1 + 4 * E) * D) / (4 * E * beta)
 
 
-def _printed_beta(p):
-    return corollary4_beta_printed(p["K"], p["T"], p["D"])
+def _beta_without_skips(p):
+    """The slip of dropping |S_β| ≤ D/β: √((eKT/2 + D)/(16e² ln K)), not the paper's β."""
+    K, T, D = p["K"], p["T"], p["D"]
+    return math.sqrt((E * K * T / 2 + D) / (16 * E * E * math.log(K)))
 
 
 def _beta_wrong(p):
     K, T, D = p["K"], p["T"], p["D"]
     lnK = math.log(K)
-    printed = _printed_beta(p)
+    no_skips = _beta_without_skips(p)
     return [
         (math.sqrt((E * K * T / 2 + D) / (4 * E * lnK)), r"with $\eta = 1/(4e\beta)$ the two terms are "
                                                          r"$4e\beta\ln K$ and $(\ldots)/(4e\beta)$: balancing them gives "
                                                          r"$(4e)^2\ln K$ below the fraction, and $|S_\beta| \le D/\beta$ "
                                                          "adds 4eD above it."),
-        (printed, r"that is Corollary 4's β as printed in the paper (as far as our copy shows: numerator "
-                  r"$eKT/2 + D$), the same number you get if you leave out the skipped rounds. The printed β does not "
-                  r"reach the bound printed with it: $|S_\beta| \le D/\beta = 4eD/(4e\beta)$ adds 4eD to the numerator, "
-                  rf"which becomes $eKT/2 + (1 + 4e)D$. At the printed β that bound is {_relaxed_bound(p, printed):.1f}, "
-                  r"above the $2\sqrt{(KTe/2 + (1 + 4e)D)\ln K} = "
-                  rf"{2 * math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) * lnK):.1f}$ printed with it; only the β that "
-                  "balances all the terms reaches that bound: that β corrects the printed one."),
+        (no_skips, r"you left out the skipped rounds: $|S_\beta| \le D/\beta = 4eD/(4e\beta)$ adds 4eD to the "
+                   rf"numerator. Without it the bound at your β is {_relaxed_bound(p, no_skips):.1f}, above the "
+                   r"$2\sqrt{(KTe/2 + (1 + 4e)D)\ln K} = "
+                   rf"{2 * math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) * lnK):.1f}$ of Corollary 4, which only the β "
+                   "balancing all the terms reaches."),
         ((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * lnK), r"that is $\beta^2$: take the square root."),
         (math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * math.log10(K))), r"$\ln K$ is the natural "
                                                                                        r"logarithm, not $\log_{10}$."),
@@ -272,10 +272,9 @@ register(Exercise(
                            r"4e\beta\ln K + (eKT/2 + (1 + 4e)D)/(4e\beta)$; the two terms are equal, and their sum "
                            r"smallest, at $\beta^* = \sqrt{(eKT/2 + (1 + 4e)D)/(16e^2\ln K)} = "
                            rf"{_beta(p):.3f}$; at $\beta^*$ the bound is $2\sqrt{{(KTe/2 + (1 + 4e)D)\ln K}}$, "
-                           "Corollary 4's bound as printed. The β printed beside it (as far as our copy shows, with "
-                           rf"numerator $eKT/2 + D$: {_printed_beta(p):.3f} here) leaves out the skipped rounds' "
-                           r"$4eD$ and does not reach that bound: $\beta^*$ is the corrected β, which delaylab uses "
-                           "(docs/readings.md, paper 5)."),
+                           "Corollary 4's bound as printed. The paper writes this β nested (our reading of a "
+                           r"display our copy scrambles): $\sqrt{\big(\tfrac{eKT/2 + D}{4e} + D\big)/(4e\ln K)}$, "
+                           r"which multiplies out to $\beta^*$ (docs/readings.md, paper 5)."),
 ))
 
 
