@@ -887,3 +887,23 @@ def test_no_text_says_the_paper_printed_a_wrong_corollary_4_beta():
                 "b_printed = dl.policies.skipper.corollary4_beta_printed(K4, T4, D4)"]:
         assert _old_story_in(old), old
     assert _old_story_in("The paper prints this β nested, √(((eKT/2 + D)/(4e) + D)/(4e ln K))") is None
+
+
+def test_a_shorter_first_answer_is_a_run_of_that_horizon():
+    """Finding 2: Exp3 is tuned from the horizon it is simulated with, so a first answer of horizon T'
+    is not the first T' steps of the full run; the budget's docstring and status line say so."""
+    from delaylab.panels import budget as bud
+
+    env, _ = adversarial.panel_setting("spikes", "bernoulli", 20, 5, 0.5, 1000)
+    full = dl.simulate(env, {"Exp3": dl.Exp3()}, 1000, 10, checkpoints=[250, 500]).regret["Exp3"]
+    short = dl.simulate(env, {"Exp3": dl.Exp3()}, 500, 10, checkpoints=[250, 500]).regret["Exp3"]
+    assert np.abs(full - short).max() > 1.0          # (11.0 at these values)
+    doc = _flat(bud.__doc__)
+    assert "so a first answer shows exactly the first runs" not in doc
+    assert "with fewer runs shows exactly the first runs of the full one" in doc
+    assert "so its curves can differ from the first T' steps of the full one" in doc
+    b = adversarial.AdversarialPanel(horizon=500, runs=5).budget
+    b.partial = (1200, 10, 2500, 60)
+    assert "Showing a shorter run (T = 1,200 of 2,500), 10 of 60 runs, so far" in b.shown(2500, 60)
+    b.partial = (1200, 1, 2500, 1)
+    assert "Showing a shorter run (T = 1,200 of 2,500) so far" in b.shown() and "the first 1,200" not in b.shown()
