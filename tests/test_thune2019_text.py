@@ -907,3 +907,18 @@ def test_a_shorter_first_answer_is_a_run_of_that_horizon():
     assert "Showing a shorter run (T = 1,200 of 2,500), 10 of 60 runs, so far" in b.shown(2500, 60)
     b.partial = (1200, 1, 2500, 1)
     assert "Showing a shorter run (T = 1,200 of 2,500) so far" in b.shown() and "the first 1,200" not in b.shown()
+
+
+def test_exercise_5_5_asks_what_skipping_buys():
+    """Finding 3: the notebook's checks find the gain is the rate's except where feedback is stale; the
+    exercise no longer presumes that throwing feedback away lowers the regret, and its points say so."""
+    why = ex.get("05.why-skip")
+    cell = _flat([s for t, s, _ in _cells() if t == "markdown" and "Exercise 5.5 (explain" in s][0])
+    for text in (why.title, cell):
+        assert "Why throwing feedback away helps" not in text and "What throwing feedback away buys" in text
+    assert "Why can that lower the regret" not in cell and "when does skipping itself lower the regret" in cell
+    assert any("the regret gain is the rate's" in p and "d = 150" in p for p in why.points)
+    sol = _flat(why.solution)
+    assert "In the notebook's runs the regret gain is the rate's" in sol
+    assert "Skipping itself lowers the regret only where late feedback misleads" in sol
+    assert "skipping itself lowers the regret only where late feedback misleads" in _flat(_guide())

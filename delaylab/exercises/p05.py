@@ -313,32 +313,38 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 5.5 explain: why skipping helps
+# ---------------------------------------------------------------- 5.5 explain: what skipping buys
 _WHY_SKIP = (r"DEW's learning rate must be at most $1/(4e\,d_{\max})$ for its analysis (the weights must not move much "
              "while feedback is outstanding), so a handful of huge delays forces a tiny rate on every round and DEW "
              r"hardly learns. Skipping the rounds with $d_t \ge \beta$ costs at most one unit of regret each (losses are "
-             r"in [0, 1]), and the base learner then only sees delays below β, so its analysis allows the rate "
-             r"$1/(4e\beta)$. Giving up a few rounds' feedback is cheap; being slow on all rounds is not — as long as "
-             "few rounds are skipped. (At the live panel's defaults the gain comes from the rate itself: Skipper's "
-             "base fed every loss at the same rate does as well. Skipping is what brings that rate within this "
-             "paper's analysis, Theorem 3, for every loss sequence. The cap it works around is a condition of this "
-             "paper's proof, not a known limit of exponential weights: other analyses, e.g. Bistritz et al. "
-             r"(NeurIPS 2019), bound Exp3 that uses each loss on arrival, the delays unknown to the player.)")
+             r"in [0, 1]), and the base learner then only sees delays below β, so this paper's analysis (Theorem 3) "
+             r"allows the rate $1/(4e\beta)$, for every loss sequence. In the notebook's runs the regret gain is the "
+             "rate's: at the live panel's defaults Skipper's base fed every loss at the same rate does as well. "
+             "Skipping itself lowers the regret only where late feedback misleads (the best arm switching, d = 150: "
+             "the twin fed the stale losses ends above Skipper). It stops paying off when many rounds are skipped "
+             r"(the $|S_\beta|$ term): with β below the typical delay every round is skipped. (The cap it works "
+             "around is a condition of this paper's proof, not a known limit of exponential weights: other analyses, "
+             "e.g. Bistritz et al. (NeurIPS 2019), bound Exp3 that uses each loss on arrival, the delays unknown to "
+             "the player.)")
 
 register(Exercise(
     id="05.why-skip",
     kind="explain",
     stars=2,
     minutes=8,
-    title="Why throwing feedback away helps",
+    title="What throwing feedback away buys",
     solution=_WHY_SKIP,
     points=(r"DEW's rate is capped by $1/(4e\,d_{\max})$: one huge delay slows learning on every round",
             "a skipped round costs at most one unit of regret (losses in [0, 1])",
             r"the base then sees delays below β only, so its analysis allows the rate $1/(4e\beta)$",
-            r"it pays off when few rounds are skipped (the $|S_\beta|$ term)"),
+            r"it pays off when few rounds are skipped (the $|S_\beta|$ term)",
+            "at the panel's defaults the regret gain is the rate's (the twin without skipping does as well); "
+            "skipping itself helps only where late feedback misleads (best arm switching, d = 150)"),
     hints=("Section 2 (why one huge delay ruins DEW) and Section 3 (Lemma 2): what does a huge delay cost DEW, and "
            "what does skipping its round cost?",
            "Compare the learning rate DEW may use with and without the rounds of huge delay, and the price of "
-           "one skipped round."),
+           "one skipped round.",
+           "Section 4: Skipper against its twin without skipping, at the panel's defaults and with the best arm "
+           "switching at d = 150. Which gap is the skipping's?"),
     wrong_answers=[],
 ))
