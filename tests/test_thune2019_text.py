@@ -922,3 +922,13 @@ def test_exercise_5_5_asks_what_skipping_buys():
     assert "In the notebook's runs the regret gain is the rate's" in sol
     assert "Skipping itself lowers the regret only where late feedback misleads" in sol
     assert "skipping itself lowers the regret only where late feedback misleads" in _flat(_guide())
+
+
+def test_the_round_5_nits_are_fixed():
+    """Findings 4 and 5: the guide's stale-feedback row claims only what cell 30 checks, and says which
+    slider goes back to 5."""
+    guide = _flat(_guide())
+    assert "Exp3 becomes the worst" not in guide and "Back to 5;" not in guide
+    assert ("⟦huge delays⟧ back to 5 (β stays at 30); ⟦losses⟧ → “best arm switches (3 phases)” and ⟦delay d⟧ "
+            "20 → 150: stale feedback points at the wrong arm; Exp3 ends above uniform random play") in guide
+    assert "best arm switching, d = 150: Exp3 ends above uniform random play" in _code_cell_with("stale = adversarial")
