@@ -778,7 +778,8 @@ def test_r5_1_d_ucbs_lead_over_patient_bandits_is_split_into_width_and_law():
     verdict = " ".join(_cell("**Verdict — Figure 5 reproduces").split())
     assert "(it then also ends below Patient Bandits)" not in verdict
     assert "It then also ends far below Patient Bandits, but not by the law alone." in verdict
-    assert "the width alone ends under half of that twin's regret, and knowing the laws then under a third" in verdict
+    assert "With that width alone it ends under half the regret of Patient Bandits without the bias term; knowing " \
+           "the laws then takes it under a third of that." in verdict
     remember = " ".join(_cell("## What to remember").split())
     assert "it does best of all, helped also by a narrower width than Patient Bandits' (Section 7)" in remember
     assert "its lead over Patient Bandits also owes to its narrower width: Section 7" in _markdown()
