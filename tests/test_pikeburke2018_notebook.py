@@ -724,12 +724,10 @@ def test_r5_finding_7_figure_2_says_what_is_the_papers_and_what_it_told_for_the_
 
 
 def test_r5_finding_8_the_textbook_map_leaves_no_note_to_the_author():
-    """"check which" asked the author; the guide's convention ("How the maps were checked") keeps a "check"
-    addressed to the lecturer where a place is unconfirmed: here, an exercise of L&S ch. 6."""
+    """"check which" asked the author; the row now names the place (fixed on main by general-fix5)."""
     guide = guide4()
     assert "check which" not in guide
-    assert "phased elimination, the structure of Improved UCB, is not in the chapter's main text: to cite one of " \
-        "its exercises for it, check it first" in guide
+    assert "phased elimination, the structure of Improved UCB, is note 2 of Section 6.2 and L&S Exercise 6.8" in guide
 
 
 def test_r5_finding_9_the_ratio_plot_says_which_lines_run_off_the_top():
