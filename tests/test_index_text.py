@@ -82,6 +82,13 @@ def test_row_4_gives_plain_odaaf_no_bridges_and_states_its_assumption():
     before, _, after = text.partition("bridge periods")
     assert after and "ODAAF-B" in before and "ODAAF-V" in before, "bridges belong to ODAAF-B and ODAAF-V"
     assert "up to log factors" in text
+    # ODAAF-B's bound matches QPM-D's only when d is not too large (Section 4.2's corollary, its
+    # condition lost in our copy): notebook 04's "What to remember" keeps the condition, so must the row
+    odaaf_b = text[text.index("ODAAF-B's bound"):text.index("ODAAF-V's pays")]
+    assert "not too large" in odaaf_b and "condition lost in our copy" in odaaf_b, odaaf_b
+    assert "reverts to ODAAF" in odaaf_b
+    nb04 = " ".join(notebook_source("04_aggregated_anonymous.ipynb").split())
+    assert "when $d$ is not too large (Section 4.2's corollary, its condition lost in our copy" in nb04
     plain = [c for c in vars(odaaf).values() if isinstance(c, type) and getattr(c, "default_bridge", None) is False]
     assert plain, "delaylab's plain ODAAF has no bridge period"
 
@@ -185,3 +192,25 @@ def test_notebook_4_figure_2_colours_by_delay_law_as_the_key_says():
 
     assert "colour = delay law" in pikeburke2018.RatioPlot.__doc__
     assert "notebook 4's Figure 2 by delay law" in bullet("Colours")
+
+
+# ------------------------------------------------------------------ the study path
+def _time(name: str) -> str:
+    """The time a notebook's header gives for the whole notebook ("two hours")."""
+    source = notebook_source(name)
+    m = re.search(r"\*Time\*: about ([^,]+), including", source) or re.search(r"Allow \*\*about ([^*]+)\*\*", source)
+    assert m, f"{name} states no time"
+    return m.group(1)
+
+
+def test_the_study_path_gives_each_notebook_the_time_it_states():
+    """The path's "about two hours each" is what notebooks 01–05 say, and it names every notebook
+    that says otherwise (notebook 05: an hour and three quarters)."""
+    names = sorted(p.name for p in (ROOT / "notebooks").glob("0[1-5]_*.ipynb"))
+    times = {name[:2]: _time(name) for name in names}
+    path = " ".join(next(c for c in cells() if c.startswith("## Studying alone")).split())
+    stated = re.search(r"about (two hours) each( \(([^)]*)\))?, exercises included", path)
+    assert stated, "the path states the time of a notebook"
+    exceptions = dict(re.findall(r"(\d\d): ([^;)]+)", stated.group(3) or ""))
+    for nb, time in times.items():
+        assert exceptions.get(nb, stated.group(1)) == time, (nb, time, stated.group(0))
