@@ -556,6 +556,9 @@ def test_r5_4_the_window_of_figure_3_is_not_larger_than_the_mean_delay_under_our
     assert "\"larger than the expectation of the delays\" (Section 8, as printed). Under our reading it is not" in md
     assert (f"the law's mean is about {round(mean, -2):,.0f} steps ({mean * 100 / 86_400:.1f} days), its median about "
             f"{round(median, -2):,.0f}") in md
+    readings = " ".join(_readings_section().split())
+    assert (f"\"larger than the expectation of the delays\" (Section 8, as printed), but our law's mean is about "
+            f"{round(mean, -2):,.0f} steps and its median about {round(median, -2):,.0f}") in readings
 
 
 def test_r5_5_figure_3_is_checked_at_10_runs_not_3():
