@@ -58,10 +58,13 @@ def test_row_1_states_only_what_notebook_1_checks_against_discarding():
     assert paper.THETA_L == (0.1, 0.05, 0.03)
     assert "§7" in text and "asymptotically optimal" in text and "Section 6, as printed" in text
     assert "Section 4, after Theorem 3, as printed" in text
-    # no verdict at horizons of the order of m: there D-UCB is above Discarding UCB on this instance
-    # (t = 1200 to 3000, unchecked by any notebook), so the row states only the check at T
+    # at horizons of the order of m only the KL pair learns faster here: D-UCB lies above Discarding
+    # UCB from t = UCB_BEHIND to the panel's T (notebook 1's §7 checks it, short_horizon_claims)
     assert "lesson about horizons of the order of m" not in text
     assert "depends on the horizon" in text
+    assert "only the KL pair does" in text
+    assert f"D-UCB lies above Discarding UCB from t = {paper.UCB_BEHIND:,} to {paper.PANEL_HORIZON:,}" in text
+    assert "in the long run" not in text  # behind early, ahead at T, possibly behind again beyond T
     # the check the row points to: both orderings, on the figure's own runs at the stated horizon
     source = notebook_source("01_delayed_conversions.ipynb")
     assert "res2 = paper.figure2(runs=40)" in source and "dl.claims.check(*paper.figure2_claims(res2))" in source
