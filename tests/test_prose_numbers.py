@@ -377,7 +377,7 @@ GUIDE_CLAIMS = [
     ("shrinks by a factor {} while", _tau(100, 100) / _tau(100, 20), ".1f"),
     ("2f_{{t,δ}} ≈ {} multiplies the norm at T = 3000 and alone", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)),
      ".0f"),
-    ("panel, τ_m = {} and every learner's curve", _tau(500, 100), ".2f"),
+    ("panel, τ_m = {}: every learner still adds regret", _tau(500, 100), ".2f"),
     ("m = 2000, τ_m ≈ {}.", float(dl.criteo(100).cdf(2000)), ".2f"),
     ("the signal: {} against", _tau(100, 100), ".2f"),
     ("0.63 against {} |", _tau(100, 20), ".2f"),
