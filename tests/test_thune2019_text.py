@@ -942,7 +942,7 @@ def test_nothing_above_exercise_5_4_says_what_a_small_beta_does():
     q = next(i for i, s in enumerate(cells) if 'ex.predict("05.skipper-beta")' in s)
     above = _flat(" ".join(cells[:q]))
     assert "skip every round" not in above and "is skipped" not in above
-    assert "below the typical delay $d = 20$ (what that does to Skipper is Exercise 5.4's question)" in above
+    assert "below $d = 20$ (Exercise 5.4 asks what that does)" in above
     assert "# the slip: a larger bound, and below the typical delay d = 20" in above
     reveals = ex.get("05.skipper-beta").reveals
     assert {"skip every round", "every d_t >= 20 is skipped"} <= set(reveals)
@@ -1003,4 +1003,5 @@ def test_the_round_6_nits_are_fixed():
     assert "delays.sum() - 5 * (500 - 20)" in cell and "min(eta_without, 1 / (4 * math.e * 20))" in cell
     md = _flat(_markdown())
     assert "but so does Exp3's, which ignores the delays" not in md
-    assert "but Exp3's regret, which ignores the delays, also rises like $T^{1/2}$, and lower" in md
+    assert ("its regret rises like $T^{1/2}$, as does Exp3's, which ignores the delays, while the explicit bound "
+            "grows like $T^{3/4}$") in md
