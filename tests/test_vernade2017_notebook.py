@@ -864,3 +864,50 @@ def test_r5_4_exercise_1_3_and_the_mu_slider_are_checked_at_the_panels_defaults(
     assert "barely moves" in ex.get("01.window").grade("discarding-grows", {}).message
     bad = paper.slider_claims(slower, {1000: wider[2000], 2000: wider[1000]}, at_defaults)
     assert not any(c.holds for c in bad[:1] + bad[2:]), "\n".join(map(str, bad))
+
+
+def _bisection_without_the_cap_test(halvings: int, keep: str = "lo"):
+    """Exercise 1.4 as its hints describe it, without the parenthetical "check first whether q = 1 is
+    allowed": where the whole of [θ̂, 1] is allowed it returns 1 − 2⁻ⁿ(1 − θ̂), not exactly 1."""
+    def d_klucb_index(theta_hat, N_tilde, beta):
+        def d_pois(p, q):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(p > 0, p * np.log(p / q), 0.0) + q - p
+        lo, hi = np.minimum(theta_hat, 1.0), np.ones_like(theta_hat)
+        for _ in range(halvings):
+            mid = (lo + hi) / 2
+            ok = N_tilde * d_pois(theta_hat, mid) <= beta
+            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+        return np.where(theta_hat >= 1, theta_hat, lo if keep == "lo" else (lo + hi) / 2)
+    return d_klucb_index
+
+
+def test_r6_1_exercise_1_4_accepts_a_correct_bisection_whatever_it_returns_at_the_cap():
+    """The race rejected the reviewer's 50-halving bisection (17.28 against 17.61): delaylab's index is
+    exactly 1.0 on several arms early on, ties broken by arm order, the student's 1 − ε(θ̂) broke them
+    by θ̂. Values within the grader's own tolerance of the cap now count as 1; wrong answers, and a cap
+    that ranks the arms by θ̂ beyond that tolerance, are still rejected."""
+    from delaylab.exercises import p01
+    from delaylab.indices import klucb_poisson
+
+    eid = "01.d-klucb-index"
+    for halvings, keep in ((50, "lo"), (30, "lo"), (40, "mid")):
+        fn = _bisection_without_the_cap_test(halvings, keep)
+        fb = ex.check(eid, fn, hint=False)
+        assert fb.correct, (halvings, keep, fb.message)
+    # the bisection does stop short of the cap: without the snap its race diverges, as the reviewer found
+    th = np.array([[0.1, 0.05, 0.0]])
+    got = _bisection_without_the_cap_test(50)(th, np.full((1, 3), 2.0), np.log(400))
+    assert np.all(got < 1) and np.all(klucb_poisson(th, np.full((1, 3), 2.0), np.log(400)) == 1)
+    assert p01._KL_ATOL == 1e-6  # the value check's atol, the same number
+
+    def ranked_by_theta_hat(eps):
+        def fn(t, n, b):
+            r = klucb_poisson(t, n, b)
+            return np.where((r == 1) & (t < 1), 1 - eps * (1 - t), r)
+        return fn
+
+    assert p01._kl_race(ranked_by_theta_hat(1e-4)) is not None  # beyond the tolerance: still a divergence
+    assert p01._kl_race(ranked_by_theta_hat(5e-7)) is None
+    for wrong in ex.get(eid).wrong_answers:
+        assert not ex.check(eid, wrong).correct
