@@ -451,14 +451,6 @@ def test_r1_12_the_rates_are_five_to_ten_times_higher():
     assert "five to ten times larger on $\\theta_H$" in markdown()
 
 
-def test_r1_13_figure_3s_uncensored_difference_is_called_borderline():
-    verdict = cell_with("**Verdict — consistent with the paper's message")
-    assert "(under 3 standard errors" not in verdict
-    assert "the uncensored one is borderline, between 1.5 and 3 standard errors above 0" in verdict
-    texts = [c.text for c in paper.figure3_claims(paper.figure3(runs=20))]
-    assert any("borderline by the usual 2-s.e. rule" in t for t in texts)
-
-
 def test_r1_14_discarding_does_not_play_each_arm_once_first():
     assert "All play each arm once" not in markdown()
     assert "Discarding starts differently (its row)" in cell_with("## 3. The algorithms")
@@ -911,3 +903,39 @@ def test_r6_1_exercise_1_4_accepts_a_correct_bisection_whatever_it_returns_at_th
     assert p01._kl_race(ranked_by_theta_hat(5e-7)) is None
     for wrong in ex.get(eid).wrong_answers:
         assert not ex.check(eid, wrong).correct
+
+
+def test_r6_2_figure_3s_verdict_holds_at_20_runs_and_at_the_buttons_100():
+    """"The uncensored one is borderline, between 1.5 and 3 standard errors above 0" held at 20 runs
+    (+7.3 ± 3.7) and failed at the paper's 100 (the button: −0.1 ± 1.5; r1-13 had asked for it). The
+    verdict now says only what holds at both scales, checked here on the button's run (costly: one
+    100-run Figure 3; its first 20 runs are the notebook's, a run depending only on seed and index)."""
+    import copy
+
+    verdict = cell_with("**Verdict — consistent with the paper's message")
+    assert "borderline" not in verdict and "(under 3 standard errors" not in verdict
+    assert ("**Verdict — consistent with the paper's message, at 20 runs and at the paper's 100 (the button):**"
+            in verdict)
+    assert ("Both paired differences are within 3 standard errors of 0: no measurable cost, as the paper says, "
+            "though a check of this size cannot exclude a small one. (Checked above at 20 runs, in `tests/` at 100;"
+            in verdict)
+    assert "Whether this costs measurable regret is what the figure checks." in cell_with("## 8. Figure 3")
+    button = paper.figure3(runs=100)
+    first20 = {k: copy.copy(r) for k, r in button.items()}
+    for r in first20.values():
+        r.regret = {n: a[..., :20, :] for n, a in r.regret.items()}
+        r.run_ids = r.run_ids[:20]
+    for res, runs in ((first20, 20), (button, 100)):
+        found = paper.figure3_claims(res)
+        assert len(found) == 8 and all(c.holds for c in found), "\n".join(map(str, found))
+        assert all(r.runs == runs for r in res.values())
+        assert not any("borderline" in c.text for c in found)
+    d20, _ = first20["uncensored"].paired("UD-KLUCB", "UD-KLUCB (estimated geometric law)")
+    assert 7.2 < d20 < 7.4  # the notebook's 20 runs, as the reviewer found them
+    # the claims fail where they should: the estimated law 4 paired s.e. costlier in the uncensored model
+    worse = copy.copy(button["uncensored"])
+    _, se = worse.paired("UD-KLUCB", "UD-KLUCB (estimated geometric law)")
+    name = "UD-KLUCB (estimated geometric law)"
+    worse.regret = dict(worse.regret, **{name: worse.regret[name] + 4 * float(se)})
+    failed = [c.text for c in paper.figure3_claims(dict(button, uncensored=worse)) if not c.holds]
+    assert failed == ["uncensored: the paired difference is within 3 s.e. of 0"], failed
