@@ -779,7 +779,7 @@ def test_r5_1_figure_2_before_t_the_kl_pair_leads_from_m_and_d_ucb_trails_until_
     remember = cell_with("## What to remember")
     assert "while D-UCB and D-KLUCB learn from the first pull" not in remember
     assert "D-UCB, on $\\theta_L$, is no better than round robin at $t = m$ and trails Discarding UCB from " \
-           "$t = 1{,}500$ to beyond $2{,}500$ (Figure 2)" in remember
+           "$t = 1{,}500$ to $2{,}500$ (Figure 2)" in remember  # r6-6: the check stops at 2,500
     guide = guide_part()
     assert "Figure 2: the delay-corrected policies end well below Discarding. " not in guide
     assert "above Discarding UCB from t = 1500 to 2500 (tick ⟦Discarding UCB⟧ in the §4 panel at its defaults" in guide
@@ -976,3 +976,30 @@ def test_r6_3_d_ucbs_factor_is_the_price_of_its_bound_not_a_second_idea():
     assert "not the kind of index" not in guide and "differ in two ways, the shape of the" not in readings
     assert "the price of its bound for a sum of N terms, which D-KLUCB's Poisson bound does not pay" in guide
     assert "(Proposition 6, our reading), which D-KLUCB's Poisson bound does not pay" in readings
+
+
+def test_r6_4_to_7_the_nits_of_review_6():
+    """4: Exercise 1.5 says the printed constant is for the paper's R(T), L(T) being our reading; 5: the
+    censored bandit shares the scaled bandit's pull counts, not its bound (its gaps are τ_mΔ_k); 6: "to
+    beyond 2,500" was not checked; 7: Ñ weighs a pull by the chance its conversion, if any, is seen."""
+    ex15 = cell_with("### ✎ Exercise 1.5")
+    assert "for the paper's own regret $L(T)$" not in ex15
+    assert "extra factor $\\tau_m$ for the paper's $R(T)$ (our reading: its $L(T)$)." in ex15
+    md = markdown()
+    assert "the lower bound is that of the bandit with rates" not in md and "it is the bound of the bandit" not in md
+    assert ("each suboptimal arm must be pulled as often as in the bandit with rates $\\tau_m\\theta_k$: small windows "
+            "or long delays raise the bound.") in cell_with("## 5. How hard is it?")
+    assert ("Censoring raises the lower bound: each suboptimal arm must be pulled as often as in the bandit with "
+            "rates $\\tau_m\\theta$ (Theorem 3).") in cell_with("## What to remember")
+    assert "to beyond $2{,}500$" not in md
+    readings = readings_part()
+    assert "its chance of having converted" not in readings
+    assert "pull weighted by the probability that its conversion, if any, has been seen *by now*" in readings
+    # 5, by numbers: the scaled bandit's bound (gaps τ_mΔ_k) is Theorem 3's printed constant, not the slope
+    from delaylab import bounds
+
+    tau = dl.Geometric(mean=paper.MEAN_DELAY).cdf(paper.WINDOW)
+    th = np.asarray(paper.THETA_L)
+    scaled = bounds.lai_robbins_slope(tuple(tau * th))
+    assert np.isclose(scaled, tau * bounds.censored_slope(tuple(th), tau))
+    assert scaled < bounds.censored_slope(tuple(th), tau) - 0.5
