@@ -969,7 +969,8 @@ def test_r6_3_d_ucbs_factor_is_the_price_of_its_bound_not_a_second_idea():
             "D-KLUCB's Poisson bound scales with $\\tilde N_k$ and needs none.") in cell_with("## 6. Figure 1")
     assert "(not in the paper, and no longer a valid bound in general)" in cell_with("## 6. Figure 1")
     verdict = cell_with("**Verdict — the paper's two comparisons reproduce")
-    assert "Dropping the factor gives up D-UCB's guarantee, so this is no better UCB" in verdict
+    assert "which its bound needs and the Poisson bound does not" in verdict
+    assert "(but no longer under a valid bound)" in verdict and "Part of the KL advantage is needing no such" in verdict
     assert "the price of its bound for a sum of $N$ terms, which the Poisson bound does not pay." in \
         cell_with("## What to remember")
     guide, readings = guide_part(), readings_part()
