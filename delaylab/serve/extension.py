@@ -31,6 +31,16 @@ README), gives those pages the same settings:
   compiled kernels warmed up beside it) with the sweep cache, one BLAS/numba thread and the
   static module's URL (:class:`delaylab.serve.pools.DashboardKernelSpecManager`'s settings, which
   the server's config may change). JupyterLab's kernels start as before.
+* **A spare dashboard kernel** (:class:`delaylab.serve.spare.SpareDashboardKernel`): Voila has no
+  pool of preheated kernels here, so each page would wait for its kernel's process to start, import
+  ipykernel and load the compiled kernels. The server keeps one dashboard kernel that has done
+  that, waiting for a page; a page's kernel is that spare, handed the page's connection file,
+  environment (Voila's ``SERVER_*``, ``QUERY_STRING``, ``VOILA_*``) and folder, and a new spare
+  starts behind it. A page whose kernel would start with another command or environment, or that
+  finds no spare (a second page right after the first, before the next spare exists), starts its
+  kernel as before. The spare is stopped with the server's kernels, and exits by itself when the
+  server is killed. ``c.SpareDashboardKernel.enabled = False`` turns it off (it holds one
+  idle kernel's memory per running server).
 * **A dashboard's kernel whose page is gone is stopped** (:class:`DashboardCuller`), as
   :mod:`delaylab.serve` stops it: a page that closed sends Voila's shutdown request, but a
   crashed or killed tab, or a lost network, sends nothing, and a hub culls only idle servers. A

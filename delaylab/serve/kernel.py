@@ -15,6 +15,10 @@
 
 It also leaves out an import that costs every kernel start much and serves no dashboard
 (:data:`SKIPPED_IMPORTS`). Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
+
+``python -m delaylab.serve.kernel --spare`` is a spare kernel (:mod:`delaylab.serve.spare`): the
+same steps, ipykernel imported, then it waits on its standard input for the arguments,
+environment and folder of the page's kernel it becomes (:func:`take_handover`).
 """
 
 from __future__ import annotations
