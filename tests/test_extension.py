@@ -341,3 +341,72 @@ def test_a_spare_exits_with_a_killed_server_and_none_starts_when_disabled(tmp_pa
         assert list(dashboard_kernels(off.proc.pid)) == [seen["pid"]]  # no spare behind it either
     finally:
         off.close()
+
+
+def test_a_kernel_starts_as_before_when_the_spare_does_not_fit_and_jupyterlab_s_never_take_it(tmp_path):
+    import asyncio
+    import logging
+
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+
+    from delaylab.serve.spare import SpareDashboardKernel
+
+    base = {**os.environ, "DELAYLAB_WARMUP": "0"}
+    spares = SpareDashboardKernel(lambda: dict(base), cwd=str(tmp_path), log=logging.getLogger("test"))
+    page = {**base, "SERVER_SOFTWARE": "voila/0.5.13", "QUERY_STRING": "a=1", "VOILA_BASE_URL": "/",
+            "JPY_PARENT_PID": str(os.getpid())}
+    cmd = [sys.executable, "-m", "delaylab.serve.kernel", "-f", str(tmp_path / "kernel.json")]
+    try:
+        assert spares.wait_ready(120)
+        first = spares.spare.process
+        # another environment than the spare's (a setting changed since it started): started as usual
+        assert spares.take(cmd, {**page, "DELAYLAB_SOLUTIONS": "off"}, tmp_path) is None
+        assert first.poll() is not None  # that spare stopped, a new one on its way
+        assert spares.wait_ready(120)
+        second = spares.spare.process
+        assert second.pid != first.pid
+        # another command (a kernel of another launcher): as usual, and the spare is replaced
+        assert spares.take([sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"], page, tmp_path) is None
+        assert spares.wait_ready(120)
+        # a spare that died: as usual
+        third = spares.spare.process
+        third.kill()
+        third.wait(10)
+        assert spares.take(cmd, page, tmp_path) is None
+        assert spares.wait_ready(120)
+        # a JupyterLab kernel (no Voila page) never takes it, through the provisioner
+        fourth = spares.spare.process
+        monkey = pytest.MonkeyPatch()
+        monkey.setattr(extension.DashboardProvisioner, "spares", spares)
+        monkey.setattr(extension.DashboardProvisioner, "kernel_settings", None)
+        spec = KernelSpecManager().get_kernel_spec("python3")
+
+        async def lab_kernel():
+            km = AsyncKernelManager(kernel_name="python3", connection_file=str(tmp_path / "lab.json"))
+            provisioner = extension.DashboardProvisioner(kernel_id="lab", kernel_spec=spec, parent=km)
+            kwargs = await provisioner.pre_launch(env={**base, "JPY_SESSION_NAME": "01.ipynb"}, cwd=str(tmp_path))
+            await provisioner.launch_kernel(kwargs.pop("cmd"), **kwargs)
+            pid = provisioner.pid
+            await provisioner.kill()
+            await provisioner.wait()
+            return pid
+
+        try:
+            assert asyncio.run(lab_kernel()) != fourth.pid
+        finally:
+            monkey.undo()
+        assert spares.spare.process is fourth and fourth.poll() is None
+        # the page's kernel: the spare, whatever the page's own variables say
+        taken = spares.take(cmd, {**page, "QUERY_STRING": "b=2", "SERVER_PORT": "1"}, tmp_path)
+        assert taken is fourth
+        # it runs ipykernel with the handed arguments (a connection file that did not exist: written)
+        wait_until(lambda: (tmp_path / "kernel.json").exists(), 60, "the kernel's connection file")
+        assert taken.poll() is None
+        taken.terminate()
+        taken.wait(30)
+    finally:
+        spares.close()
+    for process in (first, second, third, fourth):
+        assert process.poll() is not None
+    assert spares.spare is None
