@@ -148,7 +148,7 @@ class SpareDashboardKernel(LoggingConfigurable):
     configuration: no spare, every page's kernel starts when the page asks for it."""
 
     enabled = Bool(True, config=True, help="Keep one dashboard kernel started ahead, which the next Voila page "
-                                           "takes as its kernel (a process of about 100 MB waiting).")
+                                           "takes as its kernel (one idle kernel's memory, held by each running server).")
 
     def __init__(self, environment, cwd=None, **kwargs):
         super().__init__(**kwargs)
@@ -189,7 +189,10 @@ class SpareDashboardKernel(LoggingConfigurable):
             if spare is None:
                 return None
             if not spare.fits(cmd, env):
-                why = "it has stopped" if not spare.alive else "another command or environment"
+                page = server_part(env)
+                differ = sorted(k for k in set(page) | set(spare.env) if page.get(k) != spare.env.get(k))
+                why = ("it has stopped" if not spare.alive else
+                       f"another environment: {', '.join(differ)}" if differ else "another command or parent")
                 self.log.info("delaylab: spare dashboard kernel not used (%s)", why)
                 spare.stop(timeout=1.0)
                 return None
