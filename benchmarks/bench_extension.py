@@ -46,7 +46,7 @@ CACHE = Path(tempfile.gettempdir()) / "delaylab-bench-extension-cache"
 ORDER = ("01_delayed_conversions", "02_arm_dependent_delays", "04_aggregated_anonymous")
 RESULT = """() => {
   const T = globalThis.__delaylab_t, nav = performance.getEntriesByType('navigation')[0];
-  return {...T, head: nav.responseStart / 1000, html: nav.responseEnd / 1000, origin: performance.timeOrigin / 1000};
+  return {...T, head: nav.responseStart / 1000, html: nav.responseEnd / 1000};
 }"""
 VOILA_ENV = {"SERVER_SOFTWARE": "voila/0.5.13", "VOILA_BASE_URL": BASE, "VOILA_SERVER_URL": "/",
              "VOILA_PREHEAT": "False"}
@@ -164,38 +164,6 @@ async def _execute(client, env):
 
 
 # ============================================================================ pages
-def kernel_start_time(server_pid: int) -> dict:
-    """The wall-clock start of each dashboard kernel under the server: {pid: seconds since the epoch}."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    boot = next(float(line.split()[1]) for line in open("/proc/stat") if line.startswith("btime"))
-    out = {}
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")
-            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if b"delaylab.serve.kernel" in cmd and int(stat[1]) == server_pid or \
-                (b"delaylab.serve.kernel" in cmd and _ancestor(int(proc.name), server_pid)):
-            out[int(proc.name)] = boot + int(stat[19]) / ticks
-    return out
-
-
-def _ancestor(pid: int, ancestor: int) -> bool:
-    for _ in range(10):
-        try:
-            pid = int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except OSError:
-            return False
-        if pid == ancestor:
-            return True
-        if pid <= 1:
-            return False
-    return False
-
-
 def server(spare: bool, home: Path):
     env = {**os.environ, "DELAYLAB_CACHE": str(CACHE), "JUPYTER_CONFIG_PATH": str(ROOT / "jupyter-config")}
     env.pop("DELAYLAB_EXERCISES_EXPECT", None)
@@ -237,7 +205,7 @@ def pages(visits: int) -> None:
                             r = rows[spare][-1][2]
                             print(f"{'spare' if spare else 'no spare':8s} round {rnd} visit {i} {stem[:24]:24s} "
                                   + "  ".join(f"{k} {r.get(k, float('nan')):5.2f}" for k in
-                                              ("head", "kernel", "html", "ws", "figure"))
+                                              ("head", "html", "ws", "figure"))
                                   + f"  (load {load()})", flush=True)
                     finally:
                         srv.close()
@@ -249,12 +217,11 @@ def pages(visits: int) -> None:
                               ("later visits", [r for i, _, r in values if i > 0])):
             print(f"{'spare' if spare else 'no spare':8s} {label:12s} medians of {len(chosen)}: "
                   + "  ".join(f"{k} {median([r.get(k, float('nan')) for r in chosen]):5.2f}"
-                              for k in ("head", "kernel", "html", "ws", "figure")))
+                              for k in ("head", "html", "ws", "figure")))
     print(f"load after: {load()}")
 
 
 def visit(browser, srv, stem) -> dict:
-    before = set(kernel_start_time(srv.proc.pid))
     ctx = browser.new_context(viewport={"width": 1400, "height": 900})
     ctx.add_init_script(PROBE)
     page = ctx.new_page()
@@ -263,18 +230,8 @@ def visit(browser, srv, stem) -> dict:
     page.wait_for_function("() => globalThis.__delaylab_t && globalThis.__delaylab_t.figure", timeout=300_000,
                            polling=50)
     r = page.evaluate(RESULT)
-    started = kernel_start_time(srv.proc.pid)
-    new = [t for pid, t in started.items() if pid not in before and not _is_spare(pid)]
-    r["kernel"] = (min(new) - r["origin"]) if new else float("nan")  # no new kernel process: the spare's
     tb.close(page, ctx, srv)
     return r
-
-
-def _is_spare(pid: int) -> bool:
-    try:
-        return b"--spare" in (Path("/proc") / str(pid) / "cmdline").read_bytes()
-    except OSError:
-        return False
 
 
 def main(argv) -> None:
