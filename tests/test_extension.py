@@ -316,31 +316,40 @@ def test_a_voila_page_s_kernel_is_the_spare_handed_its_page_and_nothing_outlives
     assert not [p for p in third if alive(p)]  # the server's stop stopped its spare
 
 
+HOLDER = """import logging, os, sys, time
+from delaylab.serve.spare import SpareDashboardKernel
+spares = SpareDashboardKernel(lambda: {**os.environ, "DELAYLAB_WARMUP": "0"}, log=logging.getLogger())
+assert spares.wait_ready(120)
+print(spares.spare.process.pid, flush=True)
+time.sleep(600)
+"""
+
+
 @pytest.mark.skipif(os.name != "posix", reason="process groups, /proc: POSIX only")
-def test_a_spare_exits_with_a_killed_server_and_none_starts_when_disabled(tmp_path):
+def test_a_spare_exits_when_its_server_is_killed_and_none_starts_when_disabled():
     import signal
 
-    server = JupyterServer(tmp_path)
+    from traitlets.config import Config
+
+    from delaylab.serve.spare import SpareDashboardKernel
+
+    # a server killed without a word (SIGKILL: no clean-up ran): its spare exits by itself
+    server = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True)
     try:
-        spare = wait_until(lambda: list(dashboard_kernels(server.proc.pid)), 120, "a spare kernel")[0]
-        server.proc.send_signal(signal.SIGKILL)
-        server.proc.wait(10)
+        spare = int(server.stdout.readline())
+        assert alive(spare)
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
         wait_until(lambda: not alive(spare), 60, "the spare gone with its server")
     finally:
-        server.close()
-    off = JupyterServer(tmp_path / "off", "--SpareDashboardKernel.enabled=False")
-    try:
-        import time
-
-        time.sleep(3)
-        assert not dashboard_kernels(off.proc.pid)
-        before = set(dashboard_kernels(off.proc.pid))
-        seen = off.page("?seed=9")
-        assert seen["pid"] not in before and seen["env"]["QUERY_STRING"] == "seed=9"
-        assert seen["argv"][1] == "-f"
-        assert list(dashboard_kernels(off.proc.pid)) == [seen["pid"]]  # no spare behind it either
-    finally:
-        off.close()
+        server.kill()
+        server.wait(10)
+        server.stdout.close()
+    # switched off in the server's configuration: no spare is ever started
+    off = SpareDashboardKernel(lambda: dict(os.environ), config=Config({"SpareDashboardKernel": {"enabled": False}}))
+    assert not off.wait_ready(1.0) and off.spare is None
+    assert off.take([sys.executable, "-m", "delaylab.serve.kernel", "-f", "k.json"], dict(os.environ), None) is None
+    assert off.spare is None
 
 
 def test_a_kernel_starts_as_before_when_the_spare_does_not_fit_and_jupyterlab_s_never_take_it(tmp_path):
