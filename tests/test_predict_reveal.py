@@ -82,3 +82,24 @@ def test_the_check_finds_a_giveaway():
     assert i == 1
     assert _norm("Skipper learns nothing") in seen and _norm("grows linearly") in seen
     assert "now move the slider" not in seen
+
+
+@pytest.mark.parametrize("nb", sorted(NOTEBOOKS))
+def test_no_solution_shown_above_a_predict_gives_its_answer(nb):
+    """What the exercise machinery prints for an exercise placed above a predict question — its hints and
+    its solution's explanation, for a few students' numbers — may not state the question's outcome either
+    (review nb04-r5, finding 6: Exercise 4.2's explanation said "phases lengthen", a reveal of 4.4)."""
+    from delaylab.exercises import _core
+    cells = [_source(c) for c in _cells(NOTEBOOKS[nb])]
+    found = []
+    for eid in predicts(nb):
+        e = ex.get(eid)
+        i = next(k for k, c in enumerate(cells) if f'ex.predict("{eid}"' in c)
+        above = "\n".join(cells[:i])
+        for other in (o for o in ex.ids(nb) if o != eid and f'"{o}"' in above):
+            texts = [_core.reference_explanation(other, s) for s in ("s1", "s2", "s3")]
+            texts += [h(ex.params(other, "s1")) if callable(h) else h for h in ex.get(other).hints]
+            seen = _norm(" ".join(map(str, texts)))
+            found += [f"{eid}: {words!r} in what {other} shows above it" for words in (e.choices[e.solution], *e.reveals)
+                      if _norm(words) in seen]
+    assert not found, "\n".join(found)
