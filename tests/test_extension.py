@@ -419,3 +419,48 @@ def test_a_kernel_starts_as_before_when_the_spare_does_not_fit_and_jupyterlab_s_
     for process in (first, second, third, fourth):
         assert process.poll() is not None
     assert spares.spare is None
+
+
+def test_the_first_page_waits_for_the_spare_being_started_rather_than_starting_its_own(tmp_path, monkeypatch):
+    import asyncio
+    import logging
+    import threading
+
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+
+    from delaylab.serve.spare import SpareDashboardKernel
+
+    module_ready = threading.Event()  # plotly's module, for which the first spare and page both wait
+
+    def environment():
+        module_ready.wait(60)
+        return {**os.environ, "DELAYLAB_WARMUP": "0"}
+
+    spares = SpareDashboardKernel(environment, cwd=str(tmp_path), log=logging.getLogger("test"))
+    monkeypatch.setattr(extension.DashboardProvisioner, "spares", spares)
+    monkeypatch.setattr(extension.DashboardProvisioner, "kernel_settings", None)
+    monkeypatch.setattr(extension.DashboardProvisioner, "culler", None)
+    spec = KernelSpecManager().get_kernel_spec("python3")
+
+    async def page_kernel():
+        km = AsyncKernelManager(kernel_name="python3", connection_file=str(tmp_path / "page.json"))
+        provisioner = extension.DashboardProvisioner(kernel_id="page", kernel_spec=spec, parent=km)
+        env = {**os.environ, "DELAYLAB_WARMUP": "0", "SERVER_SOFTWARE": "voila/0.5.13"}
+        kwargs = await provisioner.pre_launch(env=env, cwd=str(tmp_path))
+        threading.Timer(0.3, module_ready.set).start()  # the module ready while the page starts
+        await provisioner.launch_kernel(kwargs.pop("cmd"), **kwargs)
+        return provisioner
+
+    provisioner = None
+    try:
+        spares.refill()
+        assert spares.spare is None  # its start waits for the module
+        provisioner = asyncio.run(page_kernel())
+        assert provisioner.process is not None and "--spare" in provisioner.process.args
+        wait_until(lambda: (tmp_path / "page.json").exists(), 60, "the kernel's connection file")
+    finally:
+        if provisioner is not None and provisioner.process is not None:
+            provisioner.process.terminate()
+            provisioner.process.wait(30)
+        spares.close()

@@ -395,6 +395,7 @@ class DashboardProvisioner(LocalProvisioner):
             env = dict(kwargs.get("env") or os.environ)
             if not kwargs.get("independent"):  # as jupyter_client's launch_kernel
                 env["JPY_PARENT_PID"] = str(os.getpid())
+            await asyncio.get_running_loop().run_in_executor(None, spares.wait_started, SPARE_START_WAIT)
             process = spares.take(cmd, env, kwargs.get("cwd"))
             if process is not None:
                 self.process, self.pid = process, process.pid
@@ -420,6 +421,10 @@ class DashboardProvisioner(LocalProvisioner):
         cls.kernel_settings.plotly_module_url = f"{cls.static_url}/{static.name}" if static else ""
         return {**base, **cls.kernel_settings.kernel_env()}
 
+
+#: seconds a page's kernel waits for a spare being started at that moment (its process being
+#: created: it waited for plotly's module, as the page did) before it starts one of its own
+SPARE_START_WAIT = 10.0
 
 #: what jupyter_client may pass to a provisioner's launch_kernel that a spare's handover honours
 HANDOVER_KWARGS = frozenset({"env", "cwd", "kernel_id", "extra_arguments", "independent"})

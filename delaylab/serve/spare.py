@@ -180,6 +180,14 @@ class SpareDashboardKernel(LoggingConfigurable):
             with self._lock:
                 self._starting = None
 
+    def wait_started(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) for a spare being started now: the first page after the
+        server's start asks for its kernel the moment plotly's module is ready, when the first
+        spare, which waited for that module too, is being started (not in the event loop)."""
+        starting = self._starting
+        if starting is not None:
+            starting.join(timeout)
+
     def take(self, cmd: list, env: dict, cwd) -> subprocess.Popen | None:
         """The spare, handed over to be the kernel ``cmd`` with ``env`` in ``cwd``, if it fits
         (:meth:`Spare.fits`); else None (the caller starts it as usual). A new spare starts either way."""
