@@ -109,11 +109,12 @@ def test_row_5_says_doubling_needs_the_delays_at_action_time():
 
 @pytest.mark.parametrize("n, places", [
     (2, ["Theorem 1 and Algorithm 1, as printed", "Section 8.2 and Figure 5, as printed"]),
-    (5, ["Theorem 1 and Section 3.2, as printed", "(Lemma 2, as printed)"]),
+    (5, ["Theorem 1 and the paragraph after it, Section 3.1, as printed", "(Lemma 2, as printed)"]),
 ])
 def test_each_statement_a_row_attributes_to_its_paper_points_to_its_place(n, places):
     """Row 2: the bias term is Theorem 1's and Algorithm 1's, D-UCB misled is Section 8.2's Figure 5
-    (Manegueu et al. 2020); row 5: d_max ruining the rate is Theorem 1 and Section 3.2, one unit
+    (Manegueu et al. 2020); row 5: d_max ruining the rate is Theorem 1 and the paragraph after it (Section 3.1; review nb05-r6,
+    finding 4: Section 3.2 introduces Skipper), one unit
     per skipped round is Lemma 2 (Thune et al. 2019)."""
     text = row(n)
     for place in places:
