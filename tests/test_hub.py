@@ -387,6 +387,7 @@ def own_server_first_figure(prefix: Path, notebooks: Path, browser, notebook) ->
 
 # ============================================================================ the test
 @pytest.mark.browser
+@pytest.mark.timing
 @needs_root
 def test_two_students_on_a_real_hub(hub, browser):  # noqa: F811
     import pwd
