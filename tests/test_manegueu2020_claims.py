@@ -864,3 +864,21 @@ def test_r6_1_at_m_100_alpha_hat_0_1_is_ahead_at_the_paper_scale_100_runs():
     assert "for m = 100 against α̂ = 0.5;" not in readings
     assert "for m = 100 against both α̂ (against α̂ = 0.1 at the paper's 100 runs: the default 30 runs cannot " \
            "order those two)" in readings
+
+
+def test_r6_3_readings_lists_theorem_3s_order_the_hats_and_figure_4():
+    """r6 INCONSISTENT 3: the notebook says every reading it took is in docs/readings.md; § 2 lacked Theorem 3's
+    order, the reading of the lost hats in Section 8.1, and Figure 4's verdict with the paper's m + K wait."""
+    readings = " ".join(_readings().split())
+    assert "*Theorem 3's order* (**our reading**): the paper prints max(√(KT), K^α T^{1−α}); its bound has α∧1/2, " \
+           "so we write K^{α∧1/2} T^{1−α∧1/2}" in readings
+    assert '"the problem independent bound that depends here on α = α₂" (**our reading**: our copy drops the hats; ' \
+           "we read the policy's α̂ = α₂)" in readings
+    assert "*Figure 4*: does not reproduce: every D-UCB ends below half of either Patient Bandits' regret" in readings
+    assert '"has to wait until m + K time steps before it starts exploiting the observations" (**as printed**); ours ' \
+           "is Vernade et al.'s (notebook 01), which uses every pull from the start" in readings
+    (fig4,) = [c for c in paper.figure45_claims(runs=30, seed=0) if c.text.startswith("Figure 4: every D-UCB")]
+    assert fig4.holds
+    notebook = " ".join(_markdown().split())
+    assert "printed as $\\max(\\sqrt{KT}, K^{\\alpha}T^{1-\\alpha})$, with $\\alpha\\wedge 1/2$ for $\\alpha$ as its " \
+           "bound has — our reading" in notebook
