@@ -882,3 +882,21 @@ def test_r6_3_readings_lists_theorem_3s_order_the_hats_and_figure_4():
     notebook = " ".join(_markdown().split())
     assert "printed as $\\max(\\sqrt{KT}, K^{\\alpha}T^{1-\\alpha})$, with $\\alpha\\wedge 1/2$ for $\\alpha$ as its " \
            "bound has — our reading" in notebook
+
+
+def test_r6_4_exercise_2_4s_hint_states_only_what_section_3_shows():
+    """r6 NIT 4: "by just enough for the width to make up the gap" is Section 5's reading, not Section 3's result;
+    the hint now asks it as a question."""
+    hint = ex.get("02.alpha-hat").hints[1]
+    assert "by just enough" not in hint
+    assert "the index never lets that arm get ahead in pulls (Section 3). How far behind must it stay" in hint
+    assert "While the better arm looks worse, the index never lets it get ahead in pulls" in _cell(
+        "**What the bias term can and cannot do.**")  # what Section 3 does show
+
+
+def test_r6_5_studying_alone_does_not_lean_towards_exercise_2_1s_answer():
+    """r6 NIT 5: "make the observed means misleading", above predict Exercise 2.1, hinted that the better arm looks
+    worse."""
+    intro = " ".join(_cells()[0].split())
+    assert "misleading" not in intro
+    assert "teaches what arm-dependent, heavy-tailed delays do to the observed means" in intro
