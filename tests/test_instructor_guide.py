@@ -765,3 +765,26 @@ def test_week_0_releases_what_the_lab_fetches_and_grades():
         assert command.endswith("--out DIR`"), command
     assert "`python3 tasks.py assignment 01 --exercises 1.1 --name practice --out DIR`" in checklist
     assert checklist.index("--name practice") < checklist.index("generate_assignment practice")
+
+
+def test_r6_1_the_at_a_glance_idea_of_02_is_what_notebook_02_measures():
+    """General-r6, finding 1: "the bias cannot be removed, only paid for" credits the bias term with
+    what notebook 02 shows it does not do (on Figure 5's instance it costs regret; D-UCB told each
+    arm's law removes the bias and does best)."""
+    row = next(r for r in rows(general_text()) if r[0] == "02")
+    assert "only paid for" not in row[2]
+    assert ("Patient Bandits pays the worst-case bias, which keeps its index an upper confidence bound but is not "
+            "what finds the better arm (on Figure 5's instance it costs regret)") in row[2]
+    nb02 = " ".join(markdown("02").split())
+    assert "the bias term is not what finds the better arm here" in nb02
+    assert "At the horizons here the term costs regret where the observed means stop misleading early (Figure 5's instance)" in nb02
+
+
+def test_r6_2_the_paper_scale_bullet_names_the_buttons_that_are_ours():
+    """General-r6, finding 2: 04's Figure 2 button reads "Run at our full scale", as do 02's Figures 3–5
+    and 05's Example 8 (the papers print no run count for them)."""
+    general = " ".join(general_text().split())
+    bullet = general[general.index("**Paper-scale buttons**"):]
+    bullet = bullet[:bullet.index(" * ")] if " * " in bullet else bullet
+    assert "*Run at our full scale: … runs* where the paper gives no run count: 02's Figures 3–5, 04, 05" in bullet
+    assert "(04's Figure 2, *Run at our full scale*)" in bullet

@@ -712,10 +712,11 @@ def test_r3_5_the_wrong_law_is_credited_by_the_comparison_that_differs_in_the_la
 
 
 def test_r3_6_the_captions_of_figures_4_and_5_give_the_run_count_shown():
-    """r3 NIT 6: the figures show 30 runs unless the paper-scale button is pressed."""
+    """r3 NIT 6: the figures show 30 runs unless the full-scale button is pressed (general-r6, finding 2:
+    the run count is ours, so the button is not the paper's)."""
     for panel in (paper.figure4_panel, paper.figure5_panel):
         cap = panel().caption.value
-        assert "100 runs with the paper-scale button, 30 by default" in cap
+        assert "100 runs with the full-scale button, 30 by default" in cap
         assert "T = 3000, 100 runs)" not in cap
 
 

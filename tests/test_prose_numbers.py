@@ -103,7 +103,7 @@ CLAIMS = [
     ("05", "the first {} rounds, those with", int(np.count_nonzero(dl.sequences.example8_delays(8192, 2))), "d"),
     ("05", "those with $t < \\sqrt{{KT/\\ln K}} \\approx {}$", math.sqrt(2 * 8192 / math.log(2)), ".1f"),
     ("05", "$\\sqrt{{(eKT/2 + D)/(16e^2\\ln K)}}$ is {} at the live panel's defaults", _SLIP_05, ".1f"),
-    ("05", "would skip every round; $\\beta^*$ is {}, computed below", dl.policies.skipper.corollary4_beta(2, 1000, 22_400),
+    ("05", "(Exercise 5.4 asks what that does); $\\beta^*$ is {}, computed below", dl.policies.skipper.corollary4_beta(2, 1000, 22_400),
      ".1f"),
     ("05", "(the slip of Section 3): {} here, below $d = 20$", _SLIP_05, ".1f"),
     ("05", "Corollary 4's $\\beta$ is {}.", dl.policies.skipper.corollary4_beta(2, 1000, 22_400), ".1f"),

@@ -332,9 +332,9 @@ def test_r1_3_figure_1_says_what_else_differs_and_checks_how_much_it_explains():
 
     text = cell_with("## 6. Figure 1")
     assert "they differ in the index alone" not in text
-    assert "their indices differ in two ways, not one" in text and "**D-UCB without that factor**" in text
+    assert "**D-UCB without that factor**" in text  # r6-3: the factor is part of D-UCB's bound, not a second idea
     assert "paper.factor_claims(paper.figure1_factor(runs=20))" in cell_with("paper.figure1_claims(")
-    verdict = cell_with("**Verdict — the paper's two comparisons reproduce, but part of the UCB–KL gap")
+    verdict = cell_with("**Verdict — the paper's two comparisons reproduce, and part of the UCB–KL gap")
     assert "about 40 % of that gap on $\\theta_L$ is D-UCB's factor" in verdict
     assert "at the low rates of real conversions" not in verdict.lower()
     # the variant is D-UCB's index with N replaced by Ñ in the factor, nothing else
@@ -449,14 +449,6 @@ def test_r1_11_the_poisson_remark_is_not_called_unchecked_against_the_curve_it_i
 def test_r1_12_the_rates_are_five_to_ten_times_higher():
     assert "rates five times higher" not in markdown()
     assert "five to ten times larger on $\\theta_H$" in markdown()
-
-
-def test_r1_13_figure_3s_uncensored_difference_is_called_borderline():
-    verdict = cell_with("**Verdict — consistent with the paper's message")
-    assert "(under 3 standard errors" not in verdict
-    assert "the uncensored one is borderline, between 1.5 and 3 standard errors above 0" in verdict
-    texts = [c.text for c in paper.figure3_claims(paper.figure3(runs=20))]
-    assert any("borderline by the usual 2-s.e. rule" in t for t in texts)
 
 
 def test_r1_14_discarding_does_not_play_each_arm_once_first():
@@ -787,7 +779,7 @@ def test_r5_1_figure_2_before_t_the_kl_pair_leads_from_m_and_d_ucb_trails_until_
     remember = cell_with("## What to remember")
     assert "while D-UCB and D-KLUCB learn from the first pull" not in remember
     assert "D-UCB, on $\\theta_L$, is no better than round robin at $t = m$ and trails Discarding UCB from " \
-           "$t = 1{,}500$ to beyond $2{,}500$ (Figure 2)" in remember
+           "$t = 1{,}500$ to $2{,}500$ (Figure 2)" in remember  # r6-6: the check stops at 2,500
     guide = guide_part()
     assert "Figure 2: the delay-corrected policies end well below Discarding. " not in guide
     assert "above Discarding UCB from t = 1500 to 2500 (tick ⟦Discarding UCB⟧ in the §4 panel at its defaults" in guide
@@ -864,3 +856,151 @@ def test_r5_4_exercise_1_3_and_the_mu_slider_are_checked_at_the_panels_defaults(
     assert "barely moves" in ex.get("01.window").grade("discarding-grows", {}).message
     bad = paper.slider_claims(slower, {1000: wider[2000], 2000: wider[1000]}, at_defaults)
     assert not any(c.holds for c in bad[:1] + bad[2:]), "\n".join(map(str, bad))
+
+
+def _bisection_without_the_cap_test(halvings: int, keep: str = "lo"):
+    """Exercise 1.4 as its hints describe it, without the parenthetical "check first whether q = 1 is
+    allowed": where the whole of [θ̂, 1] is allowed it returns 1 − 2⁻ⁿ(1 − θ̂), not exactly 1."""
+    def d_klucb_index(theta_hat, N_tilde, beta):
+        def d_pois(p, q):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(p > 0, p * np.log(p / q), 0.0) + q - p
+        lo, hi = np.minimum(theta_hat, 1.0), np.ones_like(theta_hat)
+        for _ in range(halvings):
+            mid = (lo + hi) / 2
+            ok = N_tilde * d_pois(theta_hat, mid) <= beta
+            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+        return np.where(theta_hat >= 1, theta_hat, lo if keep == "lo" else (lo + hi) / 2)
+    return d_klucb_index
+
+
+def test_r6_1_exercise_1_4_accepts_a_correct_bisection_whatever_it_returns_at_the_cap():
+    """The race rejected the reviewer's 50-halving bisection (17.28 against 17.61): delaylab's index is
+    exactly 1.0 on several arms early on, ties broken by arm order, the student's 1 − ε(θ̂) broke them
+    by θ̂. Values within the grader's own tolerance of the cap now count as 1; wrong answers, and a cap
+    that ranks the arms by θ̂ beyond that tolerance, are still rejected."""
+    from delaylab.exercises import p01
+    from delaylab.indices import klucb_poisson
+
+    eid = "01.d-klucb-index"
+    for halvings, keep in ((50, "lo"), (30, "lo"), (40, "mid")):
+        fn = _bisection_without_the_cap_test(halvings, keep)
+        fb = ex.check(eid, fn, hint=False)
+        assert fb.correct, (halvings, keep, fb.message)
+    # the bisection does stop short of the cap: without the snap its race diverges, as the reviewer found
+    th = np.array([[0.1, 0.05, 0.0]])
+    got = _bisection_without_the_cap_test(50)(th, np.full((1, 3), 2.0), np.log(400))
+    assert np.all(got < 1) and np.all(klucb_poisson(th, np.full((1, 3), 2.0), np.log(400)) == 1)
+    assert p01._KL_ATOL == 1e-6  # the value check's atol, the same number
+
+    def ranked_by_theta_hat(eps):
+        def fn(t, n, b):
+            r = klucb_poisson(t, n, b)
+            return np.where((r == 1) & (t < 1), 1 - eps * (1 - t), r)
+        return fn
+
+    assert p01._kl_race(ranked_by_theta_hat(1e-4)) is not None  # beyond the tolerance: still a divergence
+    assert p01._kl_race(ranked_by_theta_hat(5e-7)) is None
+    for wrong in ex.get(eid).wrong_answers:
+        assert not ex.check(eid, wrong).correct
+
+
+def test_r6_2_figure_3s_verdict_holds_at_20_runs_and_at_the_buttons_100():
+    """"The uncensored one is borderline, between 1.5 and 3 standard errors above 0" held at 20 runs
+    (+7.3 ± 3.7) and failed at the paper's 100 (the button: −0.1 ± 1.5; r1-13 had asked for it). The
+    verdict now says only what holds at both scales, checked here on the button's run (costly: one
+    100-run Figure 3; its first 20 runs are the notebook's, a run depending only on seed and index)."""
+    import copy
+
+    verdict = cell_with("**Verdict — consistent with the paper's message")
+    assert "borderline" not in verdict and "(under 3 standard errors" not in verdict
+    assert ("**Verdict — consistent with the paper's message, at 20 runs and at the paper's 100 (the button):**"
+            in verdict)
+    assert ("Both paired differences are within 3 standard errors of 0: no measurable cost, as the paper says, "
+            "though a check of this size cannot exclude a small one. (Checked above at 20 runs, in `tests/` at 100;"
+            in verdict)
+    assert "Whether this costs measurable regret is what the figure checks." in cell_with("## 8. Figure 3")
+    button = paper.figure3(runs=100)
+    first20 = {k: copy.copy(r) for k, r in button.items()}
+    for r in first20.values():
+        r.regret = {n: a[..., :20, :] for n, a in r.regret.items()}
+        r.run_ids = r.run_ids[:20]
+    for res, runs in ((first20, 20), (button, 100)):
+        found = paper.figure3_claims(res)
+        assert len(found) == 8 and all(c.holds for c in found), "\n".join(map(str, found))
+        assert all(r.runs == runs for r in res.values())
+        assert not any("borderline" in c.text for c in found)
+    d20, _ = first20["uncensored"].paired("UD-KLUCB", "UD-KLUCB (estimated geometric law)")
+    assert 7.2 < d20 < 7.4  # the notebook's 20 runs, as the reviewer found them
+    # the claims fail where they should: the estimated law 4 paired s.e. costlier in the uncensored model
+    worse = copy.copy(button["uncensored"])
+    _, se = worse.paired("UD-KLUCB", "UD-KLUCB (estimated geometric law)")
+    name = "UD-KLUCB (estimated geometric law)"
+    worse.regret = dict(worse.regret, **{name: worse.regret[name] + 4 * float(se)})
+    failed = [c.text for c in paper.figure3_claims(dict(button, uncensored=worse)) if not c.holds]
+    assert failed == ["uncensored: the paired difference is within 3 s.e. of 0"], failed
+
+
+def _miss(theta, tau, n, beta, factor):
+    """P(θ > index) exactly, for n pulls all of weight τ: S ~ Bin(n, τθ), Ñ = nτ, θ̂ = S/Ñ, and the width
+    sqrt(N/Ñ)·sqrt(β/(2Ñ)) (D-UCB, Proposition 6) or sqrt(β/(2Ñ)) (without the factor)."""
+    from math import lgamma, log
+
+    p, nt = tau * theta, n * tau
+    width = np.sqrt(beta / (2 * nt)) * (np.sqrt(n / nt) if factor else 1.0)
+    s = np.arange(n + 1)
+    logpmf = np.array([lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) for k in s]) + s * log(p) \
+        + (n - s) * log(1 - p)
+    return float(np.exp(logpmf)[s / nt + width < theta].sum())
+
+
+def test_r6_3_d_ucbs_factor_is_the_price_of_its_bound_not_a_second_idea():
+    """"About 40 % of that gap is D-UCB's factor, not the kind of index" credited the factor as if it
+    were separable: it is what makes D-UCB's width a bound for a sum of N terms in [0, 1] (Proposition 6);
+    without it the index has no guarantee in general. Exact binomial coverage at N = 1000, β = log 10⁴:
+    at θ = 0.9, τ = 0.5 the factorless index misses 12 times the level e^−β, D-UCB's stays below it."""
+    beta = np.log(1e4)
+    assert _miss(0.9, 0.5, 1000, beta, factor=True) < np.exp(-beta) < _miss(0.9, 0.5, 1000, beta, factor=False) / 10
+    assert _miss(0.5, 0.5, 1000, beta, factor=False) > np.exp(-beta)
+    assert _miss(0.1, 0.865, 1000, beta, factor=False) < np.exp(-beta)  # θ_L's best arm: still conservative
+    md = markdown()
+    assert "not the kind of index" not in md and "their indices differ in two ways" not in md
+    assert ("Proposition 6 bounds a sum of $N_k$ terms in $[0, 1]$, and that costs the factor (our reading). "
+            "D-KLUCB's Poisson bound scales with $\\tilde N_k$ and needs none.") in cell_with("## 6. Figure 1")
+    assert "(not in the paper, and no longer a valid bound in general)" in cell_with("## 6. Figure 1")
+    verdict = cell_with("**Verdict — the paper's two comparisons reproduce")
+    assert "which its bound needs and the Poisson bound does not" in verdict
+    assert "(but no longer under a valid bound)" in verdict and "Part of the KL advantage is needing no such" in verdict
+    assert "the price of its bound for a sum of $N$ terms, which the Poisson bound does not pay." in \
+        cell_with("## What to remember")
+    guide, readings = guide_part(), readings_part()
+    assert "not the kind of index" not in guide and "differ in two ways, the shape of the" not in readings
+    assert "the price of its bound for a sum of N terms, which D-KLUCB's Poisson bound does not pay" in guide
+    assert "(Proposition 6, our reading), which D-KLUCB's Poisson bound does not pay" in readings
+
+
+def test_r6_4_to_7_the_nits_of_review_6():
+    """4: Exercise 1.5 says the printed constant is for the paper's R(T), L(T) being our reading; 5: the
+    censored bandit shares the scaled bandit's pull counts, not its bound (its gaps are τ_mΔ_k); 6: "to
+    beyond 2,500" was not checked; 7: Ñ weighs a pull by the chance its conversion, if any, is seen."""
+    ex15 = cell_with("### ✎ Exercise 1.5")
+    assert "for the paper's own regret $L(T)$" not in ex15
+    assert "extra factor $\\tau_m$ for the paper's $R(T)$ (our reading: its $L(T)$)." in ex15
+    md = markdown()
+    assert "the lower bound is that of the bandit with rates" not in md and "it is the bound of the bandit" not in md
+    assert ("each suboptimal arm must be pulled as often as in the bandit with rates $\\tau_m\\theta_k$: small windows "
+            "or long delays raise the bound.") in cell_with("## 5. How hard is it?")
+    assert ("Censoring raises the lower bound: each suboptimal arm must be pulled as often as in the bandit with "
+            "rates $\\tau_m\\theta$ (Theorem 3).") in cell_with("## What to remember")
+    assert "to beyond $2{,}500$" not in md
+    readings = readings_part()
+    assert "its chance of having converted" not in readings
+    assert "pull weighted by the probability that its conversion, if any, has been seen *by now*" in readings
+    # 5, by numbers: the scaled bandit's bound (gaps τ_mΔ_k) is Theorem 3's printed constant, not the slope
+    from delaylab import bounds
+
+    tau = dl.Geometric(mean=paper.MEAN_DELAY).cdf(paper.WINDOW)
+    th = np.asarray(paper.THETA_L)
+    scaled = bounds.lai_robbins_slope(tuple(tau * th))
+    assert np.isclose(scaled, tau * bounds.censored_slope(tuple(th), tau))
+    assert scaled < bounds.censored_slope(tuple(th), tau) - 0.5

@@ -73,6 +73,8 @@ FIG45_MEANS = (0.6, 0.8)
 FIG45_ALPHA_HAT = (0.1, 0.5)
 FIG45_WINDOWS = (10, 50, 100, 200)
 FIG45_RUNS = 100  # reconstructed
+#: how the buttons of Figures 3–5 name their run count: the paper's text states none (reconstructed)
+FULL_SCALE = "our full scale"
 FIG45_NAMES = [f"Patient Bandits (α-hat = {a})" for a in FIG45_ALPHA_HAT] + [f"D-UCB (m = {m})" for m in FIG45_WINDOWS]
 # Figures 6-7
 FIG6_MEANS = (0.6, 0.8)
@@ -771,7 +773,7 @@ def figure3_panel(runs=40, seed=0) -> FigureReproduction:
                "mean. The arm means are (0.4, 0.4 + Δ), as the paper's text prints (its caption's 0.5 + Δ would exceed 1 "
                "for Δ > 0.5). The paper's text does not state its run count; the button runs 400, as Figure 2.")
     return FigureReproduction(lambda r, p: figure3_results(r, seed, p), draw_figure3, plot, runs, 400, caption,
-                              name="manegueu2020-figure3", summary=summary_figure3)
+                              name="manegueu2020-figure3", summary=summary_figure3, full_scale=FULL_SCALE)
 
 
 # ------------------------------------------------------------------------- Figures 4-5
@@ -942,20 +944,20 @@ def figure4_panel(runs=30, seed=0) -> FigureReproduction:
     plot = CurvePlot([*FIG45_NAMES, UNIFORM],
                      title="Figure 4: μ = (0.6, 0.8), α = (0.7, 0.7): one delay law for both arms")
     caption = ("D-UCB is told the exact law Pareto(0.7) and ignores conversions later than its threshold m. "
-               "Horizon and run count are not stated in the paper's text (reconstructed: T = 3000; 100 runs with the paper-scale button, 30 by default). Uniform random "
+               "Horizon and run count are not stated in the paper's text (reconstructed: T = 3000; 100 runs with the full-scale button, 30 by default). Uniform random "
                "play on the same draws: dashed grey. Band: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure4_results(r, seed, p), draw_figure45, plot, runs, FIG45_RUNS, caption,
-                              name="manegueu2020-figure4", summary=summary_figure45)
+                              name="manegueu2020-figure4", summary=summary_figure45, full_scale=FULL_SCALE)
 
 
 def figure5_panel(runs=30, seed=0) -> FigureReproduction:
     plot = CurvePlot([*FIG45_NAMES, UNIFORM],
                      title="Figure 5: μ = (0.6, 0.8), α = (1, 0.3): the better arm has the heavier tail")
     caption = ("D-UCB is told Pareto(0.7) for both arms (the truth: α = 1 and 0.3). Horizon and run count are "
-               "not stated in the paper's text (reconstructed: T = 3000; 100 runs with the paper-scale button, 30 by default). Uniform random play on the same draws: "
+               "not stated in the paper's text (reconstructed: T = 3000; 100 runs with the full-scale button, 30 by default). Uniform random play on the same draws: "
                "dashed grey. Band: 95% confidence band of the mean.")
     return FigureReproduction(lambda r, p: figure5_results(r, seed, p), draw_figure45, plot, runs, FIG45_RUNS, caption,
-                              name="manegueu2020-figure5", summary=summary_figure45)
+                              name="manegueu2020-figure5", summary=summary_figure45, full_scale=FULL_SCALE)
 
 
 # ------------------------------------------------------------------------- Figures 6-7

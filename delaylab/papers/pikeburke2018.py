@@ -7,7 +7,7 @@ anonymous feedback": the experiments of Section 5 and Appendix F, and a timeline
 * two Bernoulli arms θ = (0.6, 0.45) (gap Δ = 0.15: every variant eliminates the worse arm within
   T = 50,000 in most runs, ODAAF-V with geometric delays last, at the end of its third phase's Step 1),
   T = 50,000, 100 runs (our full scale); QPM-D runs UCB1, as in the paper (Section 5, as printed),
-  with our c = 2;
+  Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r;
 * Figure 2(a), bounded delays: uniform on {0, …, d} for d ∈ {10, 20, 40}; ODAAF is told
   E[τ] = d/2, ODAAF-B also the bound d;
 * Figure 2(b), unbounded delays with the same mean E[τ] = 10: Poisson(10), half-normal
@@ -789,7 +789,26 @@ def bridges_claims(results) -> list:
         _claims.not_different(three, "ODAAF", "ODAAF (with bridges)",
                               text="three arms: ODAAF, whose phases carry the m·E[τ] term, ends level with or "
                                    "without bridges"),
+        worst_arm_out_after_phase_1(three),
     ]
+
+
+def worst_arm_out_after_phase_1(three) -> _claims.Claim:
+    """§7(b)'s premise: in every run each policy plays the worst arm (θ = 0, played last in phase 1)
+    exactly n_1 times, so it is eliminated at the end of phase 1 (none can play it fewer times)."""
+    from ..policies.odaaf import odaaf_b_sizes, odaaf_sizes
+
+    d = float(BRIDGE_CASES["three arms"]["bound"])
+    T, mu = three.horizon, d / 2
+    one = np.array([1])
+    n1 = {n: int(odaaf_b_sizes(one, T, mu, d)[0] if n.startswith("ODAAF-B") else odaaf_sizes(one, T, mu)[0])
+          for n in BRIDGE_NAMES}
+    counts = {n: three.pulls[n][:, 2] for n in BRIDGE_NAMES}
+    return _claims.Claim(
+        "three arms: every policy plays the worst arm exactly n_1 times in every run — it is eliminated at the "
+        "end of phase 1", all(bool(np.all(c == n1[n])) for n, c in counts.items()),
+        "; ".join(f"{n}: n_1 = {n1[n]:,}, pulls {int(c.min()):,} to {int(c.max()):,}" for n, c in counts.items())
+        + f" ({three.runs} runs)")
 
 
 # ------------------------------------------------------------------------------- timeline

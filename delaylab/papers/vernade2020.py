@@ -147,6 +147,15 @@ def ratio(a, b) -> tuple[float, float]:
     return r, float(abs(r) * rel)
 
 
+def paired_ratio(a, b) -> tuple[float, float]:
+    """mean(a) / mean(b) with its standard error (delta method, with the covariance), for two
+    quantities of the same runs (paired): e.g. the share of its slope a curve keeps."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    r = float(a.mean() / b.mean())
+    cov = np.cov(a, b, ddof=1)
+    return r, float(np.sqrt(max(0.0, cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / a.size) / abs(b.mean()))
+
+
 def paired(a, b) -> tuple[float, float]:
     """mean(a − b) with its standard error, for two quantities of the same runs (paired)."""
     x = np.asarray(a, float) - np.asarray(b, float)
