@@ -837,9 +837,9 @@ def test_r5_4_the_bias_term_helps_only_where_the_observed_means_mislead_through_
 
 
 # ------------------------------------------------------------------ review nb02-r6 (issue 33)
-def test_r6_1_at_m_100_alpha_hat_0_1_is_ahead_at_the_paper_scale_100_runs():
+def test_r6_1_at_m_100_alpha_hat_0_1_is_ahead_at_our_full_scale_of_100_runs():
     """r6 WRONG 1: "for m = 100 only against α̂ = 0.5" read a gap the default 30 runs cannot resolve (44 ± 17,
-    2.6 s.e.) as no gap; at the button's 100 runs Patient Bandits (α̂ = 0.1) ends below D-UCB (m = 100) by more than
+    2.6 s.e.) as no gap; at the button's 100 runs (our full scale) Patient Bandits (α̂ = 0.1) ends below D-UCB (m = 100) by more than
     four s.e. on seeds 0–2. The two curves alone (figure5_m100) are the button's figure's, run for run; the whole
     verdict of Figures 4–5 holds at that scale too. Costs about 15 s of CPU (Figures 4–5 at 100 runs)."""
     full = paper.figure5_results(paper.FIG45_RUNS, 0)
@@ -851,7 +851,7 @@ def test_r6_1_at_m_100_alpha_hat_0_1_is_ahead_at_the_paper_scale_100_runs():
     for seed in (0, 1, 2):
         assert dl.claims.lower(paper.figure5_m100(paper.FIG45_RUNS, seed), "Patient Bandits (α-hat = 0.1)",
                                "D-UCB (m = 100)", z=4).holds
-    (big,) = [c for c in paper.figure45_claims(runs=30, seed=0) if "paper-scale" in c.text]
+    (big,) = [c for c in paper.figure45_claims(runs=30, seed=0) if "at our full scale" in c.text]
     assert big.holds and "100 paired runs" in big.evidence
     default = paper.figure5_default_resolution(30, 0)
     assert default.holds and not dl.claims.lower(paper.figure5_results(30, 0), "Patient Bandits (α-hat = 0.1)",
@@ -859,12 +859,12 @@ def test_r6_1_at_m_100_alpha_hat_0_1_is_ahead_at_the_paper_scale_100_runs():
     assert "paper.figure5_default_resolution(runs=30, seed=0)" in "\n".join(_cells("code"))
     verdict = " ".join(_cell("**Verdict — Figure 5 reproduces").split())
     assert "only against $\\hat\\alpha = 0.5$" not in verdict
-    assert ("for $m = 100$: against $\\hat\\alpha = 0.5$ at both scales, against $\\hat\\alpha = 0.1$ at the "
-            "paper-scale 100 runs only (with the default 30 the gap is under three standard errors") in verdict
+    assert ("for $m = 100$: against $\\hat\\alpha = 0.5$ at both scales, against $\\hat\\alpha = 0.1$ only at "
+            "our full scale of 100 runs (with the default 30 the gap is under three standard errors") in verdict
     readings = " ".join(_readings().split())
     assert "for m = 100 against α̂ = 0.5;" not in readings
-    assert "for m = 100 against both α̂ (against α̂ = 0.1 at the paper's 100 runs: the default 30 runs cannot " \
-           "order those two)" in readings
+    assert "for m = 100 against both α̂ (against α̂ = 0.1 at our full scale of 100 runs: the default 30 runs " \
+           "cannot order those two)" in readings
 
 
 def test_r6_3_readings_lists_theorem_3s_order_the_hats_and_figure_4():
