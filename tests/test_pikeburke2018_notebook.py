@@ -816,3 +816,19 @@ def test_r6_finding_8_the_guide_says_when_the_all_arms_max_first_differs():
     assert differs.index(True) == 1
     row = [line for line in guide4().splitlines() if line.startswith("| 4.3 | the maximum over every arm")]
     assert row and "(differs on the second random batch; hints: best among which arms?)" in row[0]
+
+
+# ------------------------------------------------------------- review nb04-r7
+def test_r7_finding_1_below_uniform_play_is_not_proof_of_learning():
+    """ODAAF-V with geometric delays eliminates the worse arm in no run by T = 30,000, yet ends below uniform
+    random play: its fixed schedule plays the better arm first. The caption may not call "below it" learning."""
+    caption = " ".join(paper.figure2_panel(runs=40, horizon=30_000).caption.value.split())
+    assert "a variant below it learns" not in caption
+    assert "in the same terms: a variant above it does worse than not learning at all. Below it is not proof of " \
+           "learning" in caption
+    assert "a variant that has eliminated nothing can end below it (ODAAF-V with geometric delays at T = 30,000)" in caption
+    f2 = paper.figure2(runs=40, horizon=30_000)  # the notebook's default figure
+    a, _ = f2["unbounded"]["geometric"]
+    assert np.all(paper.figure2_eliminations(f2)[("ODAAF-V", "geometric")] < 0)
+    final = a.final("ODAAF-V")
+    assert final.mean() + 3 * final.std(ddof=1) / np.sqrt(final.size) < paper.uniform_regret(paper.THETA, 30_000)

@@ -430,8 +430,10 @@ def figure2_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                "are the changes of arm at fixed steps of the phase schedule; once the worse arm is "
                "eliminated, the variant's regret stops growing while QPM-D's still grows like log t, so the "
                "ratio falls. Dashed grey: uniform random play's expected regret, t·Δ/2, divided by QPM-D's "
-               "(one line per delay law), in the same terms: a variant below it learns. The line above this "
-               "caption says in how many runs each variant has eliminated the worse arm by T.")
+               "(one line per delay law), in the same terms: a variant above it does worse than not learning at "
+               "all. Below it is not proof of learning: the better arm is played first in each phase, so a variant "
+               "that has eliminated nothing can end below it (ODAAF-V with geometric delays at T = 30,000). The "
+               "line above this caption says in how many runs each variant has eliminated the worse arm by T.")
     caption += (f" The button reruns it at {FULL_SCALE}, {RUNS} runs and T = {HORIZON:,} (our choice: the "
                 "paper's numbers were lost).")
     return FigureReproduction(lambda r, p: figure2(r, seed, p, HORIZON if r >= RUNS else horizon), draw_figure2,
