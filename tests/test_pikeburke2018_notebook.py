@@ -597,7 +597,8 @@ def test_r4_finding_2_odaafs_slope_is_its_n_m_growth_not_a_log_factor():
     assert 6 * 3 / 0.125 <= per_unit <= 2 * 6 * 3 / 0.125
     verdict = cell("**Verdict (Appendix F")
     assert "(the variant measured here)" not in verdict
-    for text in ("adds $6m/\\tilde\\Delta_m$ to twice that many pulls", "(213 here; $0.15 \\times 213 \\approx 32$, the slope)",
+    for text in ("adds between $6m/\\tilde\\Delta_m$ and twice that many pulls",  # r7 finding 5: was "adds … to"
+                 "(in phase 3 here, 213 per unit from $\\mathbb E[\\tau] = 2$ to 40; $0.15 \\times 213 \\approx 32$, close to",
                  "their ratio grows like $\\log(1/\\Delta)/\\Delta$", "in the worst case, where $\\log(1/\\Delta) \\le \\log T$",
                  "(ODAAF-V's over 50 times)"):
         assert text in verdict
@@ -832,3 +833,15 @@ def test_r7_finding_1_below_uniform_play_is_not_proof_of_learning():
     assert np.all(paper.figure2_eliminations(f2)[("ODAAF-V", "geometric")] < 0)
     final = a.final("ODAAF-V")
     assert final.mean() + 3 * final.std(ddof=1) / np.sqrt(final.size) < paper.uniform_regret(paper.THETA, 30_000)
+
+
+def test_r7_finding_5_odaafs_slope_is_checked_against_n_3s_growth():
+    """The verdict compares 0.15 × 213 ≈ 32 with the slope: a claim now checks it on the study's own T."""
+    study = paper.appendix_f(runs=10, horizon=30_000)
+    claims = paper.appendix_f_claims(study, paper.qpmd_far(runs=40, horizon=30_000))
+    (c,) = [c for c in claims if c.text.startswith("ODAAF's slope is close to Δ times")]
+    assert c.holds and "0.15 × 213.4 = 32" in c.evidence and "at T = 30,000" in c.evidence, c
+    s = paper.slopes(study, "ODAAF")
+    assert not paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA, within=0.03).holds  # 30.6 is 4% off
+    assert not paper.n3_slope_claim(s + 5, study["means"], 30_000, paper.THETA).holds  # 35.6: 11% above 32
+    assert paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA).holds
