@@ -835,6 +835,33 @@ def test_r7_finding_1_below_uniform_play_is_not_proof_of_learning():
     assert final.mean() + 3 * final.std(ddof=1) / np.sqrt(final.size) < paper.uniform_regret(paper.THETA, 30_000)
 
 
+def test_r7_finding_2_improved_ucbs_width_is_the_tolerance_up_to_rounding():
+    """w_m = 2√(L/(2n_m)) with n_m = ⌈2L/Δ̃_m²⌉ is Δ̃_m up to the ceiling: the tolerance is ODAAF's."""
+    for T in (5_000, 30_000, 50_000):
+        m = np.arange(0, n_phases(T) + 1)
+        tol = np.ldexp(1.0, -m)
+        width = 2 * np.sqrt(np.log(T * tol**2) / (2 * improved_ucb_sizes(m, T)))
+        assert np.all(width <= tol) and np.all(width > 0.97 * tol), (T, width / tol)
+    text = cell("## 3. The algorithm")
+    assert "instead of $\\tilde\\Delta_m$" not in text
+    assert "which this $n_m$ makes $\\tilde\\Delta_m$ up to rounding: the same tolerance." in text
+
+
+def test_r7_finding_3_odaaf_b_is_not_the_only_variant_with_bridges():
+    assert dl.ODAAFB(10.0, 20.0).bridges and dl.ODAAFV(10.0, 10.0).bridges and not dl.ODAAF(10.0).bridges
+    text = cell("## 2. One run")
+    assert "(the variant with bridge periods)" not in text
+    assert "one run of ODAAF-B (a variant with bridge periods, like ODAAF-V)" in text
+
+
+def test_r7_finding_4_the_difficulty_range_is_the_exercises_own():
+    stars = [ex.get(e).stars for e in ex.ids("04")]
+    assert len(stars) == 5 and (min(stars), max(stars)) == (2, 3)
+    text = cell("**Working alone")
+    assert "difficulty ★ to ★★★" not in text
+    assert f"(marked ✎, difficulty {'★' * min(stars)} to {'★' * max(stars)})" in text
+
+
 def test_r7_finding_5_odaafs_slope_is_checked_against_n_3s_growth():
     """The verdict compares 0.15 × 213 ≈ 32 with the slope: a claim now checks it on the study's own T."""
     study = paper.appendix_f(runs=10, horizon=30_000)
