@@ -786,5 +786,7 @@ def test_r6_2_the_paper_scale_bullet_names_the_buttons_that_are_ours():
     general = " ".join(general_text().split())
     bullet = general[general.index("**Paper-scale buttons**"):]
     bullet = bullet[:bullet.index(" * ")] if " * " in bullet else bullet
-    assert "*Run at our full scale: … runs* where the paper gives no run count: 02's Figures 3–5, 04, 05" in bullet
+    # general-r7, finding 3: 03's Figure 3 ("in the same setting as before") prints no run count either
+    assert ("*Run at our full scale: … runs* where the paper gives no run count: 02's Figures 3–5, 03's Figure 3, "
+            "04, 05; 03's Figure 1 runs the text's 50, its caption says 100") in bullet
     assert "(04's Figure 2, *Run at our full scale*)" in bullet
