@@ -586,6 +586,7 @@ def test_the_cost_of_tuning_through_d_is_skipper_against_itself(example8_runs):
     assert f"({db:.0f} against {o:.0f})" in md and 1.8 < db / o < 2.2
     assert f"end at {s:,.0f} against {o:.0f} at T = 16,384" in guide and f"Doubling ({db:.0f}) ends at about twice" in guide
     assert f"with the oracle $\\beta$ (slope {slope[paper.ORACLE_SKIPPER]:.2f})" in md   # What to remember
+    assert f"has a fitted slope close to $1/2$ ({slope['Doubling']:.2f})" in md  # the verdict's first number
 
 
 def test_doublings_epochs_after_the_delayed_rounds_depend_on_the_horizon():
