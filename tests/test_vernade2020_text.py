@@ -648,3 +648,27 @@ def test_r6_3_the_index_does_not_say_both_algorithms_are_run_as_the_authors_ran_
 def test_r6_6_the_cost_in_what_to_remember_names_its_place():
     assert ("($O(d^2)$ per round instead of $O(md^2)$, Section 5, \"Improved computation complexity\", as printed)"
             in _markdown())
+
+
+# ------------------------------------------------------------------ review nb03-r7 (reviews/nb03-r7.md)
+def test_r7_1_exercise_3_3_names_the_exponential_approximation_of_tau_m():
+    """τ_m ≈ 1 − e^{−m/μ} matches the paper's printed τ values (0.63, 0.993, 1/τ_m = 5.5) to their digits, so a
+    student may use it; on main 172 of 300 students were told to "give more digits" and 3 were graded right. Every
+    instance now tells it apart from the answer (accept) and names it; 25 of 2000 students got new numbers."""
+    import math
+
+    import numpy as np
+
+    from delaylab import exercises as ex
+    from delaylab.exercises import p03
+
+    assert [round(1 - math.exp(-m / mu), k) for m, mu, k in [(100, 100, 2), (500, 100, 3)]] == [0.63, 0.993]
+    assert round(1 / (1 - math.exp(-100 / 500)), 1) == 5.5
+    for who in ["", "bob123"] + [f"student{i}" for i in range(300)]:
+        p = ex.params("03.ridge-target", who)
+        answer = (1 - math.exp(-p["m"] / p["mu"])) / p03._tau(p["mu"], p["m"]) * np.asarray(
+            ex.solution("03.ridge-target", who))
+        fb = ex.check("03.ridge-target", answer, student=who)
+        assert not fb.correct and "the exponential approximation" in fb.message, (who, fb.message)
+        assert "Give more digits" not in fb.message
+    assert "| 3.3 | τ_m ≈ 1 − e^(−m/μ), the exponential approximation |" in _guide_section()
