@@ -1061,3 +1061,24 @@ def test_exercise_5_3_tells_a_rounded_beta_to_give_more_digits_never_a_slip():
     assert "5 significant digits" in repr(ex.given("05.beta"))
     assert "a β* rounded to fewer is told to give more digits, never a slip" in _flat(_guide())
 
+
+def test_the_round_7_nits_are_fixed():
+    """Findings 3 to 6 (finding 2, the guide's "— check", is left: the reference could not be checked)."""
+    from delaylab.policies import skipper
+
+    md = _flat(_markdown())
+    assert "also in the docstring of `dl.Doubling`" not in md
+    assert "*Readings we took* (also in the docstring of the module `delaylab.policies.skipper`)" in md
+    assert "Readings taken" in skipper.__doc__
+    for doc in (skipper.__doc__, skipper.Doubling.beta_of.__doc__):
+        assert "our reading" in _flat(doc) and "the root covers ω_m only" in _flat(doc)
+    guide = _flat(_guide())
+    assert "the one place in the panel where skipping itself helps" not in guide
+    assert "here, where stale feedback misleads, skipping itself helps (by 7 or so out of 90)" in guide
+    readings = _flat(_readings())
+    assert "would skip every round" not in readings
+    assert "is below the typical delay 20; Exercise 5.4 asks what that does" in readings
+    fig = paper.tradeoff_figure(paper.tradeoff(runs=2, horizon=300))
+    names = [t.name for t in fig.data]
+    assert "(KTe/2 + D_β)/(4eβ): variance and experienced delay" in names
+    assert not any("delays below β" in (n or "") for n in names)
