@@ -91,7 +91,7 @@ def test_row_4_gives_plain_odaaf_no_bridges_and_states_its_assumption():
     # condition lost in our copy): notebook 04's "What to remember" keeps the condition, so must the row
     odaaf_b = text[text.index("ODAAF-B's bound"):text.index("ODAAF-V's pays")]
     assert "not too large" in odaaf_b and "condition lost in our copy" in odaaf_b, odaaf_b
-    assert "reverts to ODAAF" in odaaf_b
+    assert "for large d ODAAF-B's phase sizes revert to ODAAF's, as printed, yet it keeps its bridge periods" in odaaf_b
     nb04 = " ".join(notebook_source("04_aggregated_anonymous.ipynb").split())
     assert "when $d$ is not too large (Section 4.2's corollary, its condition lost in our copy" in nb04
     plain = [c for c in vars(odaaf).values() if isinstance(c, type) and getattr(c, "default_bridge", None) is False]
@@ -256,7 +256,7 @@ def test_r6_1_row_2_says_what_notebook_2_measures_of_the_bias_term_and_d_ucb():
 #: the reproductions whose run count the paper prints (module, panel, runs): the paper's text or caption
 PRINTED_RUNS = {("vernade2017", "figure1_panel"): 100, ("vernade2017", "figure2_panel"): 200,
                 ("vernade2017", "figure3_panel"): 100, ("vernade2020", "figure1_panel"): 50,
-                ("vernade2020", "figure3_panel"): 50, ("manegueu2020", "figure2_panel"): 400,
+                ("manegueu2020", "figure2_panel"): 400,
                 ("manegueu2020", "figure6_panel"): 100, ("manegueu2020", "figure7_panel"): 100}
 
 
@@ -295,9 +295,9 @@ def test_r6_2_a_button_names_the_papers_run_count_only_where_the_paper_prints_on
     assert {("manegueu2020", f"figure{n}_panel") for n in (3, 4, 5)} | {("thune2019", "example8_panel")} <= ours
     how = _flat(next(c for c in cells() if c.startswith("## How to use the workbook")))
     assert "at the paper's scale, with a progress bar" not in how
-    assert ("where the paper gives none (notebook 2's Figures 3–5, notebooks 4 and 5) they say *Run at our full "
-            "scale: … runs*") in how
-    assert {m for m, _ in ours} == {"manegueu2020", "pikeburke2018", "thune2019"}
+    assert ("where the paper gives none (notebook 2's Figures 3–5, notebook 3's Figure 3, notebooks 4 and 5) they "
+            "say *Run at our full scale: … runs*") in how
+    assert {m for m, _ in ours} == {"manegueu2020", "pikeburke2018", "thune2019", "vernade2020"}
 
 
 def test_r6_3_the_index_does_not_say_every_notebook_reproduces_its_papers_figures():
@@ -322,3 +322,72 @@ def test_r6_5_explain_answers_are_not_said_to_be_never_graded():
     assert "the check grades nothing: you tick the points you made; in graded homework your lecturer may mark it by hand" in path
     guide = _flat((ROOT / "docs" / "instructor.md").read_text(encoding="utf-8"))
     assert "In a graded release it is marked by hand" in guide
+
+
+# ------------------------------------------------------------------ review general-r7
+def test_r7_1_row_1_says_for_which_policies_discarding_s_optimality_holds():
+    """General-r7, finding 1: the paper calls the Discarding policies asymptotically optimal (end of
+    Section 6, as printed; no proof); notebook 1's §7 finds that true, up to the Poisson factor, of
+    Discarding KL-UCB only: Discarding UCB's slope, and D-UCB's, are 3.5 and 4 times the lower bound's
+    on θ_L. The row must not teach the claim bare, nor ("too") extend it to the D- policies."""
+    from delaylab.papers import vernade2017 as paper
+
+    text = row(1)
+    assert "The paper calls Discarding asymptotically optimal too" not in text
+    assert "The paper calls the Discarding policies asymptotically optimal (its Section 6, as printed)" in text
+    assert ("Our reading (notebook 1's §7): up to the Poisson divergence's factor, Discarding KL-UCB is; Discarding UCB "
+            "and D-UCB are not, with slopes 3.5 and 4 times the lower bound's on θ_L") in text
+    bound = paper.lower_bound(paper.THETA_L, paper.WINDOW)
+    assert f"{paper.ucb_slope(paper.THETA_L, paper.WINDOW) / bound:.1f}" == "3.5"
+    assert f"{paper.ucb_slope(paper.THETA_L, paper.WINDOW, factor=True) / bound:.1f}" == "4.0"
+    nb01 = _flat(notebook_source("01_delayed_conversions.ipynb"))
+    assert "Only Discarding KL-UCB comes close" in nb01 and "Discarding UCB is not" in nb01
+
+
+def test_r7_2_the_index_tells_a_hub_s_students_to_leave_the_quotes_empty(monkeypatch):
+    """General-r7, finding 2: on a hub that sets DELAYLAB_STUDENT (the guide's set-up), empty quotes
+    give the hub's id, not the default numbers, and a typed name wins over it (docs/instructor.md,
+    "On a JupyterHub")."""
+    from delaylab.exercises import instance
+
+    own = _flat(next(c for c in cells() if c.startswith("## Studying alone")))
+    assert "(on a course hub that sets your id, leave them empty)" in own
+    assert "Left empty, you get the default numbers" not in own
+    assert "Left empty, with no id set by your hub (`DELAYLAB_STUDENT`), you get the default numbers" in own
+    assert "Tell students to leave the quotes empty: a name typed there wins over the variable" in _flat(
+        (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8"))
+    before = instance.current()
+    try:
+        monkeypatch.setenv(instance.STUDENT_ENV, "Bob")
+        assert instance.set_current("") == "bob" and instance.set_current("alice") == "alice"
+        monkeypatch.delenv(instance.STUDENT_ENV)
+        assert instance.set_current("") == ""
+    finally:
+        instance.set_current(before)
+
+
+def test_r7_4_row_4_keeps_odaaf_b_s_bridges_for_large_d():
+    """General-r7, finding 4: for large d Section 4.2 reverts ODAAF-B's choice of n_m to ODAAF's (as
+    printed); ODAAF-B still plays bridge periods (Section 5), as delaylab's ODAAFB does whatever d."""
+    from delaylab.policies import odaaf
+
+    text = row(4)
+    assert "for large d ODAAF-B reverts to ODAAF)" not in text
+    assert "for large d ODAAF-B's phase sizes revert to ODAAF's, as printed, yet it keeps its bridge periods" in text
+    assert odaaf.ODAAFB.default_bridge is True and odaaf.ODAAF.default_bridge is False
+
+
+def test_r7_5_the_regret_convention_says_paper_1_bounds_another_regret():
+    """General-r7, finding 5: paper 1's Lemma 1 regret L(T) counts only the conversions seen by T, and
+    Theorem 3's τ_m factor comes from it; the shared conventions must not imply that paper 1's theorems
+    bound the plotted pseudo-regret (readings §1 and notebook 1's §5 say so)."""
+    readings = _flat((ROOT / "docs" / "readings.md").read_text(encoding="utf-8"))
+    regret = readings[readings.index("* **Regret** is the pseudo-regret"):readings.index("* **Unbiased estimators**")]
+    assert ("(paper 1's own regret, L(T) of Lemma 1, counts only the conversions seen by T, and its Theorems 3 and 4 "
+            "bound that: see §1; paper 5:") in regret
+    assert "R(T) is L(T) of Eq. (1)/(3), which counts only the conversions seen by T" in readings
+    index = bullet("Regret")
+    assert ("(paper 1's theorems bound its own regret, which counts only the conversions seen by T: notebook 1's §5; "
+            "in the adversarial notebook:") in index
+    nb01 = _flat(notebook_source("01_delayed_conversions.ipynb"))
+    assert "its $L(T)$, which counts only the conversions seen, Eq. 3" in nb01

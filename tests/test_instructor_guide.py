@@ -786,5 +786,29 @@ def test_r6_2_the_paper_scale_bullet_names_the_buttons_that_are_ours():
     general = " ".join(general_text().split())
     bullet = general[general.index("**Paper-scale buttons**"):]
     bullet = bullet[:bullet.index(" * ")] if " * " in bullet else bullet
-    assert "*Run at our full scale: … runs* where the paper gives no run count: 02's Figures 3–5, 04, 05" in bullet
+    # general-r7, finding 3: 03's Figure 3 ("in the same setting as before") prints no run count either
+    assert ("*Run at our full scale: … runs* where the paper gives no run count: 02's Figures 3–5, 03's Figure 3, "
+            "04, 05; 03's Figure 1 runs the text's 50, its caption says 100") in bullet
     assert "(04's Figure 2, *Run at our full scale*)" in bullet
+
+
+# ------------------------------------------------------------------ review general-r7
+def test_r7_7_the_lectures_solutions_are_every_in_the_lecture_exercise_s():
+    """General-r7, finding 7: the dashboards' default ``lecture`` shows the solution of every exercise
+    that no week grades, in all five notebooks at once: among the compute, derive and implement ones,
+    1.1 and 4.1, not 1.1 alone."""
+    from delaylab.exercises import _core, solutions
+
+    known = _core.known_exercises()
+    homework = solutions.homework(known)
+    worked = sorted((n for n, eid in by_number().items() if eid not in homework
+                     and _core.kind(eid) in ("compute", "derive", "implement")), key=lambda n: tuple(map(int, n.split("."))))
+    assert worked == ["1.1", "4.1"], worked
+    general = " ".join(general_text().split())
+    assert "the hint buttons show Exercise 1.1's worked answer" not in general
+    assert ("the hint buttons show the worked answers of the module's “in the lecture” column, in all five notebooks "
+            "(among the compute, derive and implement exercises: 1.1, 4.1), never those of any week's homework") in general
+    assert "(the module's “in the lecture” column below: Exercise 1.1's," not in general
+    assert ("(the module's “in the lecture” column below, all five notebooks' at once; among the compute, derive and "
+            "implement exercises: 1.1, which notebook 01's plan shows for the default numbers, and 4.1) and withholds it "
+            "for every week's graded homework") in general

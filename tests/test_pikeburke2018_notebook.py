@@ -597,7 +597,8 @@ def test_r4_finding_2_odaafs_slope_is_its_n_m_growth_not_a_log_factor():
     assert 6 * 3 / 0.125 <= per_unit <= 2 * 6 * 3 / 0.125
     verdict = cell("**Verdict (Appendix F")
     assert "(the variant measured here)" not in verdict
-    for text in ("adds $6m/\\tilde\\Delta_m$ to twice that many pulls", "(213 here; $0.15 \\times 213 \\approx 32$, the slope)",
+    for text in ("adds between $6m/\\tilde\\Delta_m$ and twice that many pulls",  # r7 finding 5: was "adds … to"
+                 "(in phase 3 here, 213 per unit from $\\mathbb E[\\tau] = 2$ to 40; $0.15 \\times 213 \\approx 32$, close to",
                  "their ratio grows like $\\log(1/\\Delta)/\\Delta$", "in the worst case, where $\\log(1/\\Delta) \\le \\log T$",
                  "(ODAAF-V's over 50 times)"):
         assert text in verdict
@@ -816,3 +817,58 @@ def test_r6_finding_8_the_guide_says_when_the_all_arms_max_first_differs():
     assert differs.index(True) == 1
     row = [line for line in guide4().splitlines() if line.startswith("| 4.3 | the maximum over every arm")]
     assert row and "(differs on the second random batch; hints: best among which arms?)" in row[0]
+
+
+# ------------------------------------------------------------- review nb04-r7
+def test_r7_finding_1_below_uniform_play_is_not_proof_of_learning():
+    """ODAAF-V with geometric delays eliminates the worse arm in no run by T = 30,000, yet ends below uniform
+    random play: its fixed schedule plays the better arm first. The caption may not call "below it" learning."""
+    caption = " ".join(paper.figure2_panel(runs=40, horizon=30_000).caption.value.split())
+    assert "a variant below it learns" not in caption
+    assert "in the same terms: a variant above it does worse than not learning at all. Below it is not proof of " \
+           "learning" in caption
+    assert "a variant that has eliminated nothing can end below it (ODAAF-V with geometric delays at T = 30,000)" in caption
+    f2 = paper.figure2(runs=40, horizon=30_000)  # the notebook's default figure
+    a, _ = f2["unbounded"]["geometric"]
+    assert np.all(paper.figure2_eliminations(f2)[("ODAAF-V", "geometric")] < 0)
+    final = a.final("ODAAF-V")
+    assert final.mean() + 3 * final.std(ddof=1) / np.sqrt(final.size) < paper.uniform_regret(paper.THETA, 30_000)
+
+
+def test_r7_finding_2_improved_ucbs_width_is_the_tolerance_up_to_rounding():
+    """w_m = 2√(L/(2n_m)) with n_m = ⌈2L/Δ̃_m²⌉ is Δ̃_m up to the ceiling: the tolerance is ODAAF's."""
+    for T in (5_000, 30_000, 50_000):
+        m = np.arange(0, n_phases(T) + 1)
+        tol = np.ldexp(1.0, -m)
+        width = 2 * np.sqrt(np.log(T * tol**2) / (2 * improved_ucb_sizes(m, T)))
+        assert np.all(width <= tol) and np.all(width > 0.97 * tol), (T, width / tol)
+    text = cell("## 3. The algorithm")
+    assert "instead of $\\tilde\\Delta_m$" not in text
+    assert "which this $n_m$ makes $\\tilde\\Delta_m$ up to rounding: the same tolerance." in text
+
+
+def test_r7_finding_3_odaaf_b_is_not_the_only_variant_with_bridges():
+    assert dl.ODAAFB(10.0, 20.0).bridges and dl.ODAAFV(10.0, 10.0).bridges and not dl.ODAAF(10.0).bridges
+    text = cell("## 2. One run")
+    assert "(the variant with bridge periods)" not in text
+    assert "one run of ODAAF-B (a variant with bridge periods, like ODAAF-V)" in text
+
+
+def test_r7_finding_4_the_difficulty_range_is_the_exercises_own():
+    stars = [ex.get(e).stars for e in ex.ids("04")]
+    assert len(stars) == 5 and (min(stars), max(stars)) == (2, 3)
+    text = cell("**Working alone")
+    assert "difficulty ★ to ★★★" not in text
+    assert f"(marked ✎, difficulty {'★' * min(stars)} to {'★' * max(stars)})" in text
+
+
+def test_r7_finding_5_odaafs_slope_is_checked_against_n_3s_growth():
+    """The verdict compares 0.15 × 213 ≈ 32 with the slope: a claim now checks it on the study's own T."""
+    study = paper.appendix_f(runs=10, horizon=30_000)
+    claims = paper.appendix_f_claims(study, paper.qpmd_far(runs=40, horizon=30_000))
+    (c,) = [c for c in claims if c.text.startswith("ODAAF's slope is close to Δ times")]
+    assert c.holds and "0.15 × 213.4 = 32" in c.evidence and "at T = 30,000" in c.evidence, c
+    s = paper.slopes(study, "ODAAF")
+    assert not paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA, within=0.03).holds  # 30.6 is 4% off
+    assert not paper.n3_slope_claim(s + 5, study["means"], 30_000, paper.THETA).holds  # 35.6: 11% above 32
+    assert paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA).holds
