@@ -960,7 +960,7 @@ def test_r7_4_the_u_is_checked_against_a_bottom_fixed_in_advance_on_fresh_draws(
     verdict = " ".join(_cell("**Verdict — the U reproduces").split())
     assert "both ends lie more than three standard errors of the paired difference above the minimum" not in verdict
     assert ("on fresh draws of 400 runs, both ends lie more than three standard errors of the paired difference "
-            "above $\\hat\\alpha = 0.16$, a bottom fixed in advance") in verdict
+            "above the lowest point of the button's 400-run figure (seed 0), fixed in advance") in verdict
     assert "both ends above α̂ = 0.16, fixed in advance, by more than three paired standard errors" in _guide()
 
 
