@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import uuid
 import warnings
 from copy import deepcopy
 from functools import lru_cache
@@ -95,6 +96,23 @@ function inTurn(draw) {
   return turn.then(() => drawn);
 }
 
+// anywidget (0.11) gives a model 2 s from its creation in the page to load its module; past that
+// ("[anywidget] Failed to initialize model.", a busy or slow page) it drops every message the kernel
+// sends the model, and the figure is drawn from the state it was created with: blank, if the kernel
+// filled it afterwards, and deaf to every later update. So each figure takes its model's messages in
+// hand (ipywidgets' own handler, without anywidget's wait) and tells the kernel which revision of the
+// figure it holds; the kernel sends the full figure if that is not the latest ("delaylab-synced"),
+// and the views are drawn again from it.
+async function takeMessages(model) {
+  const id = model.get("_self_id");
+  const real = id ? await model.widget_manager.get_model(id) : null;
+  const handle = real && Object.getPrototypeOf(Object.getPrototypeOf(real))._handle_comm_msg;
+  if (!real?.comm || typeof handle !== "function") return null;  // another anywidget: leave it be
+  real.comm.on_msg((msg) => handle.call(real, msg));
+  model.send({ kind: "delaylab-sync", revision: model.get("_revision") });
+  return real;
+}
+
 // The figure's text alternative (delaylab.viz.describe, synced as _description) as the accessible
 // name of its view, a figure (not an image: it holds plotly's mode-bar buttons, which stay
 // reachable); its SVG, tick labels and legend entries, is hidden from screen readers, which read
@@ -121,8 +139,11 @@ function labelled(model, el) {
 
 export default () => {
   let figure;  // plotly's widget for this model: a promise, resolved once its module is loaded
+  let taken;   // the model (ipywidgets'), once its messages are in hand: a promise
   return {
     initialize({ model }) {
+      taken = takeMessages(model);
+      taken.catch((error) => console.error("[delaylab] a figure's messages could not be taken in hand", error));
       // not awaited: anywidget drops the messages of a model that takes over 2 s here
       figure = plotlyModule(model).then(async (module) => {
         const widget = module.default();
@@ -133,10 +154,19 @@ export default () => {
     },
     async render(view) {
       const widget = await figure;
-      const cleanup = await inTurn(() => widget.render(view));
+      let cleanup = await inTurn(() => widget.render(view));
       const unlabel = labelled(view.model, view.el);
       DL_THEME.follow(view.el, {widget: true});  // the page's light or dark theme (delaylab.viz.theme)
+      const real = await taken.catch(() => null);
+      // the kernel sent the full figure (see takeMessages): draw it again once that state is set
+      const synced = (msg) => msg?.kind === "delaylab-synced" && real && real.state_change.then(() => inTurn(() => {
+        if (typeof cleanup === "function") cleanup();
+        view.el.replaceChildren();
+        cleanup = widget.render(view);
+      }));
+      view.model.on("msg:custom", synced);
       return () => {
+        view.model.off("msg:custom", synced);
         unlabel();
         if (typeof cleanup === "function") cleanup();
       };
@@ -271,13 +301,37 @@ class FigureWidget(go.FigureWidget):
     _plotly_url = traitlets.Unicode().tag(sync=True)  # the static module's URL, or ""
     _plotly_code = traitlets.Unicode().tag(sync=True)  # else "IPY_MODEL_<id>" of the shared code
     _description = traitlets.Unicode().tag(sync=True)  # the text alternative (delaylab.viz.describe)
+    _self_id = traitlets.Unicode().tag(sync=True)  # this model's id: the loader finds the model by it
+    _revision = traitlets.Int(0).tag(sync=True)  # counts the updates sent: what a page has seen
 
     def __init__(self, data=None, *args, **kwargs):
-        # decided before plotly's constructor opens the comm, which sends _plotly_url
+        # decided before the comm opens, which sends _plotly_url
         traces = served_module()[1]
         self._needs_full_plotly = traces is not None and not _trace_types(data) <= traces
-        super().__init__(data, *args, **kwargs)
+        self._complete = False
+        super().__init__(data, *args, **kwargs)  # (opens no comm: see open)
         self._description = describe(self)
+        self._complete = True
+        self.open()
+        self.on_msg(self._page_message)
+
+    def open(self):
+        """Open the comm once the figure is complete: the page's model is created with the whole
+        figure (its data, layout and text alternative), not filled by messages after it (plotly
+        opens it empty, then sends them). A page that drops a new model's messages (see the
+        module's loader) still draws the figure as it was made."""
+        if not getattr(self, "_complete", True):
+            return
+        if self.comm is None and self._model_id is None:
+            self._model_id = self._self_id = uuid.uuid4().hex
+        super().open()
+
+    def _page_message(self, _widget, content, _buffers) -> None:
+        """A view's loader said which revision it holds (``delaylab-sync``): if not the latest, send
+        the full figure, then ``delaylab-synced`` (it draws its views again)."""
+        if isinstance(content, dict) and content.get("kind") == "delaylab-sync" and content.get("revision") != self._revision:
+            self.send_state(["_widget_data", "_widget_layout", "_description", "_revision"])
+            self.send({"kind": "delaylab-synced"})
 
     @traitlets.default("_plotly_url")
     def _default_plotly_url(self):
@@ -300,9 +354,11 @@ class FigureWidget(go.FigureWidget):
     def _sync_state(self):
         """The full figure, as plotly sends it when a figure is displayed, and its text
         alternative (:func:`delaylab.viz.describe.describe`), the view's accessible name."""
-        self._widget_layout = self.layout.to_plotly_json()  # a deep copy of the layout's properties
-        self._widget_data = deepcopy(self._data)
-        self._description = describe(self)
+        with self.hold_sync():  # one message
+            self._widget_layout = self.layout.to_plotly_json()  # a deep copy of the layout's properties
+            self._widget_data = deepcopy(self._data)
+            self._description = describe(self)
+            self._revision += 1
 
 
 def _then_sync_state(name):
