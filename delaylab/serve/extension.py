@@ -30,7 +30,10 @@ README), gives those pages the same settings:
   :class:`DashboardProvisioner` as ``python -m delaylab.serve.kernel`` (costly imports skipped,
   compiled kernels warmed up beside it) with the sweep cache, one BLAS/numba thread and the
   static module's URL (:class:`delaylab.serve.pools.DashboardKernelSpecManager`'s settings, which
-  the server's config may change). JupyterLab's kernels start as before.
+  the server's config may change). JupyterLab's kernels start as before, with the sweep cache
+  (``DELAYLAB_DEFAULT_CACHE``, unless the server's environment sets it, as a hub's does): a Run
+  All reads the notebooks' figures at their defaults from the environment's install-time cache
+  (Binder's postBuild fills it) or from the student's own, written by the Run All before.
 * **A dashboard's kernel whose page is gone is stopped** (:class:`DashboardCuller`), as
   :mod:`delaylab.serve` stops it: a page that closed sends Voila's shutdown request, but a
   crashed or killed tab, or a lost network, sends nothing, and a hub culls only idle servers. A
@@ -358,6 +361,7 @@ class DashboardProvisioner(LocalProvisioner):
         kwargs = await super().pre_launch(**kwargs)
         env = kwargs.get("env") or {}
         if not is_voila_page(env):
+            kwargs["env"] = {**env, **self.lab_env(env)}
             return kwargs
         if type(self).culler is not None:
             type(self).culler.add(self.kernel_id)
@@ -365,6 +369,17 @@ class DashboardProvisioner(LocalProvisioner):
         extra = await self.dashboard_env()
         kwargs["env"] = {**env, **extra}
         return kwargs
+
+    def lab_env(self, env: dict) -> dict:
+        """A JupyterLab kernel's additions to its environment: the sweep cache
+        (``DELAYLAB_DEFAULT_CACHE``, as a hub sets it), so that a Run All reads the notebooks'
+        figures at their defaults from the environment's install-time cache and from the
+        student's own (a second Run All computes nothing twice), unless the server's environment
+        chose a cache, or none (an empty value)."""
+        settings = type(self).kernel_settings
+        if settings is None or "DELAYLAB_DEFAULT_CACHE" in env or not settings.cache_folder:
+            return {}
+        return {"DELAYLAB_DEFAULT_CACHE": settings.cache_folder}
 
     async def dashboard_env(self) -> dict:
         cls = type(self)
