@@ -58,10 +58,13 @@ def test_row_1_states_only_what_notebook_1_checks_against_discarding():
     assert paper.THETA_L == (0.1, 0.05, 0.03)
     assert "§7" in text and "asymptotically optimal" in text and "Section 6, as printed" in text
     assert "Section 4, after Theorem 3, as printed" in text
-    # no verdict at horizons of the order of m: there D-UCB is above Discarding UCB on this instance
-    # (t = 1200 to 3000, unchecked by any notebook), so the row states only the check at T
+    # at horizons of the order of m only the KL pair learns faster here: D-UCB lies above Discarding
+    # UCB from t = UCB_BEHIND to the panel's T (notebook 1's §7 checks it, short_horizon_claims)
     assert "lesson about horizons of the order of m" not in text
     assert "depends on the horizon" in text
+    assert "only the KL pair does" in text
+    assert f"D-UCB lies above Discarding UCB from t = {paper.UCB_BEHIND:,} to {paper.PANEL_HORIZON:,}" in text
+    assert "in the long run" not in text  # behind early, ahead at T, possibly behind again beyond T
     # the check the row points to: both orderings, on the figure's own runs at the stated horizon
     source = notebook_source("01_delayed_conversions.ipynb")
     assert "res2 = paper.figure2(runs=40)" in source and "dl.claims.check(*paper.figure2_claims(res2))" in source
@@ -82,6 +85,13 @@ def test_row_4_gives_plain_odaaf_no_bridges_and_states_its_assumption():
     before, _, after = text.partition("bridge periods")
     assert after and "ODAAF-B" in before and "ODAAF-V" in before, "bridges belong to ODAAF-B and ODAAF-V"
     assert "up to log factors" in text
+    # ODAAF-B's bound matches QPM-D's only when d is not too large (Section 4.2's corollary, its
+    # condition lost in our copy): notebook 04's "What to remember" keeps the condition, so must the row
+    odaaf_b = text[text.index("ODAAF-B's bound"):text.index("ODAAF-V's pays")]
+    assert "not too large" in odaaf_b and "condition lost in our copy" in odaaf_b, odaaf_b
+    assert "reverts to ODAAF" in odaaf_b
+    nb04 = " ".join(notebook_source("04_aggregated_anonymous.ipynb").split())
+    assert "when $d$ is not too large (Section 4.2's corollary, its condition lost in our copy" in nb04
     plain = [c for c in vars(odaaf).values() if isinstance(c, type) and getattr(c, "default_bridge", None) is False]
     assert plain, "delaylab's plain ODAAF has no bridge period"
 
@@ -99,11 +109,12 @@ def test_row_5_says_doubling_needs_the_delays_at_action_time():
 
 @pytest.mark.parametrize("n, places", [
     (2, ["Theorem 1 and Algorithm 1, as printed", "Section 8.2 and Figure 5, as printed"]),
-    (5, ["Theorem 1 and Section 3.2, as printed", "(Lemma 2, as printed)"]),
+    (5, ["Theorem 1 and the paragraph after it, Section 3.1, as printed", "(Lemma 2, as printed)"]),
 ])
 def test_each_statement_a_row_attributes_to_its_paper_points_to_its_place(n, places):
     """Row 2: the bias term is Theorem 1's and Algorithm 1's, D-UCB misled is Section 8.2's Figure 5
-    (Manegueu et al. 2020); row 5: d_max ruining the rate is Theorem 1 and Section 3.2, one unit
+    (Manegueu et al. 2020); row 5: d_max ruining the rate is Theorem 1 and the paragraph after it (Section 3.1; review nb05-r6,
+    finding 4: Section 3.2 introduces Skipper), one unit
     per skipped round is Lemma 2 (Thune et al. 2019)."""
     text = row(n)
     for place in places:
@@ -185,3 +196,25 @@ def test_notebook_4_figure_2_colours_by_delay_law_as_the_key_says():
 
     assert "colour = delay law" in pikeburke2018.RatioPlot.__doc__
     assert "notebook 4's Figure 2 by delay law" in bullet("Colours")
+
+
+# ------------------------------------------------------------------ the study path
+def _time(name: str) -> str:
+    """The time a notebook's header gives for the whole notebook ("two hours")."""
+    source = notebook_source(name)
+    m = re.search(r"\*Time\*: about ([^,]+), including", source) or re.search(r"Allow \*\*about ([^*]+)\*\*", source)
+    assert m, f"{name} states no time"
+    return m.group(1)
+
+
+def test_the_study_path_gives_each_notebook_the_time_it_states():
+    """The path's "about two hours each" is what notebooks 01–05 say, and it names every notebook
+    that says otherwise (notebook 05: an hour and three quarters)."""
+    names = sorted(p.name for p in (ROOT / "notebooks").glob("0[1-5]_*.ipynb"))
+    times = {name[:2]: _time(name) for name in names}
+    path = " ".join(next(c for c in cells() if c.startswith("## Studying alone")).split())
+    stated = re.search(r"about (two hours) each( \(([^)]*)\))?, exercises included", path)
+    assert stated, "the path states the time of a notebook"
+    exceptions = dict(re.findall(r"(\d\d): ([^;)]+)", stated.group(3) or ""))
+    for nb, time in times.items():
+        assert exceptions.get(nb, stated.group(1)) == time, (nb, time, stated.group(0))

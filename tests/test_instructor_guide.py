@@ -49,7 +49,8 @@ SLIVKINS = {1: "Stochastic bandits", 2: "Lower bounds", 3: "Bayesian bandits and
 SUBSECTIONS = ("### Learning objectives", "### Prerequisites", "### Textbook map", "### A 90-minute lecture",
                "### Misconceptions the checks diagnose", "### Exercises: lecture or homework, and time")
 TIERS = ("common", "occasional", "rare")
-EXERCISE_CITE = re.compile(r"Exercises?\s+(\d\.\d+(?:\s*(?:,|and|or|–)\s*\d\.\d+)*)")
+#: a workbook exercise ("L&S Exercise 6.6" is the book's)
+EXERCISE_CITE = re.compile(r"(?<!L&S )Exercises?\s+(\d\.\d+(?:\s*(?:,|and|or|–)\s*\d\.\d+)*)")
 NUMBER = re.compile(r"\d\.\d+")
 SECTION_CITE = re.compile(r"(?:\b(0\d) )?§(\d+)(?:–§(\d+))?")
 CONTROL = re.compile(r"⟦([^⟧]+)⟧(?:\s+(-?\d+(?:\.\d+)?)\s*→\s*(-?\d+(?:\.\d+)?)"
@@ -682,7 +683,85 @@ def test_the_textbook_maps_say_check_where_a_place_is_unconfirmed():
     place we could not confirm; none cites L&S ch. 22 (phased elimination with optimal design, for
     linear bandits) for ODAAF, and the doubling trick is found in Slivkins."""
     maps = {nb: subsection(nb, "### Textbook map") for nb in NOTEBOOKS}
-    assert "How the maps were checked" in guide() and "check" in maps["04"] and "check" in maps["01"]
+    assert "How the maps were checked" in guide() and "check" in maps["05"] and "check" in maps["01"]
     assert not any("ch. 22" in maps[nb] for nb in NOTEBOOKS)
     doubling = [r for r in rows(maps["05"]) if r[0].startswith("§6")][0]
     assert "doubling trick" in doubling[2] and "not covered" not in doubling[2]
+
+
+#: places inside a chapter confirmed in a public copy of the book's pages (L&S 2020, p. 90: Section
+#: 6.2's notes 1 and 2, which point to Exercises 6.6 and 6.8; p. 94: Exercise 6.8, "Elimination
+#: algorithm"); a map cell that names any other exercise or note must say "check"
+CONFIRMED_LS = {"note 1": "Exercise 6.6", "note 2": "Exercise 6.8"}
+
+
+def test_a_map_cell_naming_a_place_inside_a_chapter_is_confirmed_or_says_check():
+    """Review r5 of the general parts: L&S ch. 6 covers the doubling trick (Section 6.2, note 1, and
+    Exercise 6.6) and phased elimination (note 2, Exercise 6.8); the maps said "not covered" and
+    "check which". Every other exercise or note a map names is marked "check"."""
+    for nb in NOTEBOOKS:
+        for first, ls_cell, sl_cell in rows(subsection(nb, "### Textbook map")):
+            for column, cell in (("L&S", ls_cell), ("Slivkins", sl_cell)):
+                if "check" in cell or not re.search(r"[Ee]xercise|\bnotes?\b", cell):
+                    continue
+                assert column == "L&S", f"notebook {nb} {first}: {column}'s place is unconfirmed: say 'check'"
+                named = set(re.findall(r"L&S (Exercise \d+\.\d+)", cell))
+                assert named and named <= set(CONFIRMED_LS.values()), (nb, first, cell)
+                assert "ch. 6" in cell, (nb, first, cell)
+    doubling = [r for r in rows(subsection("05", "### Textbook map")) if r[0].startswith("§6")][0]
+    assert "ch. 6" in doubling[1] and "Exercise 6.6" in doubling[1] and "note 1" in doubling[1]
+    assert "not covered" not in doubling[1]
+    odaaf = [r for r in rows(subsection("04", "### Textbook map")) if r[0].startswith("§3")][0]
+    assert "note 2 of Section 6.2 and L&S Exercise 6.8" in odaaf[1] and "check which" not in odaaf[1]
+    checked = " ".join(general_text().split())
+    assert "the doubling trick is in both books: L&S ch. 6 (note 1 of Section 6.2, L&S Exercise 6.6)" in checked
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS)
+def test_the_lecture_plan_leaves_the_week_s_graded_homework_to_the_homework(nb):
+    """The plan's closing row assigns exactly the week's preset (what `tasks.py assignment weekN`
+    grades), and no row has the room solve one of those exercises (the dashboards withhold their
+    worked answers): a row may pose it, with no minutes of work (review r5, finding 3)."""
+    from delaylab.exercises.assignment import WEEKS
+
+    week = WEEKS[f"week{int(nb)}"]
+    table = plan_rows(nb)
+    closing = next(text for _m, _o, _s, text in table if "Homework:" in text)
+    first = EXERCISE_CITE.search(closing[closing.index("Homework:"):])
+    assert first and NUMBER.findall(first.group(1)) == list(week), (nb, closing, week)
+    for _minutes, _optional, section, text in table:
+        if text == closing:
+            continue
+        graded = set(cited_exercises(text)) & set(week)
+        if graded:
+            assert not re.search(r"\(\d+ min\)|\d+ min\)", text) and "if time" not in text, (
+                f"notebook {nb}, {section}: the room works on graded homework {sorted(graded)}: {text[:100]}")
+    use = {no: u for no, _eid, _k, _s, _m, u in rows(subsection(nb, "### Exercises: lecture or homework, and time"))}
+    for n in week:
+        assert use[n].startswith("homework"), (nb, n, use[n])
+
+
+def test_the_module_s_reading_time_is_what_the_notebooks_state():
+    """Notebooks 01 and 02 state "40 minutes to read and run"; 03–05 give one total with the
+    exercises (review r5, finding 9): the module names which."""
+    says = [nb for nb in NOTEBOOKS if "40 minutes to read and run" in markdown(nb)]
+    module = " ".join(section_text("Running a course").split())
+    m = re.search(r"\(notebooks (\d\d) and (\d\d) estimate about 40 minutes to read and run; (\d\d)–(\d\d) give one total", module)
+    assert m and list(m.group(1, 2)) == says, (says, m and m.group(0))
+    assert [nb for nb in NOTEBOOKS if nb not in says] == [f"{n:02d}" for n in range(int(m.group(3)), int(m.group(4)) + 1)]
+
+
+def test_week_0_releases_what_the_lab_fetches_and_grades():
+    """The lab fetches and grades the practice assignment with `--course DIR`: the checklist
+    releases it there before the lab, and every assignment it writes goes to that DIR."""
+    body = dict(_split(section_text("Running a course"), "### "))["### Week 0: the set-up lab"]
+    flat = " ".join(body.split())
+    graded = re.findall(r"python3 tasks\.py grade (\w+) --course (\w+)", flat)
+    assert ("practice", "DIR") in graded
+    checklist = flat[flat.index("**Your checklist for week 0**"):]
+    for name, course in set(graded) | {("week1", "DIR")}:
+        assert f"python3 tasks.py nbgrader generate_assignment {name} --course {course}" in checklist, name
+    for command in re.findall(r"`python3 tasks\.py assignment [^`]*`", checklist):
+        assert command.endswith("--out DIR`"), command
+    assert "`python3 tasks.py assignment 01 --exercises 1.1 --name practice --out DIR`" in checklist
+    assert checklist.index("--name practice") < checklist.index("generate_assignment practice")

@@ -756,3 +756,80 @@ def test_r4_4_the_live_panels_check_comment_gives_both_run_counts():
     assert "50 runs from\n# seed 0; 25 for the 16-instance grid)" in cell
     (grid,) = [c for c in paper.live_panel_claims(runs=50, seed=0) if "over the panel's 16 instances" in c.text]
     assert grid.evidence.endswith("25 runs")
+
+
+# ------------------------------------------------------------------ review nb02-r5 (issue 33)
+def test_r5_1_d_ucbs_lead_over_patient_bandits_is_split_into_width_and_law():
+    """r5 MISLEADING 1: D-UCB told the true laws differs from Patient Bandits in more than the law. Without a window
+    and told no delays (Fixed(0)), D-UCB is a UCB on the observed means with D-UCB's width √(log t/(2N_i)): it plays
+    exactly as UCB1 with c = 1/2, so against Patient Bandits without its bias term only the width differs; against
+    UD-UCB told the true laws, only the law. Both steps are claimed and hold on fresh draws too."""
+    env = dl.Conversions(paper.FIG45_MEANS, delays=paper.pareto_arms((1.0, 0.3)))
+    twin = dl.simulate(env, {"told no delays": dl.DelayedUCB(dl.Fixed(0)), "UCB1 (c = 1/2)": dl.UCB1(c=0.5)}, 400, 8, 3)
+    assert np.array_equal(twin.pulls["told no delays"], twin.pulls["UCB1 (c = 1/2)"])
+    claims = paper.figure45_claims(runs=30, seed=0)
+    (width,) = [c for c in claims if c.text.startswith("Figure 5: the width alone")]
+    (law,) = [c for c in claims if c.text.startswith("Figure 5: the law alone")]
+    assert width.holds and law.holds
+    iso = paper.figure5_isolation(30, 1)  # other draws than the notebook's
+    assert dl.claims.ratio_within(iso, paper.UD_NO_DELAYS, paper.NO_BIAS, 0.0, 0.5).holds
+    assert dl.claims.ratio_within(iso, paper.UD_TRUE, paper.UD_NO_DELAYS, 0.0, 1 / 3).holds
+    assert dl.claims.lower(iso, paper.UD_TRUE, paper.UD_NO_DELAYS).holds
+    verdict = " ".join(_cell("**Verdict — Figure 5 reproduces").split())
+    assert "(it then also ends below Patient Bandits)" not in verdict
+    assert "It then also ends far below Patient Bandits, but not by the law alone." in verdict
+    assert "With that width alone it ends under half the regret of Patient Bandits without the bias term; knowing " \
+           "the laws then takes it under a third of that." in verdict
+    remember = " ".join(_cell("## What to remember").split())
+    assert "it does best of all, helped also by a narrower width than Patient Bandits' (Section 7)" in remember
+    assert "its lead over Patient Bandits also owes to its narrower width: Section 7" in _markdown()
+    guide = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
+    assert "D-UCB is best of all, the problem was the wrong law" not in guide
+    assert "its lead over Patient Bandits is also its narrower width: see §7" in guide
+    assert "the width alone more than halves the regret" in guide
+
+
+def test_r5_2_the_order_of_the_observed_means_alternates_before_it_settles():
+    """r5 NIT 2: under round robin the better arm's expected observed mean is the lower one at every step up to
+    t = 240, changes sign at every step from 241 to 269 (the arm pulled last has a lag-0 pull), and is the higher
+    one from 269 on; checked step by step against the direct sum over each arm's pulls."""
+    means, laws = (0.6, 0.8), paper.pareto_arms((1.0, 0.3))
+    t = np.arange(2, 3001)
+    direct = np.array([[m * law.cdf(s - 1 - np.arange(i, s, 2)).mean() for i, (m, law) in enumerate(zip(means, laws))]
+                       for s in t])
+    np.testing.assert_allclose(paper.expected_observed_mean(means, laws, t), direct, rtol=1e-12)
+    worse = direct[:, 1] < direct[:, 0]
+    assert worse[t <= 240].all() and not worse[t == 241].any() and not worse[t >= 269].any()
+    assert np.sum(worse[1:] != worse[:-1]) == 29
+    assert paper.always_looks_worse_until(means, (1.0, 0.3)) == 240 and paper.looks_worse_until(means, (1.0, 0.3)) == 268
+    assert paper.always_looks_worse_until(paper.FIG2_MEANS, paper.FIG2_ALPHAS) == 3000  # Figure 2's: no change
+    text = " ".join(_cell("**What the figure shows:** the better arm").split())
+    assert "and only then the higher one" not in text
+    assert "Up to the second, it is the lower or the higher one depending on which arm was pulled last" in text
+    why = ex.get("02.looks-best").grade("worse", {}).message
+    assert "looks worse at every step up to t = 240, and at some steps until t = 268" in why
+    (bias,) = [c for c in paper.bias_claims(200, 0) if "at every step up to t = 240" in c.text]
+    assert bias.holds and "up to t = 268, and above it from t = 269" in bias.text
+
+
+def test_r5_3_the_arm_colours_are_not_said_to_be_unused_by_every_policy():
+    """r5 NIT 3: Figures 4–5 draw Patient Bandits (α̂ = 0.5) in orange and D-UCB (m = 200) in black; the live
+    panel's curves, drawn above the figures that show the arms, use neither."""
+    src = (ROOT / "delaylab" / "papers" / "manegueu2020.py").read_text(encoding="utf-8")
+    assert "colours no policy of notebook 02 uses" not in src
+    assert "Figures 3–5, which show no arms, use orange and black" in src
+    assert style("Patient Bandits (α-hat = 0.5)")["color"] in paper.ARM_COLOURS
+    assert style("D-UCB (m = 200)")["color"] in paper.ARM_COLOURS
+    from delaylab.panels.arm_delays import TOGGLES
+    assert not {style(n)["color"] for n in (*TOGGLES, dl.UNIFORM)} & set(paper.ARM_COLOURS)
+
+
+def test_r5_4_the_bias_term_helps_only_where_the_observed_means_mislead_through_t():
+    """r5 NIT 4: over the 16 panel instances the bias term raises the regret only where the observed means stop
+    misleading before T and lowers it only where they mislead up to T (where it may also make no difference)."""
+    for runs, seed in ((25, 0), (25, 3)):  # the notebook's draws, and others
+        claims = paper.bias_term_grid_claims(runs, seed)
+        (split,) = [c for c in claims if c.text.startswith("over the same instances")]
+        assert split.holds, split
+    remember = " ".join(_cell("## What to remember").split())
+    assert "and helps, or makes little difference, where they mislead for the whole horizon" in remember

@@ -461,9 +461,9 @@ def test_the_status_line_says_what_is_shown_in_words():
     budget.partial = (2500, 24, 2500, 60)
     assert budget.shown(2500, 60) == "<b>Showing 24 of 60 runs (T = 2,500) so far — the rest is being computed…</b>"
     budget.partial = (1200, 10, 2500, 60)
-    assert "Showing the first 1,200 of 2,500 steps of 10 of 60 runs so far" in budget.shown(2500, 60)
+    assert "Showing a shorter run (T = 1,200 of 2,500), 10 of 60 runs, so far" in budget.shown(2500, 60)
     budget.partial = (1200, 1, 2500, 1)
-    assert "Showing the first 1,200 of 2,500 steps so far" in budget.shown()
+    assert "Showing a shorter run (T = 1,200 of 2,500) so far" in budget.shown()
     assert "recomputed" not in panel.status.value and "in 0." not in panel.status.value
 
 

@@ -32,6 +32,9 @@ def _tau(mu, m):
     return float(dl.Geometric(mu).cdf(m))
 
 
+#: notebook 05: the β a student gets by dropping |S_β| from Corollary 4's balancing (K = 2, T = 1000, D = 22,400)
+_SLIP_05 = math.sqrt((math.e * 1000 + 22_400) / (16 * math.e**2 * math.log(2)))
+
 CLAIMS = [
     # notebook 01
     ("01", "$(0 + 0.05 + 0.07)/3 = {}$ per step", vernade2017.round_robin_cost(), ".2f"),
@@ -99,10 +102,11 @@ CLAIMS = [
     # notebook 05
     ("05", "the first {} rounds, those with", int(np.count_nonzero(dl.sequences.example8_delays(8192, 2))), "d"),
     ("05", "those with $t < \\sqrt{{KT/\\ln K}} \\approx {}$", math.sqrt(2 * 8192 / math.log(2)), ".1f"),
-    ("05", "the printed $\\beta$ is {} and", dl.policies.skipper.corollary4_beta_printed(2, 1000, 22_400), ".1f"),
-    ("05", "and $\\beta^*$ is {}, computed below", dl.policies.skipper.corollary4_beta(2, 1000, 22_400), ".1f"),
-    ("05", "at these defaults it is {}, below $d = 20$", dl.policies.skipper.corollary4_beta_printed(2, 1000, 22_400),
+    ("05", "$\\sqrt{{(eKT/2 + D)/(16e^2\\ln K)}}$ is {} at the live panel's defaults", _SLIP_05, ".1f"),
+    ("05", "(Exercise 5.4 asks what that does); $\\beta^*$ is {}, computed below", dl.policies.skipper.corollary4_beta(2, 1000, 22_400),
      ".1f"),
+    ("05", "(the slip of Section 3): {} here, below $d = 20$", _SLIP_05, ".1f"),
+    ("05", "Corollary 4's $\\beta$ is {}.", dl.policies.skipper.corollary4_beta(2, 1000, 22_400), ".1f"),
 ]
 
 
@@ -188,14 +192,16 @@ def test_the_leak_out_of_a_block_carries_theta():
     assert "about $\\theta_i\\,\\mathbb E[\\tau]$ rewards of arm $i$ leave the block" in _markdown("04")
 
 
-def test_readings_state_the_corollary_4_numbers_delaylab_computes():
+def test_readings_give_corollary_4s_beta_in_the_papers_nested_form():
+    """Review nb05-r5, finding 1: the paper's β (our reading) is the nested form, equal to β*; the readings
+    no longer state a "printed β" of 17.5 (51 on §5's instance) beside it."""
     text = " ".join((Path(__file__).resolve().parent.parent / "docs" / "readings.md").read_text(encoding="utf-8").split())
-    printed, corrected = dl.policies.skipper.corollary4_beta_printed, dl.policies.skipper.corollary4_beta
-    assert f"the printed β is {printed(2, 1000, 22_400):.1f}, below the typical delay 20" in text
-    assert f"β* is {corrected(2, 1000, 22_400):.1f}" in text
-    _, d = thune2019.tradeoff_setting()
-    T = thune2019.TRADEOFF_HORIZON
-    assert f"{printed(2, T, d.sum()):.0f} against {corrected(2, T, d.sum()):.0f}" in text
+    assert "β = sqrt(((eKT/2 + D)/(4e) + D)/(4e ln K))" in text
+    assert "β* = sqrt((eKT/2 + (1 + 4e)D)/(16e² ln K))" in text
+    for K, T, D in [(2, 1000, 22_400), (2, thune2019.TRADEOFF_HORIZON, float(thune2019.tradeoff_setting()[1].sum()))]:
+        nested = math.sqrt(((math.e * K * T / 2 + D) / (4 * math.e) + D) / (4 * math.e * math.log(K)))
+        assert nested == pytest.approx(dl.policies.skipper.corollary4_beta(K, T, D), rel=1e-12)
+    assert "the printed β is" not in text and "51 against 173" not in text
 
 
 # ------------------------------------------------------------- statements found on a reading, paper in hand
@@ -371,7 +377,7 @@ GUIDE_CLAIMS = [
     ("shrinks by a factor {} while", _tau(100, 100) / _tau(100, 20), ".1f"),
     ("2f_{{t,δ}} ≈ {} multiplies the norm at T = 3000 and alone", 2 * float(confidence_radius(3000, 5, 1.0, 0.1)),
      ".0f"),
-    ("panel, τ_m = {} and every learner's curve", _tau(500, 100), ".2f"),
+    ("panel, τ_m = {}: every learner still adds regret", _tau(500, 100), ".2f"),
     ("m = 2000, τ_m ≈ {}.", float(dl.criteo(100).cdf(2000)), ".2f"),
     ("the signal: {} against", _tau(100, 100), ".2f"),
     ("0.63 against {} |", _tau(100, 20), ".2f"),

@@ -240,7 +240,7 @@ def test_r1_14_figure_3_draws_algorithm_1_as_printed():
     assert inspect.signature(paper.figure3_panel).parameters["width"].default == "exact"
     assert "cheap" not in paper.figure3_panel(runs=1).caption.value
     cell = _check_cell("# Section 6's statements on Figure 3")
-    assert 'width="cheap"' not in cell and "paper.figure3(runs=3, seed=0)" in cell
+    assert 'width="cheap"' not in cell and "paper.figure3(runs=10, seed=0)" in cell
 
 
 def test_r1_15_16_sections_and_readings_are_named_right():
@@ -476,8 +476,8 @@ def test_r4_4_still_in_the_linear_regime_is_the_papers_and_about_its_algorithms(
     md = _markdown()
     assert "still rising at $T = 3000$, as the paper says" not in md
     assert "what the paper calls \"still in the linear regime\"" not in md
-    assert "the paper says both its algorithms are \"still in the linear regime\" (Section 8, as printed)" in md
-    assert "yet with the authors' index the curve is still bending down at $T = 3000$" in md
+    assert "no learner is in the \"linear regime\" the paper reports for both its algorithms (Section 8, as printed)" in md
+    assert "yet every curve still bends down" in md
 
 
 def test_r4_5_no_editing_note_left_in_the_textbook_map():
@@ -501,3 +501,70 @@ def test_r4_8_notebook_04_sums_the_arriving_pulls_not_all_arms():
     md = _markdown()
     assert "summed over all arms" not in md
     assert "summed over all the past pulls whose delays end in the same round" in md
+
+
+# ------------------------------------------------------------------ review nb03-r5 (reviews/nb03-r5.md)
+def test_r5_1_exercise_3_3_says_which_geometric_law_and_names_the_other_one():
+    """The paper's "geometric with mean μ" has two conventions; the authors' scripts use scipy's, on {1, 2, …}.
+    The exercise must state delaylab's law, and an answer from the other one must be told so, not to give more
+    digits: every drawn instance (and the default one) tells the two apart."""
+    import numpy as np
+
+    from delaylab import exercises as ex
+    from delaylab.exercises import p03
+
+    for who in ("", "alice", "student0"):
+        given = ex.get("03.ridge-target").given(ex.params("03.ridge-target", who))
+        assert "delays are geometric on {0, 1, 2, …} with mean μ" in given and "P(D > d) = (\\mu/(1+\\mu))^{d+1}" in given
+    for who in [""] + [f"student{i}" for i in range(60)]:
+        p = ex.params("03.ridge-target", who)
+        tau_1 = 1 - (1 - 1 / p["mu"]) ** p["m"]
+        answer = tau_1 / p03._tau(p["mu"], p["m"]) * np.asarray(ex.solution("03.ridge-target", who))
+        fb = ex.check("03.ridge-target", answer, student=who)
+        assert not fb.correct and "a geometric law on {1, 2, …}" in fb.message, (who, fb.message)
+    assert "the geometric law on {1, 2, …} (scipy's, the authors' scripts)" in _guide_section()
+
+
+def test_r5_2_no_linear_regime_is_filed_under_what_reproduces():
+    md = _markdown()
+    verdict = md.split("**Verdict (Figure 1)")[1].split("What does not:")
+    assert "linear regime" not in verdict[0]
+    assert ("every curve's slope is smaller over $[2000, 3000]$ than over $[1000, 2000]$, while uniform play's is "
+            "constant in expectation") in verdict[1]
+    assert "every learner's curve still rises at T = 3000" not in _guide_section()
+    assert "but every curve bends down (no “linear regime”, Section 8 as printed)" in _guide_section()
+
+
+def test_r5_3_every_curve_bends_down_in_100_500_is_checked_in_code():
+    cell = _check_cell("# Section 5's statements on Figure 1")
+    assert "slope = lambda r, n, a, b: (r.at(n, b) - r.at(n, a)) / (b - a)" in cell
+    assert ("*paper.paired(slope(slow, n, 1000, 2000), slope(slow, n, 2000, 3000)), low=0,\n"
+            "                z=2 if n == A else 3, runs=10) for n in paper.NAMES if n != U]") in cell
+    assert ("each learner adds less regret per step over $[2000, 3000]$ than over $[1000, 2000]$ (by 3 s.e., 2 s.e. "
+            "for the authors' index)") in _markdown()
+
+
+def test_r5_4_the_window_of_figure_3_is_not_larger_than_the_mean_delay_under_our_reading():
+    import numpy as np
+
+    import delaylab as dl
+
+    law = dl.criteo(100.0)
+    mean, median = law.mean, int(np.argmax(law.cdf(np.arange(20_000)) >= 0.5))
+    assert mean > 2000 and median > 2000
+    md = " ".join(_markdown().split())
+    assert "\"larger than the expectation of the delays\" (Section 8, as printed). Under our reading it is not" in md
+    assert (f"the law's mean is about {round(mean, -2):,.0f} steps ({mean * 100 / 86_400:.1f} days), its median about "
+            f"{round(median, -2):,.0f}") in md
+    readings = " ".join(_readings_section().split())
+    assert (f"\"larger than the expectation of the delays\" (Section 8, as printed), but our law's mean is about "
+            f"{round(mean, -2):,.0f} steps and its median about {round(median, -2):,.0f}") in readings
+
+
+def test_r5_5_figure_3_is_checked_at_10_runs_not_3():
+    cell = _check_cell("# Section 6's statements on Figure 3")
+    assert "runs=3" not in cell and "paper.figure3(runs=10, seed=0)" in cell and cell.count("runs=10") == 7
+    assert "paper.figure3_panel(runs=10)" in "".join(_code())
+    md = _markdown()
+    assert "(the delay term sums 2000 norms per round)" not in md and "By default 3 runs" not in md
+    assert "OTFLinTS at $t = 2000$ only by 2 s.e." in md

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..laws import Pareto
-from ..papers.manegueu2020 import (FIG2_ALPHAS, FIG2_BOTTOM_400, FIG2_MEANS, FIG45_MEANS, expected_observed_mean,
-                                   looks_worse_until, pareto_arms)
+from ..papers.manegueu2020 import (FIG2_ALPHAS, FIG2_BOTTOM_400, FIG2_MEANS, FIG45_MEANS, always_looks_worse_until,
+                                   expected_observed_mean, looks_worse_until, pareto_arms)
 from ..policies.patient import PatientBandits, log_term, patient_index
 from ..settings.bernoulli import Conversions
 from ._core import Exercise, choice_grader, function_grader, numeric, register
@@ -22,6 +22,7 @@ _AT = 100
 _SEEN = (expected_observed_mean(FIG45_MEANS, pareto_arms(_ALPHAS), np.array([_AT]))[0] / np.array(FIG45_MEANS))
 _LOOKS = _SEEN * np.array(FIG45_MEANS)
 _UNTIL = looks_worse_until(FIG45_MEANS, _ALPHAS)
+_ALWAYS = always_looks_worse_until(FIG45_MEANS, _ALPHAS)
 
 register(Exercise(
     id="02.looks-best",
@@ -41,8 +42,8 @@ register(Exercise(
                   "conversion is still on its way: it is biased low, and more for the heavier tail.",
         "worse": f"Arm 2's Pareto(0.3) delays are heavy-tailed: at t = {_AT} only about {_SEEN[1]:.0%} of its "
                  f"conversions have arrived, against {_SEEN[0]:.0%} of arm 1's (α = 1), so {FIG45_MEANS[1]} looks like "
-                 f"{_LOOKS[1]:.2f} and {FIG45_MEANS[0]} like {_LOOKS[0]:.2f}. The better arm looks worse until "
-                 f"t = {_UNTIL}.",
+                 f"{_LOOKS[1]:.2f} and {FIG45_MEANS[0]} like {_LOOKS[0]:.2f}. The better arm looks worse at every step "
+                 f"up to t = {_ALWAYS}, and at some steps until t = {_UNTIL} (in between, the arm pulled last decides).",
         "equal": "The bias depends on each arm's own delay law: arm 2's heavier tail (α = 0.3) hides many more of "
                  "its conversions than arm 1's (α = 1).",
         "zero": rf"A Pareto delay is often short ($P(D \le 1) = {float(Pareto(0.3).cdf(1)):.2f}$ even for α = 0.3): "

@@ -174,7 +174,15 @@ def _target_wrong(p):
                                                                    r"for the geometric law of mean μ on {0, 1, …}; "
                                                                    r"this uses $P(D \le m - 1)$."),
         (theta, "θ itself: least squares with censored conversions does not estimate θ."),
+        (_tau_from_1(p["mu"], p["m"]) * np.linalg.solve(V, G @ theta),
+         r"that uses $P(D \le m) = 1 - (1 - 1/\mu)^m$, a geometric law on {1, 2, …}; delaylab's (notebook 01) "
+         r"lives on {0, 1, …}: $\tau_m = 1 - (\mu/(1 + \mu))^{m+1}$."),
     ]
+
+
+def _tau_from_1(mu, m):
+    """P(D ≤ m) for the geometric law of mean μ on {1, 2, …} (scipy's geom, the authors' scripts): not delaylab's."""
+    return 1.0 - (1.0 - 1.0 / mu) ** m
 
 
 register(Exercise(
@@ -197,11 +205,12 @@ register(Exercise(
     draw=lambda d: {"counts": (d.integer(2, 30), d.integer(2, 30), d.integer(2, 30)), "lam": d.choice([1.0, 2.0, 5.0]),
                     "theta": (d.grid(0.1, 0.7, 0.05), d.grid(0.1, 0.7, 0.05)), "mu": d.integer(20, 200),
                     "m": int(d.grid(20, 300, 10))},
-    default={"counts": (10, 5, 8), "lam": 1.0, "theta": (0.6, 0.3), "mu": 50, "m": 50},
+    default={"counts": (10, 5, 8), "lam": 1.0, "theta": (0.6, 0.3), "mu": 50, "m": 20},
     given=lambda p: (f"d = 2 and λ = {p['lam']:g}. The learner has played e₁ = (1, 0) {p['counts'][0]} times, "
                      f"e₂ = (0, 1) {p['counts'][1]} times and u = (1/√2, 1/√2) {p['counts'][2]} times, all more than "
-                     f"m steps ago; θ = ({p['theta'][0]}, {p['theta'][1]}); delays are geometric with mean "
-                     rf"μ = {p['mu']}; the window is m = {p['m']}. Give $\mathbb{{E}}[\hat\theta^W_t]$ as two numbers, e.g. "
+                     f"m steps ago; θ = ({p['theta'][0]}, {p['theta'][1]}); delays are geometric on {{0, 1, 2, …}} "
+                     rf"with mean μ = {p['mu']}, i.e. $P(D > d) = (\mu/(1+\mu))^{{d+1}}$ (as in notebook 01); "
+                     rf"the window is m = {p['m']}. Give $\mathbb{{E}}[\hat\theta^W_t]$ as two numbers, e.g. "
                      "np.array([x, y])."),
     **numeric(_target, _target_wrong, rtol=2e-3, shape=(2,), name="mean_estimate"),
     hints=(r"Section 2: $\hat\theta^W_t = V_t^{-1}B_t$, $V_t$ holds every action and $\lambda I$, $B_t$ only the "

@@ -158,9 +158,9 @@ register(Exercise(
     explanation=lambda p: (r"$n\,\mathbb{E}[\bar X] = n\theta_i - \theta_i\,\mathbb{E}[\tau] + \theta_j\,\mathbb{E}[\tau]$, "
                            r"so $\mathbb{E}[\bar X] - \theta_i = (\theta_j - \theta_i)\,\mathbb{E}[\tau]/n = "
                            rf"({p['theta_j']} - {p['theta_i']}) \times {p['d'] / 2:g} / {p['n']} = {_bb(p):.5f}$. The "
-                           r"bias shrinks like 1/n, which is why ODAAF's phases lengthen with $\mathbb{E}[\tau]$, and it "
-                           "depends on the arm played before — which the bridge periods keep close to the block's own "
-                           "(Exercise 4.5)."),
+                           "bias shrinks like 1/n: a long block dilutes the leak (Section 3 shows how ODAAF's $n_m$ is "
+                           "chosen against it). It also depends on the arm played before, which the bridge periods make "
+                           "an active one (Exercise 4.5)."),
 ))
 
 

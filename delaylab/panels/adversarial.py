@@ -157,7 +157,7 @@ class AdversarialPanel(Panel):
         self.toggles = {n: W.Checkbox(value=n in shown, description=n, indent=False, layout=W.Layout(width="auto"))
                         for n in NAMES}
         self.tune = W.Button(description="β, η ← Corollary 4",
-                             tooltip="Corollary 4 with its β corrected (notebook 05, §3): "
+                             tooltip="Corollary 4's tuning (notebook 05, §3): "
                                      "β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), η = 1/(4eβ)",
                              layout=W.Layout(width="auto"))
         self.tune.on_click(lambda _: self.use_corollary4())
@@ -183,7 +183,7 @@ class AdversarialPanel(Panel):
             fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name=name, line=dict(color=color, dash=dash, width=2)))
         fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="β of the slider",
                                  line=dict(color=style("Skipper")["color"], width=2)))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="β of Corollary 4 (corrected)",
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines", name="β of Corollary 4",
                                  line=dict(color="#7F7F7F", dash="dot", width=2)))
         fig.update_xaxes(type="log", title_text="threshold β")
         fig.update_yaxes(type="log", title_text="terms of Theorem 3")

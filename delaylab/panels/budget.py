@@ -18,8 +18,10 @@ the arguments of :func:`delaylab.simulate`), and its status line begins with
    full computation (first at the full horizon with those runs, then with every run) goes on in
    a background thread, one policy at a time; the figures are redrawn when each stage is done.
    A run's outcome depends only on the seed, its index and its parameters, so a first answer
-   shows exactly the first runs of the full one, and computing policies one at a time changes
-   nothing.
+   with fewer runs shows exactly the first runs of the full one, and computing policies one at a
+   time changes nothing. A first answer with a shorter horizon T' is a simulation *of horizon
+   T'*: a learner tuned from the horizon (Exp3's rate) and the best arm in hindsight are those of
+   T', so its curves can differ from the first T' steps of the full one.
 4. A newer move cancels a stale computation: the engine's ``progress`` hook, called after each
    block of steps, raises :class:`Cancelled` once the budget's generation counter has moved on.
    The controls stay responsive: the kernel's main thread only computes first answers.
@@ -369,15 +371,16 @@ class Budget:
     def shown(self, horizon: int | None = None, runs: int | None = None) -> str:
         """What the figures show now, in a student's words: "All 60 runs, T = 2,500" (given the
         panel's horizon and runs; "" if not given), or, while the rest is computed, "Showing 24 of
-        60 runs (T = 2,500) so far — the rest is being computed…" (in bold)."""
+        60 runs (T = 2,500) so far — the rest is being computed…" (in bold); a shorter horizon is
+        "a shorter run (T = 1,200 of 2,500)", since its curves are not the full run's first steps."""
         if self.partial is None:
             if horizon is None or runs is None:
                 return ""
             return (f"One run, T = {horizon:,}" if runs == 1 else f"All {runs:,} runs, T = {horizon:,}")
         T1, R1, T, R = self.partial
-        if T1 < T:
-            what = (f"the first {T1:,} of {T:,} steps" if R1 == R else
-                    f"the first {T1:,} of {T:,} steps of {R1:,} of {R:,} runs")
+        if T1 < T:  # a simulation of horizon T1, not the first T1 steps of the full one
+            what = (f"a shorter run (T = {T1:,} of {T:,})" if R1 == R else
+                    f"a shorter run (T = {T1:,} of {T:,}), {R1:,} of {R:,} runs,")
         else:
             what = f"{R1:,} of {R:,} runs (T = {T:,})"
         return f"<b>Showing {what} so far — {COMPUTING}</b>"

@@ -38,7 +38,7 @@ import plotly.graph_objects as go
 from ..claims import Claim, estimate, lower, not_different, ratio_within
 from ..engine import simulate
 from ..grid import grid
-from ..laws import Pareto, ScaledPareto
+from ..laws import Fixed, Pareto, ScaledPareto
 from ..panels.reproduce import FigureReproduction
 from ..policies.delayed import DelayedUCB
 from ..policies.patient import AdaptPatientBandits, PatientBandits
@@ -53,8 +53,9 @@ from ..viz.widget import FigureWidget
 HORIZON = 3000
 CHECKPOINTS = 300
 
-#: the colour of each arm in this paper's figures (colours no policy of notebook 02 uses: in the
-#: live panel the regret curves above the small figures are blue, purple, green, grey, indigo)
+#: the colour of each arm in this paper's figures (colours that no curve of a figure showing the arms
+#: uses: in the live panel the regret curves above the small figures are blue, purple, green, grey,
+#: indigo; Figures 3–5, which show no arms, use orange and black for policies and tail indices)
 ARM_COLOURS = (ORANGE, BLACK)
 #: Patient Bandits' assumption m^(−α_hat) is drawn in Patient Bandits' colour
 ASSUMED_COLOUR = PURPLE
@@ -82,6 +83,10 @@ FIG6_ALPHA_HAT = (0.1, 0.3, 0.6)
 FIG6_NAMES = ["Adapt-Patient Bandits"] + [f"Patient Bandits (α-hat = {a})" for a in FIG6_ALPHA_HAT]
 #: Patient Bandits without its bias term (``PatientBandits(bias=0)``): not in the paper
 NO_BIAS = "Patient Bandits (no bias term)"
+#: Figure 5's isolation (:func:`figure5_isolation`): D-UCB with no window, told no delays (its index is
+#: Patient Bandits' without the bias term, with D-UCB's narrower width) or told the true law of each arm
+UD_NO_DELAYS = "UD-UCB, told no delays"
+UD_TRUE = "UD-UCB, told the true laws"
 
 
 def largest_c(laws, alpha=FIG6_ALPHA, m_max=10**6) -> float:
@@ -231,24 +236,51 @@ class _RoundRobinPatient(PatientBandits):
 def expected_observed_mean(means, laws, times):
     """E μ_hat_i(t) under round robin: μ_i · mean over arm i's pulls s ≤ t − 1 of τ_i(t − 1 − s),
     shape (len(times), K) — exact, from the delay laws (a pull at s is seen by the end of step
-    t − 1 iff D_s ≤ t − 1 − s)."""
+    t − 1 iff D_s ≤ t − 1 − s); NaN where arm i has no pull yet (t ≤ i).
+
+    Arm i's pulls s = i, i + K, … ≤ t − 1 have the lags L, L − K, … ≥ 0 with L = t − 1 − i: their
+    sum of τ_i is a cumulative sum of τ_i over the lags ≡ L (mod K), computed once for all times."""
+    times = np.asarray(times, dtype=np.int64).reshape(-1)
     K = len(means)
-    out = np.empty((len(times), K))
-    for j, t in enumerate(times):
-        for i in range(K):
-            s = np.arange(i, t, K)
-            out[j, i] = means[i] * laws[i].cdf(t - 1 - s).mean()
+    out = np.full((times.size, K), np.nan)
+    for i in range(K):
+        lag = times - 1 - i  # the lag of arm i's last pull before step t
+        ok = lag >= 0
+        if not ok.any():
+            continue
+        tau = laws[i].cdf(np.arange(int(lag.max()) + 1))
+        L = lag[ok]
+        sums = np.empty(L.size)
+        for r in range(K):  # the lags ≡ r (mod K): r, r + K, …
+            on = L % K == r
+            sums[on] = np.cumsum(tau[r::K])[L[on] // K]
+        out[ok, i] = means[i] * sums / (L // K + 1)
     return out
+
+
+def _looks_worse(means, alphas, horizon):
+    """The steps t = K … ``horizon`` and whether, under round robin, the better arm's expected observed
+    mean is below the largest of the others' there (exact, from :func:`expected_observed_mean`)."""
+    t = np.arange(len(means), horizon + 1)
+    exp = expected_observed_mean(means, pareto_arms(alphas), t)
+    best = int(np.argmax(means))
+    return t, exp[:, best] < np.delete(exp, best, axis=1).max(axis=1)
 
 
 def looks_worse_until(means=FIG45_MEANS, alphas=(1.0, 0.3), horizon=3000) -> int:
     """The last step t ≤ ``horizon`` at which, under round robin, the better arm's expected
     observed mean is below the other's (0 if never): exact, from :func:`expected_observed_mean`."""
-    t = np.arange(len(means), horizon + 1)
-    exp = expected_observed_mean(means, pareto_arms(alphas), t)
-    best = int(np.argmax(means))
-    worse = t[exp[:, best] < np.delete(exp, best, axis=1).max(axis=1)]
-    return int(worse.max()) if worse.size else 0
+    t, worse = _looks_worse(means, alphas, horizon)
+    return int(t[worse].max()) if worse.any() else 0
+
+
+def always_looks_worse_until(means=FIG45_MEANS, alphas=(1.0, 0.3), horizon=3000) -> int:
+    """The last step t ≤ ``horizon`` up to which, under round robin, the better arm's expected observed
+    mean is below the other's at every step from t = K on (K − 1 if not at t = K). Between it and
+    :func:`looks_worse_until` the order can change from step to step: the arm pulled last has a pull
+    of lag 0, which cannot have converted yet."""
+    t, worse = _looks_worse(means, alphas, horizon)
+    return int(t[~worse].min()) - 1 if not worse.all() else int(t[-1])
 
 
 def bias_term_falls_below(alpha_hat, means=FIG2_MEANS, alphas=FIG2_ALPHAS, horizon=HORIZON) -> int:
@@ -309,23 +341,28 @@ def bias_results(runs=200, seed=0):
 def bias_claims(runs=200, seed=0) -> list:
     """The claims under the bias figure, with ``runs`` runs from ``seed``: the simulated observed
     means agree with their exact expectation; the better arm's expected observed mean is the lower
-    one until t = :func:`looks_worse_until` (exact)."""
+    one at every step up to :func:`always_looks_worse_until`, at some steps up to :func:`looks_worse_until`
+    (exact), and the higher one after."""
     study = bias_results(runs, seed)
     obs, exact = study["observed"], study["expected"]
     R = obs.shape[0]
     se = obs.std(axis=0, ddof=1) / np.sqrt(R)
     z = np.abs(obs.mean(axis=0) - exact) / np.where(se > 0, se, np.inf)
     worst = float(np.max(z))
-    until = looks_worse_until(tuple(study["means"]), tuple(study["alphas"]), int(study["t"][-1]))
+    inst = (tuple(study["means"]), tuple(study["alphas"]), int(study["t"][-1]))
+    until, always = looks_worse_until(*inst), always_looks_worse_until(*inst)
+    _, worse = _looks_worse(*inst)
     last = int(study["t"][-1])
     exact_last = study["expected"][-1]
     return [
         Claim("the simulated observed means agree with their exact expectation within four standard errors at "
               "every recorded step", bool(worst <= 4.0),
               f"largest gap {worst:.2f} s.e. over {z.size} (step, arm) pairs, {R} runs"),
-        Claim(f"the better arm's expected observed mean is below the other's until t = {until}, and above it "
-              f"at t = {last:,}", bool(until > 0 and exact_last[1] > exact_last[0]),
-              f"exact: E of the observed means at t = {last:,} are {exact_last[0]:.3f} and {exact_last[1]:.3f}"),
+        Claim(f"the better arm's expected observed mean is below the other's at every step up to t = {always}, "
+              f"below or above it (depending on the arm pulled last) up to t = {until}, and above it from "
+              f"t = {until + 1} to {last:,}", bool(0 < always < until < last and exact_last[1] > exact_last[0]),
+              f"exact: the order changes {int(np.sum(worse[1:] != worse[:-1]))} times; E of the observed means at "
+              f"t = {last:,} are {exact_last[0]:.3f} and {exact_last[1]:.3f}"),
     ]
 
 
@@ -350,10 +387,11 @@ def panel_policies(window=50, alpha_hat=0.3, told=None):
 BIAS_GRID = dict(alpha2=(0.1, 0.2, 0.3, 0.5), gap=(0.05, 0.1, 0.2, 0.35))
 
 
-def bias_term_grid_claim(runs=40, seed=0, horizon=1500) -> Claim:
+def bias_term_grid_claims(runs=40, seed=0, horizon=1500) -> list:
     """Over :data:`BIAS_GRID` (Patient Bandits with α_hat = 0.3, as the panel's default): wherever the bias
     term lowers the regret (paired, by more than 3 s.e.), Patient Bandits still ends above uniform random play
-    (by more than 3 s.e.)."""
+    (by more than 3 s.e.); and the term lowers the regret only where the observed means mislead for the whole
+    horizon (:func:`looks_worse_until` = T), and raises it only where they stop misleading before T."""
     g = grid(**BIAS_GRID)
     means = np.stack([np.full(g.size, 0.6), 0.6 + g.gap], axis=1)
     env = Conversions(means, delays=[Pareto(1.0), Pareto(g.alpha2)])
@@ -366,12 +404,24 @@ def bias_term_grid_claim(runs=40, seed=0, horizon=1500) -> Claim:
         return d.mean(axis=-1) / (d.std(axis=-1, ddof=1) / np.sqrt(runs))
 
     helps, costs, above = z(f_p, f_n) > 3, z(f_n, f_p) > 3, z(f_u, f_p) > 3
-    return Claim(f"over the panel's {g.size} instances α₂ ∈ {BIAS_GRID['alpha2']}, Δ ∈ {BIAS_GRID['gap']} "
-                 f"(T = {horizon:,}): wherever the bias term lowers the regret, Patient Bandits still ends above "
-                 "uniform random play", bool(helps.any() and np.all(above[helps])),
-                 f"the term lowers the regret in {int(helps.sum())} instances, raises it in {int(costs.sum())}; of the "
-                 f"{int(helps.sum())}, {int((helps & above).sum())} end above uniform play (each by > 3 s.e., paired), "
-                 f"{runs} runs")
+    mis = np.array([looks_worse_until((0.6, 0.6 + d), (1.0, a), horizon) == horizon
+                    for a, d in zip(g.alpha2, g.gap)]).reshape(helps.shape)
+    n_mis, n_stop = int(mis.sum()), int((~mis).sum())
+    return [Claim(f"over the panel's {g.size} instances α₂ ∈ {BIAS_GRID['alpha2']}, Δ ∈ {BIAS_GRID['gap']} "
+                  f"(T = {horizon:,}): wherever the bias term lowers the regret, Patient Bandits still ends above "
+                  "uniform random play", bool(helps.any() and np.all(above[helps])),
+                  f"the term lowers the regret in {int(helps.sum())} instances, raises it in {int(costs.sum())}; of the "
+                  f"{int(helps.sum())}, {int((helps & above).sum())} end above uniform play (each by > 3 s.e., paired), "
+                  f"{runs} runs"),
+            Claim("over the same instances, the bias term raises the regret in most of those where the observed means "
+                  "stop misleading before T (under round robin, exact) and lowers it in none; it lowers the regret in "
+                  "most of those where they mislead up to T and raises it in none",
+                  bool(not (helps & ~mis).any() and not (costs & mis).any()
+                       and 2 * (costs & ~mis).sum() > n_stop and 2 * (helps & mis).sum() > n_mis),
+                  f"they stop misleading before T in {n_stop} instances: the term raises the regret in "
+                  f"{int((costs & ~mis).sum())}, lowers it in {int((helps & ~mis).sum())}; they mislead up to T in "
+                  f"{n_mis}: it lowers the regret in {int((helps & mis).sum())}, raises it in {int((costs & mis).sum())} "
+                  f"(each by > 3 s.e., paired), {runs} runs")]
 
 
 def below_all(res, a, others, text) -> Claim:
@@ -427,7 +477,7 @@ def live_panel_claims(runs=50, seed=0, horizon=1500) -> list:
                  "T = 3,000)", share, share_se, low=0.5, z=3.0, runs=runs),
         Claim("α₂ = 0.1, Δ = 0.1: under round robin the better arm's expected observed mean is the lower one at every "
               "step up to T = 3,000", until == 3000, f"exact: the last such step up to 3,000 is {until:,}"),
-        bias_term_grid_claim(max(runs // 2, 20), seed, horizon),
+        *bias_term_grid_claims(max(runs // 2, 20), seed, horizon),
     ]
 
 
@@ -755,16 +805,19 @@ def figure5_results(runs=30, seed=0, progress=None):
 
 
 def figure5_isolation(runs=FIG45_RUNS, seed=0, horizon=HORIZON):
-    """Figure 5's instance with the two comparisons that isolate an idea (not in the paper):
-    Patient Bandits (α_hat = 0.5) with and without its bias term, and D-UCB (m = 10) told Pareto(0.7)
-    or the true law of each arm."""
+    """Figure 5's instance with the comparisons that isolate an idea (not in the paper): Patient
+    Bandits (α_hat = 0.5) with and without its bias term; D-UCB (m = 10) told Pareto(0.7) or the true
+    law of each arm; and, from Patient Bandits to D-UCB one idea at a time, UD-UCB (no window) told no
+    delays — Patient Bandits' estimator without the bias term, with D-UCB's width √(log t/(2N_i)) — and
+    UD-UCB told the true laws."""
     key = ("figure5-isolation", runs, seed, horizon)
 
     def compute():
         env = Conversions(FIG45_MEANS, delays=pareto_arms((1.0, 0.3)))
         pols = {"Patient Bandits (α-hat = 0.5)": PatientBandits(0.5), NO_BIAS: PatientBandits(0.5, bias=0.0),
                 "D-UCB (m = 10)": DelayedUCB(Pareto(0.7), window=10),
-                "D-UCB (m = 10), told the true laws": DelayedUCB(pareto_arms((1.0, 0.3)), window=10)}
+                "D-UCB (m = 10), told the true laws": DelayedUCB(pareto_arms((1.0, 0.3)), window=10),
+                UD_NO_DELAYS: DelayedUCB(Fixed(0)), UD_TRUE: DelayedUCB(pareto_arms((1.0, 0.3)))}
         return simulate(env, with_uniform(pols), horizon, runs, seed, checkpoints=CHECKPOINTS)
 
     return _memo(key, compute)
@@ -827,7 +880,15 @@ def figure45_claims(runs=30, seed=0) -> list:
                             text="Figure 5: … under a tenth of the regret it has when told Pareto(0.7)"))
     out.append(lower(iso, true10, "Patient Bandits (α-hat = 0.5)",
                      text="Figure 5: told the true laws, D-UCB (m = 10) then also ends below Patient Bandits "
-                          "(α-hat = 0.5)"))
+                          "(α-hat = 0.5), which differs from it in more than the law (the next two claims)"))
+    # from Patient Bandits without its bias term to D-UCB told the true laws, one idea at a time
+    out.append(ratio_within(iso, UD_NO_DELAYS, NO_BIAS, 0.0, 0.5,
+                            text="Figure 5: the width alone — UD-UCB told no delays (Patient Bandits' estimator, no "
+                                 "bias term, D-UCB's narrower width) ends under half of Patient Bandits without its "
+                                 "bias term"))
+    out.append(ratio_within(iso, UD_TRUE, UD_NO_DELAYS, 0.0, 1 / 3,
+                            text="Figure 5: the law alone — told the true laws, UD-UCB ends under a third of its regret "
+                                 "when told no delays"))
     worst_d = max((n for n in FIG45_NAMES if n.startswith("D-UCB")), key=lambda n: res4.final(n).mean())
     best_p = min((n for n in FIG45_NAMES if n.startswith("Patient")), key=lambda n: res4.final(n).mean())
     out.append(ratio_within(res4, worst_d, best_p, 0.0, 0.5,

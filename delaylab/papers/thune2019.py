@@ -385,7 +385,7 @@ def tradeoff_figure(study):
                              line=dict(color=st["color"], dash=st["dash"], width=2)))
     ys = np.concatenate([np.maximum(tr.y, 0.5) for tr in fig.data])
     b4 = float(study["beta_cor4"])
-    fig.add_trace(go.Scatter(x=[b4, b4], y=[0.5, float(ys.max()) * 1.5], mode="lines", name=f"β of Corollary 4 (corrected): {b4:.0f}",
+    fig.add_trace(go.Scatter(x=[b4, b4], y=[0.5, float(ys.max()) * 1.5], mode="lines", name=f"β of Corollary 4: {b4:.0f}",
                              line=dict(color="#7F7F7F", dash="dot", width=2)))
     fig.update_xaxes(type="log", title_text="threshold β")
     fig.update_yaxes(type="log", title_text="regret / bound terms at T")

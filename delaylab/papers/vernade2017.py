@@ -255,11 +255,14 @@ def summary_figure2(res) -> str:
                       for disc, ours in [("Discarding UCB", "D-UCB"), ("Discarding KL-UCB", "D-KLUCB")]
                       for m, se in [late_difference(res, disc, ours)])
     late = f"after t = {LATE:,}" if res.times[-1] > LATE else "late"
+    early = "; ".join(f"t = {t:,}: " + ", ".join(f"{n} {res.at(n, t).mean():.1f}" for n in FIG2_NAMES if n != UNIFORM)
+                      for t in SHORT if t <= res.times[-1])
+    early = f" Regret on the way: {early}." if early else ""
     return (f"regret at T = {T:,}: {finals}; {UNIFORM} {res.final(UNIFORM).mean():.1f}. Discarding KL-UCB's "
             f"regret at t = {int(res.times[k]):,} is {res.mean('Discarding KL-UCB')[k]:.1f} in every run alike "
             f"({round_robin_cost():.2f} per step of round robin). The delay-corrected policies end below their "
             f"Discarding counterparts by {z[0]:.0f} (KL-UCB) and {z[1]:.0f} (UCB) standard errors of the paired "
-            f"difference. Regret per 1000 steps {late}: {slopes} (paired, with s.e.: {diffs}).")
+            f"difference. Regret per 1000 steps {late}: {slopes} (paired, with s.e.: {diffs}).{early}")
 
 
 def figure2_panel(runs=40, seed=0) -> FigureReproduction:
@@ -576,6 +579,26 @@ def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> l
     ]
 
 
+def slider_claims(at_defaults, wider, slower) -> list:
+    """Notebook §4 (Exercise 1.3's feedback and the guide's slider moves), at the panel's defaults but
+    for one slider: ``wider`` = {m: :func:`comparison` of Discarding KL-UCB and D-KLUCB} for m = 1000 and
+    2000 (Exercise 1.3: Discarding KL-UCB's regret at T about doubles, D-KLUCB's barely moves);
+    ``slower``: D-UCB and D-KLUCB at μ = 1000, against ``at_defaults`` (μ = 500): both regrets rise.
+    Ratios and differences are paired run by run (the same seed and run index)."""
+    out = []
+    for name, low, high, what in [("Discarding KL-UCB", 1.5, 2.5, "about doubles (ratio between 1.5 and 2.5)"),
+                                  ("D-KLUCB", 0.9, 1.1, "barely moves (ratio within a tenth of 1)")]:
+        r, se = _ratio_of_means(wider[2 * WINDOW].final(name), wider[WINDOW].final(name))
+        out.append(claims.estimate(f"Exercise 1.3, m = {WINDOW} → {2 * WINDOW}: {name}'s regret at T {what}", r, se,
+                                   low=low, high=high, z=2, runs=wider[WINDOW].runs))
+    for name in ("D-UCB", "D-KLUCB"):
+        d = np.asarray(slower.final(name), float) - np.asarray(at_defaults.final(name), float)
+        out.append(claims.estimate(f"μ = {MEAN_DELAY} → {2 * MEAN_DELAY}: {name}'s regret at T rises (the "
+                                   "difference)", float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size)), low=0,
+                                   z=3, runs=d.size))
+    return out
+
+
 def below_the_bound_claim(result, name, theta=THETA_L, window=WINDOW, label=None):
     """Notebook §5: ``name`` ends below c·log T, the asymptotic lower bound's curve, at the result's
     horizon (by default θ_L, μ = 500, m = 1000: the panel's defaults; ``window=None``: uncensored)."""
@@ -588,7 +611,8 @@ def below_the_bound_claim(result, name, theta=THETA_L, window=WINDOW, label=None
 
 
 def figure1_claims(results) -> list:
-    """Notebook §6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret, and below c·log T; on θ_H
+    """Notebook §6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret, and below c·log T, and its
+    slope is too noisy to measure the Poisson divergence's loss (:func:`slope_noise_claim`); on θ_H
     within a quarter; every curve below uniform random play."""
     out = []
     for name, _, m in FIG1_PANELS:
@@ -599,11 +623,35 @@ def figure1_claims(results) -> list:
             out.append(claims.ratio_within(res, "UCB", "KLUCB", 2.0, np.inf,
                                            text=f"{where}: {pre}UCB's regret is more than twice {pre}KLUCB's"))
             out.append(below_the_bound_claim(res, "KLUCB", THETA_L, m, label=f"{where}: {pre}KLUCB"))
+            out.append(slope_noise_claim(res, m, where=f"{where}: {pre}KLUCB"))
         else:
             out.append(claims.ratio_within(res, "UCB", "KLUCB", 0.75, 1.25,
                                            text=f"{where}: {pre}UCB and {pre}KLUCB end within a quarter of each other"))
         out += [claims.lower(res, n, UNIFORM, text=f"{where}: {pre}{n} ends below {UNIFORM}") for n in ("UCB", "KLUCB")]
     return out
+
+
+def local_slopes(res, name) -> np.ndarray:
+    """Per run, the regret's growth per unit of log t over the second half of the run:
+    (R(T) − R(T/2))/log 2, the slope a curve c·log t would have there."""
+    T = res.times[-1]
+    return (np.asarray(res.final(name), float) - np.asarray(res.at(name, T / 2), float)) / np.log(2)
+
+
+def slope_noise_claim(res, window, where, runs=100):
+    """Notebook §6 (Figure 1): the Poisson divergence can steepen the KL index's asymptotic slope c by
+    at most c·(1/(1 − τ_mθ*) − 1) on θ_L (:func:`poisson_factor`); the standard error of the KL curve's
+    slope per log t over the second half of the run, scaled from the result's runs to ``runs`` (the
+    button's 100) by sqrt(its runs/runs), is larger than that: the figure cannot measure the loss."""
+    c = lower_bound(THETA_L, window)
+    most = c * (poisson_factor(THETA_L, window) - 1)
+    s = local_slopes(res, "KLUCB")
+    se = float(s.std(ddof=1) / np.sqrt(s.size))
+    scaled = se * np.sqrt(s.size / runs)
+    return claims.estimate(f"{where}: its slope per log t from t = {res.times[-1] / 2:,.0f} to T cannot show the "
+                           f"Poisson divergence's loss: its standard error ({se:.2f} at {s.size} runs, {scaled:.2f} "
+                           f"scaled to {runs}) over the most that loss adds to the asymptotic slope ({most:.2f}) "
+                           "exceeds 1", scaled / most, 0.0, low=1, runs=s.size)
 
 
 def factor_claims(results) -> list:
@@ -643,13 +691,63 @@ def late_difference(res, disc, ours, start=LATE) -> tuple[float, float]:
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
 
 
+#: Figure 2's times before T that notebook 01 compares the pairs at: t = m, 2m, and the live panel's T
+SHORT = (WINDOW, 2 * WINDOW, PANEL_HORIZON)
+#: D-UCB lies above Discarding UCB in Figure 2 (θ_L) from this time to the live panel's T, below it
+#: from UCB_AHEAD on
+UCB_BEHIND, UCB_AHEAD = 1500, 4000
+
+
+def gap_at(res, a, b, t) -> tuple[float, float]:
+    """The regret of ``a`` minus that of ``b`` at the recorded time closest to ``t``, paired run by run:
+    mean and standard error."""
+    d = np.asarray(res.at(a, t), float) - np.asarray(res.at(b, t), float)
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+
+
+def _smallest_z(res, a, b, start, end=np.inf) -> float:
+    """The smallest z-score of b's regret minus a's (paired run by run) over the recorded times from
+    ``start`` to ``end``."""
+    d = res.regret[b] - res.regret[a]
+    z = d.mean(axis=0) / (d.std(axis=0, ddof=1) / np.sqrt(d.shape[0]))
+    return float(z[(res.times >= start) & (res.times <= end)].min())
+
+
+def short_horizon_claims(res) -> list:
+    """Notebook §7 (Figure 2), before T: the paper's faster learning "on horizons of the order of m"
+    (the paper's Section 4.1, as printed) holds for the KL pair, not for the UCB pair. D-KLUCB lies below
+    Discarding KL-UCB at every recorded time from t = m; D-UCB is level with round robin at t = m,
+    above Discarding UCB from :data:`UCB_BEHIND` to the live panel's T = 2500 (the panel's first 40
+    runs meet the same draws: what ticking Discarding UCB there shows), and below it from
+    :data:`UCB_AHEAD` on. None for a result that stops before :data:`UCB_AHEAD`."""
+    T, runs, m = res.times[-1], res.runs, WINDOW
+    if T < UCB_AHEAD:
+        return []
+    level, se = gap_at(res, "D-UCB", "Discarding UCB", m)
+    out = [claims.estimate(f"t = {m:,} (= m): D-UCB's regret is level with Discarding UCB's round robin (D-UCB "
+                           "minus Discarding UCB, within 2 s.e. of 0)", level, se, low=-2 * se, high=2 * se,
+                           runs=runs)]
+    above = _smallest_z(res, "Discarding UCB", "D-UCB", UCB_BEHIND, PANEL_HORIZON)
+    below = _smallest_z(res, "D-UCB", "Discarding UCB", UCB_AHEAD)
+    kl = _smallest_z(res, "D-KLUCB", "Discarding KL-UCB", m)
+    every = "at every recorded time (the smallest paired gap, in s.e.)"
+    out += [claims.estimate(f"from t = {UCB_BEHIND:,} to {PANEL_HORIZON:,} (the live panel's T: tick Discarding UCB at "
+                            f"its defaults), D-UCB lies above Discarding UCB {every}", above, 0.0, low=3, runs=runs),
+            claims.estimate(f"from t = {UCB_AHEAD:,} to T, D-UCB lies below Discarding UCB {every}", below, 0.0, low=3,
+                            runs=runs),
+            claims.estimate(f"from t = {m:,} to T, D-KLUCB lies below Discarding KL-UCB {every}", kl, 0.0, low=3,
+                            runs=runs)]
+    return out
+
+
 def figure2_claims(res) -> list:
     """Notebook §7 (Figure 2): the delay-corrected policies end below Discarding; late in the run,
     Discarding KL-UCB's regret still grows faster than D-KLUCB's (it has not caught up by T: the
     paper's "only after a large number of rounds" is consistent, its catch-up not observed), while
     Discarding UCB's and D-UCB's growth rates are not significantly different (no evidence either
-    way)."""
-    out = [claims.lower(res, "D-KLUCB", "Discarding KL-UCB"), claims.lower(res, "D-UCB", "Discarding UCB")]
+    way). Before T: :func:`short_horizon_claims`."""
+    out = [claims.lower(res, "D-KLUCB", "Discarding KL-UCB"), claims.lower(res, "D-UCB", "Discarding UCB"),
+           *short_horizon_claims(res)]
     for disc, ours, level in [("Discarding UCB", "D-UCB", True), ("Discarding KL-UCB", "D-KLUCB", False)]:
         mean, se = (1000 * x for x in late_difference(res, disc, ours))
         runs = res.runs

@@ -12,10 +12,9 @@ D_β ≤ D, Theorem 3 gives R_T ≤ 4eβ ln K + (eKT/2 + (1 + 4e)D)/(4eβ); the 
 
     β = √((eKT/2 + (1 + 4e)D) / (16e² ln K)),
 
-where the bound is the corollary's 2√((KTe/2 + (1 + 4e)D) ln K). This β is *corrected*: as far as our
-copy shows, the paper prints β with the numerator eKT/2 + D (:func:`corollary4_beta_printed`), which
-leaves out the 4eD of the skipped rounds and does not give the stated bound when D > 0
-(docs/readings.md, paper 5).
+where the bound is the corollary's 2√((KTe/2 + (1 + 4e)D) ln K). This is the paper's β (*our reading*
+of a display our copy scrambles): the paper writes it nested, β = √(((eKT/2 + D)/(4e) + D)/(4e ln K)),
+which multiplies out to the form above (docs/readings.md, paper 5).
 
 Doubling (delays at action time) tunes β without knowing T or D: epochs m with ω_m = 2^m,
 β_m = √ω_m/(4e ln K), η_m = 1/(4eβ_m) (Eq. 5: with it, Eq. 6 makes each of the three terms of
@@ -91,24 +90,13 @@ class DoublingState(NamedTuple):
 
 
 def corollary4_beta(n_arms: int, horizon: int, total_delay: float) -> float:
-    r"""β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), the threshold of Corollary 4 (T and D known),
-    corrected: it balances the two terms 4eβ ln K and (eKT/2 + (1 + 4e)D)/(4eβ) of Theorem 3's
-    bound, where that bound is the corollary's (see :func:`corollary4_beta_printed`)."""
+    r"""β = √((eKT/2 + (1 + 4e)D)/(16e² ln K)), the threshold of Corollary 4 (T and D known): it
+    balances the two terms 4eβ ln K and (eKT/2 + (1 + 4e)D)/(4eβ) of Theorem 3's bound. The paper
+    writes it √(((eKT/2 + D)/(4e) + D)/(4e ln K)), the same number (our reading of its display)."""
     K = check_int("n_arms", n_arms, low=2)
     T = check_int("horizon", horizon, low=1)
     D = float(check_real("total_delay", total_delay, low=0.0, ndim=(0,)))
     return math.sqrt((E * K * T / 2 + (1 + 4 * E) * D) / (16 * E * E * math.log(K)))
-
-
-def corollary4_beta_printed(n_arms: int, horizon: int, total_delay: float) -> float:
-    r"""√((eKT/2 + D)/(16e² ln K)): Corollary 4's β as printed, as far as our copy shows (numerator
-    eKT/2 + D, (4e)² ln K below). It leaves out the 4eD that the skipped rounds add
-    (|S_β| ≤ D/β = 4eD/(4eβ)), so it does not give the corollary's bound when D > 0;
-    :func:`corollary4_beta` is the corrected β, the one delaylab uses. Kept for the comparison."""
-    K = check_int("n_arms", n_arms, low=2)
-    T = check_int("horizon", horizon, low=1)
-    D = float(check_real("total_delay", total_delay, low=0.0, ndim=(0,)))
-    return math.sqrt((E * K * T / 2 + D) / (16 * E * E * math.log(K)))
 
 
 class Skipper(Policy):
@@ -140,7 +128,7 @@ class Skipper(Policy):
 
     @classmethod
     def corollary4(cls, n_arms: int, horizon: int, delays) -> "Skipper":
-        """Skipper(β, DEW(1/(4eβ), β)) with Corollary 4's β (corrected, :func:`corollary4_beta`), from
+        """Skipper(β, DEW(1/(4eβ), β)) with Corollary 4's β (:func:`corollary4_beta`), from
         the delays (T and D known)."""
         d = check_real("delays", delays, low=0.0, ndim=(1,))[:horizon]
         return cls(beta=corollary4_beta(n_arms, horizon, d.sum()))
