@@ -110,3 +110,44 @@ def test_a_figure_set_up_late_shows_what_the_kernel_drew(browser, tmp_path):  # 
     finally:
         page.close()
         server.close()
+
+
+def test_a_save_button_set_up_late_still_downloads(browser, tmp_path):  # noqa: F811
+    # the same busy page for a "save figure" button's downloader (delaylab.viz.save): its file
+    # travels in a message from the kernel, which anywidget would drop
+    source, flag, again = tmp_path / "source", tmp_path / "go", tmp_path / "again"
+    source.mkdir()
+    code = cells(flag, again)[:3] + [
+        "from delaylab.viz.save import SaveButton\nbutton = SaveButton(first, 'late-save')\nbutton.widget",
+        wait_for(again),
+        "html = button.save()",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in code], metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nbformat.write(nb, source / "save.ipynb")
+    server, _ = lab_server(tmp_path, "lab-late-save.log", source=source)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    page.add_init_script(SLOW_ONCE)
+    collect_errors(page)
+    downloads = []
+    page.on("download", lambda d: downloads.append(d))
+    try:
+        page.goto(f"{server.url}/lab/tree/save.ipynb", timeout=120_000)
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        _wait_kernel(server, "idle")
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_function(FIRST_DRAWN, timeout=120_000, polling=200)
+        page.evaluate("globalThis.__delaylab_slow_once = true")
+        flag.touch()
+        page.wait_for_function("() => globalThis.__delaylab_slow_once === false", timeout=60_000, polling=200)
+        time.sleep(3.0)  # anywidget's 2 s are over
+        again.touch()
+        deadline = time.time() + 60
+        while not downloads and time.time() < deadline:
+            page.wait_for_timeout(200)
+        print(f"\ndownloads: {[d.suggested_filename for d in downloads]}; page errors: {page.errors}")
+        assert [d.suggested_filename for d in downloads] == ["late-save.html"], page.errors
+    finally:
+        page.close()
+        server.close()

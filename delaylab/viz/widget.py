@@ -63,7 +63,22 @@ from . import plotlyjs
 from .describe import describe
 from .theme import THEME_JS
 
-_LOADER = THEME_JS + r"""
+#: JavaScript: ``takeMessages(model)`` hands a model's messages from the kernel to ipywidgets' own
+#: handler, without anywidget's wait for the model's module: anywidget (0.11) drops them all
+#: once a model took over 2 s to load (a busy or slow page). The model is found by its id
+#: (:class:`SelfIdentified`); resolves to it, or to null for a model without one.
+TAKE_MESSAGES_JS = r"""
+async function takeMessages(model) {
+  const id = model.get("_self_id");
+  const real = id ? await model.widget_manager.get_model(id) : null;
+  const handle = real && Object.getPrototypeOf(Object.getPrototypeOf(real))._handle_comm_msg;
+  if (!real?.comm || typeof handle !== "function") return null;
+  real.comm.on_msg((msg) => handle.call(real, msg));
+  return real;
+}
+"""
+
+_LOADER = THEME_JS + TAKE_MESSAGES_JS + r"""
 // plotly's widget module, imported once per page for all figures (keyed by its URL or its shared model).
 const MODULES = (globalThis[Symbol.for("delaylab.plotly-widget")] ??= new Map());
 
@@ -106,19 +121,9 @@ function inTurn(draw) {
 // ("[anywidget] Failed to initialize model.", a busy or slow page) it drops every message the kernel
 // sends the model, and the figure is drawn from the state it was created with: blank, if the kernel
 // filled it afterwards, and deaf to every later update. So each figure takes its model's messages in
-// hand (ipywidgets' own handler, without anywidget's wait) and tells the kernel which revision of the
-// figure it holds; the kernel sends the full figure if that is not the latest ("delaylab-synced"),
-// and the views are drawn again from it.
-async function takeMessages(model) {
-  const id = model.get("_self_id");
-  const real = id ? await model.widget_manager.get_model(id) : null;
-  const handle = real && Object.getPrototypeOf(Object.getPrototypeOf(real))._handle_comm_msg;
-  if (!real?.comm || typeof handle !== "function") return null;  // another anywidget: leave it be
-  real.comm.on_msg((msg) => handle.call(real, msg));
-  model.send({ kind: "delaylab-sync", revision: model.get("_revision") });
-  return real;
-}
-
+// hand (TAKE_MESSAGES_JS) and tells the kernel which revision of the figure it holds; the kernel
+// sends the full figure if that is not the latest ("delaylab-synced"), and the views are drawn
+// again from it.
 // The figure's text alternative (delaylab.viz.describe, synced as _description) as the accessible
 // name of its view, a figure (not an image: it holds plotly's mode-bar buttons, which stay
 // reachable); its SVG, tick labels and legend entries, is hidden from screen readers, which read
@@ -148,7 +153,10 @@ export default () => {
   let taken;   // the model (ipywidgets'), once its messages are in hand: a promise
   return {
     initialize({ model }) {
-      taken = takeMessages(model);
+      taken = takeMessages(model).then((real) => {
+        if (real) model.send({ kind: "delaylab-sync", revision: model.get("_revision") });
+        return real;
+      });
       taken.catch((error) => console.error("[delaylab] a figure's messages could not be taken in hand", error));
       // not awaited: anywidget drops the messages of a model that takes over 2 s here
       figure = plotlyModule(model).then(async (module) => {
@@ -303,7 +311,20 @@ def basic_module() -> str | None:
     return None if traces is None else module.decode()
 
 
-class FigureWidget(go.FigureWidget):
+class SelfIdentified(traitlets.HasTraits):
+    """A widget whose model id is chosen before its comm opens and synced as ``_self_id``, so that
+    its module in the page finds its model (:data:`TAKE_MESSAGES_JS`). Put it first among the
+    widget's bases."""
+
+    _self_id = traitlets.Unicode().tag(sync=True)
+
+    def open(self):
+        if self.comm is None and self._model_id is None:
+            self._model_id = self._self_id = uuid.uuid4().hex
+        super().open()
+
+
+class FigureWidget(SelfIdentified, go.FigureWidget):
     """``go.FigureWidget`` that shares plotly's JavaScript with the other figures on the page.
 
     Use it exactly like ``go.FigureWidget`` (``FigureWidget(fig)``, ``batch_update()``, direct
@@ -322,7 +343,6 @@ class FigureWidget(go.FigureWidget):
     _plotly_url = traitlets.Unicode().tag(sync=True)  # the static module's URL, or ""
     _plotly_code = traitlets.Unicode().tag(sync=True)  # else "IPY_MODEL_<id>" of the shared code
     _description = traitlets.Unicode().tag(sync=True)  # the text alternative (delaylab.viz.describe)
-    _self_id = traitlets.Unicode().tag(sync=True)  # this model's id: the loader finds the model by it
     _revision = traitlets.Int(0).tag(sync=True)  # counts the updates sent: what a page has seen
 
     def __init__(self, data=None, *args, **kwargs):
@@ -343,11 +363,8 @@ class FigureWidget(go.FigureWidget):
         figure (its data, layout and text alternative), not filled by messages after it (plotly
         opens it empty, then sends them). A page that drops a new model's messages (see the
         module's loader) still draws the figure as it was made."""
-        if not getattr(self, "_complete", True):
-            return
-        if self.comm is None and self._model_id is None:
-            self._model_id = self._self_id = uuid.uuid4().hex
-        super().open()
+        if getattr(self, "_complete", True):
+            super().open()
 
     def _page_message(self, _widget, content, _buffers) -> None:
         """A view's loader said which revision it holds (``delaylab-sync``): if not the latest, send
