@@ -245,16 +245,24 @@ def cmd_test(args) -> None:
     if "-m" in args:  # the caller chose which tests
         run([PY, "-m", "pytest", *workers, *nbval, *args], env=jupyter_env())
         return
-    # Everything but the browser, on every core; then the browser tests alone, on a quiet machine:
-    # they measure what a visitor sees (drawing, a slider's redraw), which the notebooks executed
-    # alongside would slow down and, under heavy load, disturb (see tests/test_browser.py).
-    run([PY, "-m", "pytest", *workers, *nbval, "-m", "not browser", *args], env=jupyter_env())
+    # Everything but the browser, on every core; then the browser tests. Those marked ``timing`` print
+    # what a visitor or a student waits for (first figures, first visits after a start, a hub): they
+    # run alone, last, on a quiet machine, as the notebooks executed alongside would slow them down
+    # and, under heavy load, disturb them (see tests/test_browser.py). The other browser tests check
+    # what a page shows (drawing, layout, accessibility, the decks) with generous time limits, and run
+    # two at a time (pytest-xdist groups keep a module's server and chromium in one worker).
+    run([PY, "-m", "pytest", *workers, *nbval, "-m", "not browser", "--durations=15", *args], env=jupyter_env())
     # (the ten-visitor load check is a benchmark: `tasks.py bench visitors`)
-    browser = ["-m", "browser and not load"]
-    say(" ".join([str(PY), "-m", "pytest", *browser, *args]))
-    code = subprocess.run([str(PY), "-m", "pytest", *browser, *args], cwd=ROOT, env=jupyter_env()).returncode
-    if code not in (0, 5):  # 5: the arguments selected no browser test
-        sys.exit(code)
+    phases = [["-m", "browser and not load and not timing", "-n", "2", "--dist", "loadgroup"],
+              ["-m", "browser and timing and not load"]]
+    codes = []
+    for phase in phases:
+        cmd = [str(PY), "-m", "pytest", *phase, "--durations=15", *args]
+        say(" ".join(cmd))
+        codes.append(subprocess.run(cmd, cwd=ROOT, env=jupyter_env()).returncode)
+    failed = [c for c in codes if c not in (0, 5)]  # 5: the arguments selected no test of that phase
+    if failed:
+        sys.exit(failed[0])
 
 
 def cmd_bench(args) -> None:

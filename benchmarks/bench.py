@@ -12,7 +12,8 @@ for a 2-core machine. Nothing here is a test: timings vary with the load of the 
 `python3 tasks.py bench paper3 scaling` runs only the named sections. `soak` (issue 29: ten
 minutes of steady visitors on a `--public` server, bench_soak.py), `start` (each notebook's first
 visit after a server start, bench_start.py) and `runall` (a student's Run All in JupyterLab in
-chromium, bench_runall.py) run only when named, with their options after their name:
+chromium, bench_runall.py) and `extension` (dashboards inside a Jupyter server, with its spare
+kernel and without, bench_extension.py) run only when named, with their options after their name:
 `python3 tasks.py bench soak --minutes 2`.
 """
 
@@ -349,6 +350,14 @@ def runall(argv):
     bench_runall.main(argv)
 
 
+def extension(argv):
+    """A dashboard inside a Jupyter server (a hub's, Binder's): where its time goes, with the
+    extension's spare kernel and without (benchmarks/bench_extension.py, issue 35)."""
+    import bench_extension
+
+    bench_extension.main(argv)
+
+
 def soak(argv):
     """Steady visitors on a `--public` dashboard server (benchmarks/bench_soak.py, issue 29):
     time to a visitor's widget state against its budgets, and whether the server's kernels,
@@ -378,9 +387,10 @@ SECTIONS = {
     "soak": soak,  # steady visitors on a --public server for ten minutes: only when named
     "start": start,  # a server started ten times, a notebook visited at once: only when named
     "runall": runall,  # JupyterLab and chromium, Run All of each notebook: only when named
+    "extension": extension,  # dashboards inside a Jupyter server, spare kernel or not: only when named
 }
 #: sections that take options (the arguments after their name) and run only when named
-WITH_OPTIONS = {"soak", "start", "runall"}
+WITH_OPTIONS = {"soak", "start", "runall", "extension"}
 
 
 def main(argv):

@@ -10,8 +10,8 @@ of the pseudo-regret Σ_t Δ_{A_t} (what delaylab plots) against log T:
 * Theorem 3 (censored at m): d_k = d(τ_m θ_k, τ_m θ*) — the lower bound of the scaled bandit
   (τ_m θ_k)_k, raised by small windows or long delays.
 
-The paper states Theorem 3 for its R(T), which it does not define (our reading: its L(T) of Eq. 3,
-which counts only the conversions seen); each term carries a factor τ_m, as printed:
+The paper states Theorem 3 for its R(T), which it does not define; its proof (Appendix B) bounds L(T)
+of Eq. 3, which counts only the conversions seen. Each term carries a factor τ_m, as printed:
 that version is ``censored_slope(..., paper_regret=True)``. These are asymptotic statements
 (T → ∞): at finite horizons the curves may well lie below c·log T.
 """
@@ -40,7 +40,7 @@ def censored_slope(means, tau_m: float, paper_regret: bool = False) -> float:
     r"""Σ_{k: θ_k < θ*} (θ* − θ_k) / d(τ_m θ_k, τ_m θ*)  (Theorem 3, window m, τ_m = P(D ≤ m)).
 
     With ``paper_regret=True`` each term is multiplied by τ_m, as printed in the paper for its
-    R(T) (our reading: its L(T)).
+    R(T) (its L(T), Appendix B).
     """
     th, best = _suboptimal(means)
     slope = np.sum((best - th) / kl_bernoulli(tau_m * th, tau_m * best))

@@ -17,8 +17,9 @@ on their own devices; and the worst case, ten pages drawn by one chromium on the
 Lecture mode: the slides in RISE and, live, on the dashboards' server (``?template=reveal``: every
 notebook's slides on screen at 1280×720 and 1920×1080, offline, ``slides.txt``).
 
-New notebooks are picked up automatically. ``tasks.py test`` runs these tests after the others,
-on a quiet machine. ``python3 tasks.py test`` installs chromium (as root, with apt-get) and
+New notebooks are picked up automatically. ``tasks.py test`` runs these tests after the others:
+those marked ``timing`` (what a visitor waits for: first figures, first visits after a start, the
+load check, a real hub) alone and last, the others two at a time. ``python3 tasks.py test`` installs chromium (as root, with apt-get) and
 playwright; without a browser these tests fail with a message saying so.
 
 Any JavaScript error fails a test, including anywidget's "Failed to initialize model.": with
@@ -60,6 +61,18 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-background-timer-throttling"]
 
 pytestmark = pytest.mark.browser
+
+
+def worker_suffix() -> str:
+    """``-gw1`` in pytest-xdist's worker gw1 (`tasks.py test` runs the browser tests that are not
+    marked ``timing`` two at a time), so that two workers' servers keep separate logs; else ``""``."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return f"-{worker}" if worker else ""
+
+
+#: pytest-xdist's groups (``--dist loadgroup``): the dashboards and the lecture decks each share a
+#: server and a chromium in one worker, and the decks' table (slides.txt) gathers all of them
+DASHBOARDS, DECKS = pytest.mark.xdist_group("dashboards"), pytest.mark.xdist_group("decks")
 
 # The dashboards' kernels read and fill the sweep cache (delaylab/serve/kernel.py): a fresh one
 # for the dashboard servers of this test session (so that the first server start below is a true
@@ -179,7 +192,7 @@ def assert_no_output_lost(server):
 
 @pytest.fixture(scope="module")
 def voila():
-    server = dashboard_server("voila-server.log")
+    server = dashboard_server(f"voila-server{worker_suffix()}.log")
     yield server
     server.close()
     assert_no_output_lost(server)
@@ -422,6 +435,7 @@ def change_first_selection(page):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@DASHBOARDS
 def test_dashboard_loads_draws_and_responds(voila, browser, path):
     page = open_dashboard(browser, f"{voila.url}/voila/render/{path.name}")
     try:
@@ -482,6 +496,7 @@ def test_dashboard_loads_draws_and_responds(voila, browser, path):
         page.close()
 
 
+@DASHBOARDS
 def test_dashboard_figures_are_described_and_follow_the_dark_theme(voila, browser):
     """Every figure's view is named, for a screen reader, by its text alternative (delaylab.viz.describe,
     synced by the FigureWidget); a reader whose system asks for dark pages gets JupyterLab's dark
@@ -528,6 +543,7 @@ def test_dashboard_figures_are_described_and_follow_the_dark_theme(voila, browse
         context.close()
 
 
+@DASHBOARDS
 def test_index_links_to_every_paper_notebook(voila, browser):
     page = open_dashboard(browser, f"{voila.url}/voila/render/00_index.ipynb")
     try:
@@ -541,6 +557,7 @@ def test_index_links_to_every_paper_notebook(voila, browser):
         page.close()
 
 
+@DASHBOARDS
 def test_the_readings_link_opens_a_readable_page_on_a_phone_and_in_the_dark(voila, browser):
     """The index's link to the readings (``../docs/readings.md``, as in JupyterLab) opens the
     document as a page: WCAG 2.1 AA by axe-core, light and dark, no sideways scrolling at 390 px."""
@@ -562,6 +579,7 @@ def test_the_readings_link_opens_a_readable_page_on_a_phone_and_in_the_dark(voil
             other.close()
 
 
+@DASHBOARDS
 def test_a_page_whose_widgets_are_not_found_reloads_itself_once(voila, browser):
     """A page whose widget views name models its kernel does not have ("widget model not found":
     the figures and controls stay error messages) reloads itself once (the delaylab template),
@@ -608,6 +626,7 @@ def reload_once(page, url, served):
         page.close()
 
 
+@pytest.mark.timing
 def test_several_dashboards_at_once_all_render(voila, browser):
     """Bounded load check: three pages of notebook 01 at once, no JavaScript error; then a slider
     moved on each page in turn redraws that page's figure (each latency is reported)."""
@@ -853,6 +872,7 @@ def table(title, header, rows):
     return text
 
 
+@pytest.mark.timing
 def test_first_figure_cold_and_warm_slider_latency_and_no_kernel_left(browser):
     """Per notebook, the time until its title and its first figure show: right after a server
     start (every notebook opened at once), then warm (a preheated kernel waiting), and the
@@ -944,6 +964,7 @@ def test_first_figure_cold_and_warm_slider_latency_and_no_kernel_left(browser):
     assert after["visitor_kernels"] == 0 and after["kernel_processes"] == after["kernels"] == len(NOTEBOOKS)
 
 
+@pytest.mark.timing
 def test_first_visit_of_each_notebook_right_after_a_start_with_a_class_on_its_own_devices(browser):
     """Per notebook: the server just started (the sweep cache filled, as after
     ``python -m delaylab.serve.precompute`` or an earlier start), and at once the notebook is
@@ -1607,6 +1628,7 @@ def assert_the_guide_s_slide_view_is_the_deck(path, heads, n_total):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@DECKS
 def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
     """The live slides (``?template=reveal`` on the dashboards' server), per notebook, opened at
     one of 1280×720 and 1024×768 and resized to the other, then to 1920×1080: no request to
@@ -1766,6 +1788,7 @@ def test_lecture_mode_live_slides_fit_the_screen_offline(voila, browser, path):
         page.close()
 
 
+@DECKS
 def test_lecture_mode_a_reload_comes_back_to_the_same_slide(voila, browser):
     """A lecturer who reloads the slides (a fresh kernel) in the middle of a lecture gets the
     title slide while the cells execute, then the slide they were on once it has arrived."""
@@ -1808,6 +1831,7 @@ def pdf_pages(data: bytes) -> dict:
     return {"pages": pages, "images": images, "outline": titles}
 
 
+@DECKS
 def test_lecture_mode_a_pdf_of_a_deck_for_a_room_without_a_server(voila, browser, tmp_path):
     """The backup for a room without a server (``python3 tasks.py slides --pdf``, tools/slides_pdf.py)
     of the index notebook's deck: a page per screen of the walk with →, from the title slide to the

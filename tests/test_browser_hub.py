@@ -32,7 +32,7 @@ import test_browser as dashboards
 from test_binder import SYSTEM_PYTHON, environment, is_root
 from test_browser import ARTIFACTS, NOTEBOOKS, ROOT, Server, browser  # noqa: F401  (browser: a fixture)
 
-pytestmark = [pytest.mark.browser,
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("extension"),  # one server for the module
               pytest.mark.skipif(not is_root() or not Path(SYSTEM_PYTHON).exists(),
                                  reason="the environment is built by a non-root user it creates (tests/test_binder.py)")]
 
@@ -134,7 +134,9 @@ def test_the_server_extension_s_dashboard_is_delaylab_serve_s(hub, browser, path
     assert modules and all(u.startswith(f"{hub.origin}{BASE}delaylab/static/") for u in modules), modules
     assert any("/voila/templates/delaylab/" in u for u in record["requests"])  # delaylab's template
     line = (f"{path.stem[:28]:28}  title {record['seen'].get('title', float('nan')):5.2f} s  first figure "
-            f"{record['seen'].get('figure', float('nan')):5.2f} s  requests {len(record['requests'])}")
+            f"{record['seen'].get('figure', float('nan')):5.2f} s  requests {len(record['requests'])}  "
+            f"(load average {os.getloadavg()[0]:.1f}: `tasks.py test` runs this beside another browser test; "
+            "tests/test_hub.py and `tasks.py bench` time a quiet machine)")
     print("\nserver extension (JupyterLab's Voila, fresh kernel per page):", line)
     with open(REPORT, "a") as f:
         f.write(line + "\n")

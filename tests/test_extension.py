@@ -166,3 +166,307 @@ def test_the_module_made_in_a_separate_process_is_the_dashboards_module():
     name, content = out.split(b"\n", 1)
     expected_name, expected, _ = dashboard_module()
     assert name.decode() == expected_name and content == expected
+
+
+# ============================================================================ the spare kernel, in a real server
+PROBE_CELL = """import json, os, resource, sys
+print("PROBE" + json.dumps({"pid": os.getpid(), "pgid": os.getpgid(0), "cwd": os.getcwd(), "argv": sys.argv,
+      "env": {k: os.environ.get(k) for k in ("QUERY_STRING", "SERVER_SOFTWARE", "JPY_PARENT_PID",
+              "DELAYLAB_DEFAULT_CACHE", "DELAYLAB_KERNEL_MEMORY_MB", "NUMBA_NUM_THREADS", "DELAYLAB_SPARE_READY_FD")},
+      "rlimit_as": resource.getrlimit(resource.RLIMIT_AS)[0],
+      "shell": type(get_ipython()).__name__}) + "PROBE")"""
+
+
+def dashboard_kernels(server_pid: int) -> dict:
+    """The server's dashboard kernel processes: {pid: whether it is a spare not handed over yet
+    (its command line still says --spare: a handed-over spare's does too, see ``probe``)}."""
+    from processes import children
+
+    out = {}
+    for pid in children(server_pid):
+        try:
+            cmd = (Path("/proc") / str(pid) / "cmdline").read_bytes().decode().split("\0")
+        except OSError:
+            continue
+        if "delaylab.serve.kernel" in cmd:
+            out[pid] = "--spare" in cmd
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_until(predicate, timeout=120, what=""):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
+class JupyterServer:
+    """``jupyter server`` with delaylab's extension (the repository's jupyter-config) on a free
+    loopback port, a notebook printing what its kernel is (:data:`PROBE_CELL`) in its root."""
+
+    def __init__(self, tmp_path: Path, *args: str):
+        import socket
+        import tempfile
+        import time
+        import urllib.request
+
+        self.root = tmp_path / "home"
+        (self.root / "course").mkdir(parents=True, exist_ok=True)
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Probe"),
+                                             nbformat.v4.new_code_cell(PROBE_CELL)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, self.root / "course" / "probe.ipynb")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.runtime = tempfile.mkdtemp(prefix="dlx", dir="/tmp")  # short: Unix sockets
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DELAYLAB_")}
+        env.update(JUPYTER_CONFIG_PATH=str(ROOT / "jupyter-config"), JUPYTER_RUNTIME_DIR=self.runtime,
+                   DELAYLAB_CACHE=str(tmp_path / "cache"))
+        self.log_path = tmp_path / f"server-{self.port}.log"
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "jupyter", "server", "--no-browser", f"--port={self.port}",
+                                      "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--allow-root",
+                                      f"--ServerApp.root_dir={self.root}", "--ServerApp.disable_check_xsrf=True", *args],
+                                     stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/api/status", timeout=2)
+                break
+            except Exception:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.close()
+                    raise AssertionError(self.log_path.read_text()[-3000:]) from None
+                time.sleep(0.2)
+
+    def page(self, query: str = "") -> dict:
+        """What the probe notebook's Voila page says its kernel is."""
+        import re
+        import urllib.request
+
+        with urllib.request.urlopen(f"{self.url}/voila/render/course/probe.ipynb{query}", timeout=300) as r:
+            html = r.read().decode()
+        found = re.search(r"PROBE(\{.*?\})PROBE", html.replace("&#34;", '"').replace("&quot;", '"'))
+        assert found, html[-2000:]
+        return json.loads(found.group(1))
+
+    def kernels(self) -> list:
+        import urllib.request
+
+        with urllib.request.urlopen(f"{self.url}/api/kernels", timeout=10) as r:
+            return json.loads(r.read())
+
+    def delete_kernel(self, kernel_id: str) -> None:
+        import urllib.request
+
+        urllib.request.urlopen(urllib.request.Request(f"{self.url}/api/kernels/{kernel_id}", method="DELETE"),
+                               timeout=60).read()
+
+    def close(self) -> None:
+        import shutil
+
+        from processes import stop
+
+        stop(self.proc)
+        self.log.close()
+        shutil.rmtree(self.runtime, ignore_errors=True)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups, /proc: POSIX only")
+def test_a_voila_page_s_kernel_is_the_spare_handed_its_page_and_nothing_outlives_the_server(tmp_path):
+    server = JupyterServer(tmp_path, "--DashboardKernelSpecManager.memory_mb=3000")
+    try:
+        spare = wait_until(lambda: [p for p, s in dashboard_kernels(server.proc.pid).items() if s], 120,
+                           "a spare kernel started with the server")[0]
+        seen = server.page("?seed=7")
+        # the page's kernel is the spare, as a kernel started for this page would be
+        assert seen["pid"] == spare and seen["pgid"] == spare  # its own process group (signals, kill)
+        assert seen["cwd"] == str(server.root / "course")
+        assert seen["argv"][1] == "-f" and seen["argv"][2].endswith(".json") and len(seen["argv"]) == 3
+        env = seen["env"]
+        assert env["QUERY_STRING"] == "seed=7" and env["SERVER_SOFTWARE"].startswith("voila/")
+        assert env["JPY_PARENT_PID"] == str(server.proc.pid) and env["DELAYLAB_SPARE_READY_FD"] is None
+        assert env["DELAYLAB_DEFAULT_CACHE"] == str(tmp_path / "cache") and env["NUMBA_NUM_THREADS"] == "1"
+        assert env["DELAYLAB_KERNEL_MEMORY_MB"] == "3000" and seen["rlimit_as"] == 3000 * 2**20
+        assert seen["shell"] == "ZMQInteractiveShell"
+        # a new spare behind it, which the next page gets
+        second = wait_until(lambda: [p for p, s in dashboard_kernels(server.proc.pid).items() if s and p != spare],
+                            120, "a new spare")[0]
+        again = server.page("?seed=8")
+        assert again["pid"] == second and again["env"]["QUERY_STRING"] == "seed=8"
+        # the server stops a spare's kernel as any kernel (the provisioner holds its process)
+        kernels = server.kernels()
+        assert len(kernels) == 2
+        for kernel in kernels:
+            server.delete_kernel(kernel["id"])
+        wait_until(lambda: not alive(spare) and not alive(second), 30, "the pages' kernels stopped")
+        third = wait_until(lambda: list(dashboard_kernels(server.proc.pid)), 120, "the third spare")
+        assert "Traceback" not in server.log_path.read_text()
+    finally:
+        server.close()
+    assert server.proc.returncode is not None
+    assert not [p for p in third if alive(p)]  # the server's stop stopped its spare
+
+
+HOLDER = """import logging, os, sys, time
+from delaylab.serve.spare import SpareDashboardKernel
+spares = SpareDashboardKernel(lambda: {**os.environ, "DELAYLAB_WARMUP": "0"}, log=logging.getLogger())
+assert spares.wait_ready(120)
+print(spares.spare.process.pid, flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups, /proc: POSIX only")
+def test_a_spare_exits_when_its_server_is_killed_and_none_starts_when_disabled():
+    import signal
+
+    from traitlets.config import Config
+
+    from delaylab.serve.spare import SpareDashboardKernel
+
+    # a server killed without a word (SIGKILL: no clean-up ran): its spare exits by itself
+    server = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True)
+    try:
+        spare = int(server.stdout.readline())
+        assert alive(spare)
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+        wait_until(lambda: not alive(spare), 60, "the spare gone with its server")
+    finally:
+        server.kill()
+        server.wait(10)
+        server.stdout.close()
+    # switched off in the server's configuration: no spare is ever started
+    off = SpareDashboardKernel(lambda: dict(os.environ), config=Config({"SpareDashboardKernel": {"enabled": False}}))
+    assert not off.wait_ready(1.0) and off.spare is None
+    assert off.take([sys.executable, "-m", "delaylab.serve.kernel", "-f", "k.json"], dict(os.environ), None) is None
+    assert off.spare is None
+
+
+def test_a_kernel_starts_as_before_when_the_spare_does_not_fit_and_jupyterlab_s_never_take_it(tmp_path):
+    import asyncio
+    import logging
+
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+
+    from delaylab.serve.spare import SpareDashboardKernel
+
+    base = {**os.environ, "DELAYLAB_WARMUP": "0"}
+    spares = SpareDashboardKernel(lambda: dict(base), cwd=str(tmp_path), log=logging.getLogger("test"))
+    page = {**base, "SERVER_SOFTWARE": "voila/0.5.13", "QUERY_STRING": "a=1", "VOILA_BASE_URL": "/",
+            "JPY_PARENT_PID": str(os.getpid())}
+    cmd = [sys.executable, "-m", "delaylab.serve.kernel", "-f", str(tmp_path / "kernel.json")]
+    try:
+        assert spares.wait_ready(120)
+        first = spares.spare.process
+        # another environment than the spare's (a setting changed since it started): started as usual
+        assert spares.take(cmd, {**page, "DELAYLAB_SOLUTIONS": "off"}, tmp_path) is None
+        assert first.poll() is not None  # that spare stopped, a new one on its way
+        assert spares.wait_ready(120)
+        second = spares.spare.process
+        assert second.pid != first.pid
+        # another command (a kernel of another launcher): as usual, and the spare is replaced
+        assert spares.take([sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"], page, tmp_path) is None
+        assert spares.wait_ready(120)
+        # a spare that died: as usual
+        third = spares.spare.process
+        third.kill()
+        third.wait(10)
+        assert spares.take(cmd, page, tmp_path) is None
+        assert spares.wait_ready(120)
+        # a JupyterLab kernel (no Voila page) never takes it, through the provisioner
+        fourth = spares.spare.process
+        monkey = pytest.MonkeyPatch()
+        monkey.setattr(extension.DashboardProvisioner, "spares", spares)
+        monkey.setattr(extension.DashboardProvisioner, "kernel_settings", None)
+        spec = KernelSpecManager().get_kernel_spec("python3")
+
+        async def lab_kernel():
+            km = AsyncKernelManager(kernel_name="python3", connection_file=str(tmp_path / "lab.json"))
+            provisioner = extension.DashboardProvisioner(kernel_id="lab", kernel_spec=spec, parent=km)
+            kwargs = await provisioner.pre_launch(env={**base, "JPY_SESSION_NAME": "01.ipynb"}, cwd=str(tmp_path))
+            await provisioner.launch_kernel(kwargs.pop("cmd"), **kwargs)
+            pid = provisioner.pid
+            await provisioner.kill()
+            await provisioner.wait()
+            return pid
+
+        try:
+            assert asyncio.run(lab_kernel()) != fourth.pid
+        finally:
+            monkey.undo()
+        assert spares.spare.process is fourth and fourth.poll() is None
+        # the page's kernel: the spare, whatever the page's own variables say
+        taken = spares.take(cmd, {**page, "QUERY_STRING": "b=2", "SERVER_PORT": "1"}, tmp_path)
+        assert taken is fourth
+        # it runs ipykernel with the handed arguments (a connection file that did not exist: written)
+        wait_until(lambda: (tmp_path / "kernel.json").exists(), 60, "the kernel's connection file")
+        assert taken.poll() is None
+        taken.terminate()
+        taken.wait(30)
+    finally:
+        spares.close()
+    for process in (first, second, third, fourth):
+        assert process.poll() is not None
+    assert spares.spare is None
+
+
+def test_the_first_page_waits_for_the_spare_being_started_rather_than_starting_its_own(tmp_path, monkeypatch):
+    import asyncio
+    import logging
+    import threading
+
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+
+    from delaylab.serve.spare import SpareDashboardKernel
+
+    module_ready = threading.Event()  # plotly's module, for which the first spare and page both wait
+
+    def environment():
+        module_ready.wait(60)
+        return {**os.environ, "DELAYLAB_WARMUP": "0"}
+
+    spares = SpareDashboardKernel(environment, cwd=str(tmp_path), log=logging.getLogger("test"))
+    monkeypatch.setattr(extension.DashboardProvisioner, "spares", spares)
+    monkeypatch.setattr(extension.DashboardProvisioner, "kernel_settings", None)
+    monkeypatch.setattr(extension.DashboardProvisioner, "culler", None)
+    spec = KernelSpecManager().get_kernel_spec("python3")
+
+    async def page_kernel():
+        km = AsyncKernelManager(kernel_name="python3", connection_file=str(tmp_path / "page.json"))
+        provisioner = extension.DashboardProvisioner(kernel_id="page", kernel_spec=spec, parent=km)
+        env = {**os.environ, "DELAYLAB_WARMUP": "0", "SERVER_SOFTWARE": "voila/0.5.13"}
+        kwargs = await provisioner.pre_launch(env=env, cwd=str(tmp_path))
+        threading.Timer(0.3, module_ready.set).start()  # the module ready while the page starts
+        await provisioner.launch_kernel(kwargs.pop("cmd"), **kwargs)
+        return provisioner
+
+    provisioner = None
+    try:
+        spares.refill()
+        assert spares.spare is None  # its start waits for the module
+        provisioner = asyncio.run(page_kernel())
+        assert provisioner.process is not None and "--spare" in provisioner.process.args
+        wait_until(lambda: (tmp_path / "page.json").exists(), 60, "the kernel's connection file")
+    finally:
+        if provisioner is not None and provisioner.process is not None:
+            provisioner.process.terminate()
+            provisioner.process.wait(30)
+        spares.close()

@@ -387,6 +387,7 @@ def own_server_first_figure(prefix: Path, notebooks: Path, browser, notebook) ->
 
 # ============================================================================ the test
 @pytest.mark.browser
+@pytest.mark.timing
 @needs_root
 def test_two_students_on_a_real_hub(hub, browser):  # noqa: F811
     import pwd
@@ -433,7 +434,7 @@ def test_two_students_on_a_real_hub(hub, browser):  # noqa: F811
     assert notebook.exists()
     probe = run_as(bob_user, [hub["prefix"] / "bin" / "python", "-c", f"open({str(notebook)!r}).read()"], cwd="/")
     assert probe.returncode != 0 and "PermissionError" in probe.stderr, probe
-    for connection in _connection_files(ada):
+    for connection in _connection_files(ada, [k["id"] for k in api(contexts[ada], hub, ada, "kernels")[1]]):
         info = json.loads(connection.read_text())
         assert info["transport"] == "ipc", info  # Unix sockets in the student's own runtime folder
         socket_path = f"{info['ip']}-{info['shell_port']}"
@@ -466,6 +467,11 @@ def test_two_students_on_a_real_hub(hub, browser):  # noqa: F811
     culled = re.findall(rf"stopping dashboard kernel {crashed}: no page connected for (\d+) s", log)
     assert culled and int(culled[0]) >= 45, log[-3000:]
     report["killed browser's dashboard kernel stopped after (s)"] = round(gone_after, 1)
+    # ---- the dashboards' kernels were the servers' spare kernels (delaylab/serve/spare.py)
+    spared = len(re.findall(r"delaylab: a page's kernel is the spare", log))
+    started = len(re.findall(r"delaylab: a spare dashboard kernel started", log))
+    report["dashboards whose kernel was a spare"] = f"{spared} of {2 * len(STUDENTS) + 1}"
+    assert spared >= len(STUDENTS) and started >= spared, log[-3000:]
     # ---- our own server, the same notebook, right after its start
     own = own_server_first_figure(Path(hub["prefix"]), hub["base"] / "work" / "notebooks", browser,
                                   DASHBOARDS[ada][0])
@@ -485,8 +491,10 @@ def test_two_students_on_a_real_hub(hub, browser):  # noqa: F811
         assert report[name]["first dashboard after the spawn"] < 120 and report[name]["second dashboard (warm)"] < 60
 
 
-def _connection_files(user: str) -> list:
-    """The connection files of ``user``'s running kernels (read as root from their command lines)."""
+def _connection_files(user: str, kernel_ids=()) -> list:
+    """The connection files of ``user``'s running kernels, read as root: from their command lines,
+    and, for the kernels ``kernel_ids`` (a dashboard's kernel that was the server's spare has
+    ``--spare`` on its command line instead, delaylab/serve/spare.py), in the same runtime folder."""
     import pwd
 
     uid = pwd.getpwnam(user).pw_uid
@@ -501,6 +509,10 @@ def _connection_files(user: str) -> list:
         if "-f" in argv and ("ipykernel_launcher" in argv or "delaylab.serve.kernel" in argv):
             found.append(Path(argv[argv.index("-f") + 1]))
     assert found, f"no kernel of {user} running"
+    for kernel_id in kernel_ids:
+        path = found[0].parent / f"kernel-{kernel_id}.json"
+        if path.exists() and path not in found:
+            found.append(path)
     return found
 
 

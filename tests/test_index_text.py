@@ -63,7 +63,9 @@ def test_row_1_states_only_what_notebook_1_checks_against_discarding():
     assert "lesson about horizons of the order of m" not in text
     assert "depends on the horizon" in text
     assert "only the KL pair does" in text
-    assert f"D-UCB lies above Discarding UCB from t = {paper.UCB_BEHIND:,} to {paper.PANEL_HORIZON:,}" in text
+    # general-r6, finding 4: not "to 2,500" alone, which reads as a crossing there (it is near 3,300)
+    assert (f"D-UCB lies above Discarding UCB from t = {paper.UCB_BEHIND:,} to at least {paper.PANEL_HORIZON:,}, "
+            f"the live panel's T, and below it only from about t = {paper.UCB_AHEAD:,}") in text
     assert "in the long run" not in text  # behind early, ahead at T, possibly behind again beyond T
     # the check the row points to: both orderings, on the figure's own runs at the stated horizon
     source = notebook_source("01_delayed_conversions.ipynb")
@@ -89,7 +91,7 @@ def test_row_4_gives_plain_odaaf_no_bridges_and_states_its_assumption():
     # condition lost in our copy): notebook 04's "What to remember" keeps the condition, so must the row
     odaaf_b = text[text.index("ODAAF-B's bound"):text.index("ODAAF-V's pays")]
     assert "not too large" in odaaf_b and "condition lost in our copy" in odaaf_b, odaaf_b
-    assert "reverts to ODAAF" in odaaf_b
+    assert "for large d ODAAF-B's phase sizes revert to ODAAF's, as printed, yet it keeps its bridge periods" in odaaf_b
     nb04 = " ".join(notebook_source("04_aggregated_anonymous.ipynb").split())
     assert "when $d$ is not too large (Section 4.2's corollary, its condition lost in our copy" in nb04
     plain = [c for c in vars(odaaf).values() if isinstance(c, type) and getattr(c, "default_bridge", None) is False]
@@ -218,3 +220,174 @@ def test_the_study_path_gives_each_notebook_the_time_it_states():
     exceptions = dict(re.findall(r"(\d\d): ([^;)]+)", stated.group(3) or ""))
     for nb, time in times.items():
         assert exceptions.get(nb, stated.group(1)) == time, (nb, time, stated.group(0))
+
+
+# ------------------------------------------------------------------ review general-r6
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_r6_1_row_2_says_what_notebook_2_measures_of_the_bias_term_and_d_ucb():
+    """General-r6, finding 1: notebook 02 measures that the bias term is not what finds the better arm
+    on Figure 5's instance (it costs regret there), and that D-UCB told each arm's law does best, helped
+    also by its narrower width; the row must not answer "how can a learner … find the better arm?" with
+    the bias term, and must say no more than the notebook."""
+    text = row(2)
+    assert "still find the better arm?" not in text and "pays an explicit bias term" not in text
+    assert "on the paper's Figure 5 instance it is not what finds the better arm: the term costs regret there" in text
+    assert "upper confidence bound" in text and "(notebook 2's §4 and §7)" in text
+    assert ("has a linear regret on that instance (the paper's Section 8.2 and Figure 5, as printed), in notebook 2 only "
+            "with small windows (m = 10, 50)") in text
+    assert "told each arm's own law, it does best of all, helped also by a narrower width than Patient Bandits'" in text
+    # what notebook 02 says and checks
+    nb02 = _flat(notebook_source("02_arm_dependent_delays.ipynb"))
+    assert "the bias term is not what finds the better arm here" in nb02
+    assert "told each arm's own law, it does best of all, helped also by a narrower width than Patient Bandits'" in nb02
+    assert "At the horizons here the term costs regret where the observed means stop misleading early (Figure 5's instance)" in nb02
+    import inspect
+
+    from delaylab.papers import manegueu2020
+    claims = _flat(inspect.getsource(manegueu2020.figure45_claims))
+    for said in ("not what finds the better arm", "ends below both Patient Bandits",
+                 "the width alone", "the law alone", "for m in (10, 50):", "grows linearly"):
+        assert said in claims, said
+
+
+#: the reproductions whose run count the paper prints (module, panel, runs): the paper's text or caption
+PRINTED_RUNS = {("vernade2017", "figure1_panel"): 100, ("vernade2017", "figure2_panel"): 200,
+                ("vernade2017", "figure3_panel"): 100, ("vernade2020", "figure1_panel"): 50,
+                ("manegueu2020", "figure2_panel"): 400,
+                ("manegueu2020", "figure6_panel"): 100, ("manegueu2020", "figure7_panel"): 100}
+
+
+def _buttons(monkeypatch) -> dict:
+    """Every paper figure's button label, building the reproduction without computing it."""
+    import importlib
+
+    from delaylab.panels.reproduce import FigureReproduction
+
+    monkeypatch.setattr(FigureReproduction, "run", lambda self, runs: None)
+    out = {}
+    for module in ("vernade2017", "manegueu2020", "vernade2020", "pikeburke2018", "thune2019"):
+        paper = importlib.import_module(f"delaylab.papers.{module}")
+        for name in dir(paper):
+            if name.endswith("_panel") and callable(getattr(paper, name)):
+                rep = getattr(paper, name)()
+                if isinstance(rep, FigureReproduction):
+                    out[(module, name)] = rep
+    return out
+
+
+def test_r6_2_a_button_names_the_papers_run_count_only_where_the_paper_prints_one(monkeypatch):
+    """General-r6, finding 2: Figures 3–5 of Manegueu et al. state no run count, Thune et al. have no
+    experiments and Pike-Burke et al.'s numbers were lost: their buttons say "our full scale"; the index
+    says which."""
+    buttons = _buttons(monkeypatch)
+    assert set(PRINTED_RUNS) <= set(buttons), set(PRINTED_RUNS) - set(buttons)
+    ours = set()
+    for key, rep in buttons.items():
+        label = rep.button.description
+        if key in PRINTED_RUNS:
+            assert label == f"Run with the paper's {PRINTED_RUNS[key]} runs", (key, label)
+        else:
+            assert label == f"Run at our full scale: {rep.paper_runs} runs", (key, label)
+            ours.add(key)
+    assert {("manegueu2020", f"figure{n}_panel") for n in (3, 4, 5)} | {("thune2019", "example8_panel")} <= ours
+    how = _flat(next(c for c in cells() if c.startswith("## How to use the workbook")))
+    assert "at the paper's scale, with a progress bar" not in how
+    assert ("where the paper gives none (notebook 2's Figures 3–5, notebook 3's Figure 3, notebooks 4 and 5) they "
+            "say *Run at our full scale: … runs*") in how
+    assert {m for m, _ in ours} == {"manegueu2020", "pikeburke2018", "thune2019", "vernade2020"}
+
+
+def test_r6_3_the_index_does_not_say_every_notebook_reproduces_its_papers_figures():
+    """General-r6, finding 3: paper 5 has no experiments (notebook 05 says so) and notebook 04's are
+    reconstructed."""
+    opening = _flat(cells()[0])
+    assert "and reproduce the paper's figures" not in opening
+    assert "reproduce the figures of the four papers that have experiments" in opening
+    assert "notebook 4's experiments are reconstructed; paper 5 has none" in opening
+    assert "notebook 5: instances of our design" in _flat(cells()[1])
+    nb05 = _flat(notebook_source("05_adversarial_delays.ipynb"))
+    assert "The paper has no experiments" in nb05
+    nb04 = _flat(notebook_source("04_aggregated_anonymous.ipynb"))
+    assert "the experiments below are **reconstructed**" in nb04
+
+
+def test_r6_5_explain_answers_are_not_said_to_be_never_graded():
+    """General-r6, finding 5: the check grades nothing, but a graded homework marks explain answers by
+    hand (docs/instructor.md)."""
+    path = _flat(next(c for c in cells() if c.startswith("## Studying alone")))
+    assert "(nothing is graded)" not in path
+    assert "the check grades nothing: you tick the points you made; in graded homework your lecturer may mark it by hand" in path
+    guide = _flat((ROOT / "docs" / "instructor.md").read_text(encoding="utf-8"))
+    assert "In a graded release it is marked by hand" in guide
+
+
+# ------------------------------------------------------------------ review general-r7
+def test_r7_1_row_1_says_for_which_policies_discarding_s_optimality_holds():
+    """General-r7, finding 1: the paper calls the Discarding policies asymptotically optimal (end of
+    Section 6, as printed; no proof); notebook 1's §7 finds that true, up to the Poisson factor, of
+    Discarding KL-UCB only: Discarding UCB's slope, and D-UCB's, are 3.5 and 4 times the lower bound's
+    on θ_L. The row must not teach the claim bare, nor ("too") extend it to the D- policies."""
+    from delaylab.papers import vernade2017 as paper
+
+    text = row(1)
+    assert "The paper calls Discarding asymptotically optimal too" not in text
+    assert "The paper calls the Discarding policies asymptotically optimal (its Section 6, as printed)" in text
+    assert ("Our reading (notebook 1's §7): up to the Poisson divergence's factor, Discarding KL-UCB is; Discarding UCB "
+            "and D-UCB are not, with slopes 3.5 and 4 times the lower bound's on θ_L") in text
+    bound = paper.lower_bound(paper.THETA_L, paper.WINDOW)
+    assert f"{paper.ucb_slope(paper.THETA_L, paper.WINDOW) / bound:.1f}" == "3.5"
+    assert f"{paper.ucb_slope(paper.THETA_L, paper.WINDOW, factor=True) / bound:.1f}" == "4.0"
+    nb01 = _flat(notebook_source("01_delayed_conversions.ipynb"))
+    assert "Only Discarding KL-UCB comes close" in nb01 and "Discarding UCB is not" in nb01
+
+
+def test_r7_2_the_index_tells_a_hub_s_students_to_leave_the_quotes_empty(monkeypatch):
+    """General-r7, finding 2: on a hub that sets DELAYLAB_STUDENT (the guide's set-up), empty quotes
+    give the hub's id, not the default numbers, and a typed name wins over it (docs/instructor.md,
+    "On a JupyterHub")."""
+    from delaylab.exercises import instance
+
+    own = _flat(next(c for c in cells() if c.startswith("## Studying alone")))
+    assert "(on a course hub that sets your id, leave them empty)" in own
+    assert "Left empty, you get the default numbers" not in own
+    assert "Left empty, with no id set by your hub (`DELAYLAB_STUDENT`), you get the default numbers" in own
+    assert "Tell students to leave the quotes empty: a name typed there wins over the variable" in _flat(
+        (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8"))
+    before = instance.current()
+    try:
+        monkeypatch.setenv(instance.STUDENT_ENV, "Bob")
+        assert instance.set_current("") == "bob" and instance.set_current("alice") == "alice"
+        monkeypatch.delenv(instance.STUDENT_ENV)
+        assert instance.set_current("") == ""
+    finally:
+        instance.set_current(before)
+
+
+def test_r7_4_row_4_keeps_odaaf_b_s_bridges_for_large_d():
+    """General-r7, finding 4: for large d Section 4.2 reverts ODAAF-B's choice of n_m to ODAAF's (as
+    printed); ODAAF-B still plays bridge periods (Section 5), as delaylab's ODAAFB does whatever d."""
+    from delaylab.policies import odaaf
+
+    text = row(4)
+    assert "for large d ODAAF-B reverts to ODAAF)" not in text
+    assert "for large d ODAAF-B's phase sizes revert to ODAAF's, as printed, yet it keeps its bridge periods" in text
+    assert odaaf.ODAAFB.default_bridge is True and odaaf.ODAAF.default_bridge is False
+
+
+def test_r7_5_the_regret_convention_says_paper_1_bounds_another_regret():
+    """General-r7, finding 5: paper 1's Lemma 1 regret L(T) counts only the conversions seen by T, and
+    Theorem 3's τ_m factor comes from it; the shared conventions must not imply that paper 1's theorems
+    bound the plotted pseudo-regret (readings §1 and notebook 1's §5 say so)."""
+    readings = _flat((ROOT / "docs" / "readings.md").read_text(encoding="utf-8"))
+    regret = readings[readings.index("* **Regret** is the pseudo-regret"):readings.index("* **Unbiased estimators**")]
+    assert ("(paper 1's own regret, L(T) of Lemma 1, counts only the conversions seen by T, and its Theorems 3 and 4 "
+            "bound that: see §1; paper 5:") in regret
+    assert "R(T) is L(T) of Eq. (1)/(3), which counts only the conversions seen by T" in readings
+    index = bullet("Regret")
+    assert ("(paper 1's theorems bound its own regret, which counts only the conversions seen by T: notebook 1's §5; "
+            "in the adversarial notebook:") in index
+    nb01 = _flat(notebook_source("01_delayed_conversions.ipynb"))
+    assert "its $L(T)$, which counts only the conversions seen, Eq. 3" in nb01

@@ -765,3 +765,50 @@ def test_week_0_releases_what_the_lab_fetches_and_grades():
         assert command.endswith("--out DIR`"), command
     assert "`python3 tasks.py assignment 01 --exercises 1.1 --name practice --out DIR`" in checklist
     assert checklist.index("--name practice") < checklist.index("generate_assignment practice")
+
+
+def test_r6_1_the_at_a_glance_idea_of_02_is_what_notebook_02_measures():
+    """General-r6, finding 1: "the bias cannot be removed, only paid for" credits the bias term with
+    what notebook 02 shows it does not do (on Figure 5's instance it costs regret; D-UCB told each
+    arm's law removes the bias and does best)."""
+    row = next(r for r in rows(general_text()) if r[0] == "02")
+    assert "only paid for" not in row[2]
+    assert ("Patient Bandits pays the worst-case bias, which keeps its index an upper confidence bound but is not "
+            "what finds the better arm (on Figure 5's instance it costs regret)") in row[2]
+    nb02 = " ".join(markdown("02").split())
+    assert "the bias term is not what finds the better arm here" in nb02
+    assert "At the horizons here the term costs regret where the observed means stop misleading early (Figure 5's instance)" in nb02
+
+
+def test_r6_2_the_paper_scale_bullet_names_the_buttons_that_are_ours():
+    """General-r6, finding 2: 04's Figure 2 button reads "Run at our full scale", as do 02's Figures 3–5
+    and 05's Example 8 (the papers print no run count for them)."""
+    general = " ".join(general_text().split())
+    bullet = general[general.index("**Paper-scale buttons**"):]
+    bullet = bullet[:bullet.index(" * ")] if " * " in bullet else bullet
+    # general-r7, finding 3: 03's Figure 3 ("in the same setting as before") prints no run count either
+    assert ("*Run at our full scale: … runs* where the paper gives no run count: 02's Figures 3–5, 03's Figure 3, "
+            "04, 05; 03's Figure 1 runs the text's 50, its caption says 100") in bullet
+    assert "(04's Figure 2, *Run at our full scale*)" in bullet
+
+
+# ------------------------------------------------------------------ review general-r7
+def test_r7_7_the_lectures_solutions_are_every_in_the_lecture_exercise_s():
+    """General-r7, finding 7: the dashboards' default ``lecture`` shows the solution of every exercise
+    that no week grades, in all five notebooks at once: among the compute, derive and implement ones,
+    1.1 and 4.1, not 1.1 alone."""
+    from delaylab.exercises import _core, solutions
+
+    known = _core.known_exercises()
+    homework = solutions.homework(known)
+    worked = sorted((n for n, eid in by_number().items() if eid not in homework
+                     and _core.kind(eid) in ("compute", "derive", "implement")), key=lambda n: tuple(map(int, n.split("."))))
+    assert worked == ["1.1", "4.1"], worked
+    general = " ".join(general_text().split())
+    assert "the hint buttons show Exercise 1.1's worked answer" not in general
+    assert ("the hint buttons show the worked answers of the module's “in the lecture” column, in all five notebooks "
+            "(among the compute, derive and implement exercises: 1.1, 4.1), never those of any week's homework") in general
+    assert "(the module's “in the lecture” column below: Exercise 1.1's," not in general
+    assert ("(the module's “in the lecture” column below, all five notebooks' at once; among the compute, derive and "
+            "implement exercises: 1.1, which notebook 01's plan shows for the default numbers, and 4.1) and withholds it "
+            "for every week's graded homework") in general

@@ -482,3 +482,38 @@ def test_a_failed_refinement_says_so_in_the_status_line(monkeypatch, caplog):
     assert panel.budget.wait(120)
     assert B.COMPUTING not in panel.status.value and "could not be computed" in panel.status.value
     assert "background refinement of ConversionsPanel failed" in caplog.text
+
+
+def test_cached_curves_drawn_beside_a_first_answer_show_its_runs_and_steps():
+    """Review nb04-r6, finding 1, for every panel (they share :func:`delaylab.panels.results.together`): a
+    move that simulates one policy anew draws the others from the cache; while the new one is a first
+    answer (T' steps, R' runs), the cached full results are cut to the same runs and steps."""
+    from delaylab.panels.race import YOUR_POLICY
+    from delaylab.policies.simple import UNIFORM
+    from delaylab.policies.ucb import UCB1
+
+    panel = ConversionsPanel(horizon=2000, runs=20, mean_delay=50, window=200, shown=("UCB1",))
+    panel.race(UCB1(c=1.0))  # "your policy", kept by the race's own cache
+    assert panel.budget.wait(120)
+    raced = panel.race_result
+    panel.budget._size = lambda keys, T, R, left: (min(T, 700), min(R, 10))  # a first answer, on any machine
+    cached = panel._drawn[0].curves[panel.curve_name("UCB1")][0]
+    assert cached.horizon == 2000 and cached.runs == 20
+    panel.toggles["D-UCB"].value = True  # simulates D-UCB only
+    try:
+        assert panel.recomputed == ["D-UCB"] and panel.budget.partial == (700, 10, 2000, 20)
+        for name in ("UCB1", "D-UCB", UNIFORM, YOUR_POLICY):
+            t, _ = panel.regret.curve(name)
+            assert 650 < t[-1] <= 700, (name, t[-1])
+        shown = panel._drawn[0].curves[panel.curve_name("UCB1")][0]
+        assert shown.runs == 10 and shown.notes["cut"] == (700, 10)
+        keep = cached.times <= 700  # exactly the first runs, at the steps shown
+        assert np.array_equal(shown.regret["UCB1"], cached.regret["UCB1"][:10, keep])
+        assert np.array_equal(panel.regret.curve("UCB1")[1], cached.regret["UCB1"][:10, keep].mean(axis=0))
+        assert panel.race_result.runs == 10 and raced.runs == 20
+        assert "at T = 700 (of 2,000), over the first 10 of 20 runs so far" in panel.race_message
+    finally:
+        assert panel.budget.wait(120)
+    assert np.array_equal(panel.regret.curve("UCB1")[1], cached.mean("UCB1"))  # the full result again
+    from delaylab.panels.results import cut
+    assert cut(cached, 2000, 20) is cached

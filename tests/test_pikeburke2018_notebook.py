@@ -597,7 +597,8 @@ def test_r4_finding_2_odaafs_slope_is_its_n_m_growth_not_a_log_factor():
     assert 6 * 3 / 0.125 <= per_unit <= 2 * 6 * 3 / 0.125
     verdict = cell("**Verdict (Appendix F")
     assert "(the variant measured here)" not in verdict
-    for text in ("adds $6m/\\tilde\\Delta_m$ to twice that many pulls", "(213 here; $0.15 \\times 213 \\approx 32$, the slope)",
+    for text in ("adds between $6m/\\tilde\\Delta_m$ and twice that many pulls",  # r7 finding 5: was "adds … to"
+                 "(in phase 3 here, 213 per unit from $\\mathbb E[\\tau] = 2$ to 40; $0.15 \\times 213 \\approx 32$, close to",
                  "their ratio grows like $\\log(1/\\Delta)/\\Delta$", "in the worst case, where $\\log(1/\\Delta) \\le \\log T$",
                  "(ODAAF-V's over 50 times)"):
         assert text in verdict
@@ -664,7 +665,7 @@ def test_r5_finding_2_only_a_phases_first_block_loses_the_active_arm_without_bri
     text = cell("**What the runs show")
     assert "the arm before a block is within" not in text and "can be arbitrarily bad" not in text
     assert "the arm before a phase's first block is within $4\\tilde\\Delta_{m+1}$" in text
-    assert "this is the one where the arm before a block has never been tested at all" in text
+    assert "this is the one where the arm before a block had to pass no test to be played" in text  # r6 finding 4
 
 
 def test_r5_finding_3_odaaf_vs_ratio_to_qpmds_slope_is_checked_as_stated():
@@ -711,14 +712,14 @@ def test_r5_finding_7_figure_2_says_what_is_the_papers_and_what_it_told_for_the_
     from delaylab.policies.ucb import UCB1
     assert UCB1().c == 2
     intro = cell("## 5. Figure 2")
-    assert "QPM-D runs UCB1, as in the paper (Section 5, as printed; its $c = 2$ is ours)" in intro
+    assert "QPM-D runs UCB1 as in the paper (Section 5, as printed)" in intro  # r6 finding 2: c = 2 is UCB1's
     assert "so we chose: $\\theta = (0.6, 0.45)$, $T = 50{,}000$, QPM-D with UCB1" not in intro
     assert "(for the half-normal law the paper told a bound on the mean, Section 5, as printed; we tell the mean)" in intro
     doc, readings = " ".join(paper.__doc__.split()), " ".join(readings4().split())
     assert "QPM-D with UCB1 (c = 2)" not in doc
-    assert "QPM-D runs UCB1, as in the paper (Section 5, as printed), with our c = 2" in doc
+    assert "QPM-D runs UCB1, as in the paper (Section 5, as printed)," in doc
     assert "for the half-normal law the paper told a bound on the mean, Section 5, as printed" in doc
-    assert "(UCB1 is the paper's choice, Section 5, as printed; c = 2 is ours)" in readings
+    assert "(UCB1 is the paper's choice, Section 5, as printed:" in readings
     assert "for the half-normal law the paper told a bound on it, Section 5, as printed" in readings
     assert "QPM-D with UCB1, as in the paper." in paper.figure2_panel(runs=2, horizon=300).caption.value
 
@@ -734,3 +735,140 @@ def test_r5_finding_9_the_ratio_plot_says_which_lines_run_off_the_top():
     doc = " ".join(paper.RatioPlot.__doc__.split())
     assert "it runs off the top" not in doc
     assert "Uniform play's lines run off the top of a panel when they would squash the others" in doc
+
+
+# ------------------------------------------------------------- review nb04-r6
+def index_row4() -> str:
+    nb = json.loads((ROOT / "notebooks" / "00_index.ipynb").read_text(encoding="utf-8"))
+    (row,) = [line for c in nb["cells"] for line in "".join(c["source"]).splitlines()
+              if line.startswith("| 4 | [Aggregated, anonymous feedback]")]
+    return row
+
+
+def test_r6_finding_2_ucb1s_c_2_is_ucb1s_own_not_ours():
+    """UCB1 (Auer, Cesa-Bianchi, Fischer 2002) is x̄ + √(2 ln n / n_j): c = 2 is the cited algorithm itself."""
+    from delaylab.policies.ucb import UCB1
+    assert UCB1().c == 2 and "c = 2 as in the original paper" in " ".join(UCB1.__doc__.split())
+    doc, readings, intro = " ".join(paper.__doc__.split()), " ".join(readings4().split()), cell("## 5. Figure 2")
+    for text in (doc, readings, intro):
+        assert "c = 2 is ours" not in text and "our c = 2" not in text and "$c = 2$ is ours" not in text
+    assert "Auer et al.'s (2002) own index $\\bar x + \\sqrt{2\\log r / n}$, on its own clock $r$" in intro
+    assert "Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r" in doc
+    assert "Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r" in readings
+
+
+def test_r6_finding_3_the_index_row_cites_where_the_words_are_printed():
+    row = index_row4()
+    assert "(Section 4.1 and the Conclusion, as printed)" not in row
+    assert "(Sections 4.2 and 4.3 and the Conclusion, as printed)" not in row
+    assert "up to log factors (abstract and Conclusion, as printed)" in row
+    assert ("an additive variance term instead (abstract, Section 1.1 and the Conclusion, as printed; Section 4.3's "
+            "bound is lost in our copy)") in row
+
+
+def test_r6_finding_4_the_arm_before_phase_2_was_tested_it_just_passed_no_test_to_be_played():
+    from delaylab.exercises import p04
+    texts = {"§7": cell("**What the runs show"), "why-bridge": p04._WHY_BRIDGE,
+             "4.5 points": " ".join(ex.get("04.why-bridge").points), "guide": GUIDE, "readings": readings4()}
+    for where, text in texts.items():
+        text = " ".join(text.split())
+        for old in ("never been tested", "never tested", "untested last arm"):
+            assert old not in text, (where, old)
+    assert "had to pass no test to be played (phase 1 plays every arm), so nothing bounds its mean" in texts["§7"]
+    assert "played without passing any test and has just been eliminated" in GUIDE
+
+
+def test_r6_finding_5_the_worst_arm_is_eliminated_at_the_end_of_phase_1_in_every_run():
+    three = paper.bridges(runs=20)["three arms"]
+    claims = paper.bridges_claims(paper.bridges(runs=20))
+    (c,) = [c for c in claims if c.text.startswith("three arms: every policy plays the worst arm exactly n_1")]
+    assert c.holds, c
+    assert "ODAAF-B: n_1 = 1,503" in c.evidence and "ODAAF: n_1 = 2,005" in c.evidence
+    import dataclasses
+    fewer = dataclasses.replace(three, pulls={**three.pulls, "ODAAF": three.pulls["ODAAF"] + np.array([0, 0, 1])})
+    assert not paper.worst_arm_out_after_phase_1(fewer).holds  # one more pull of the worst arm: not out after phase 1
+
+
+def test_r6_finding_6_the_phase_size_gap_is_stated_at_the_d_it_is_checked_at():
+    assert "At $d = 20$, the gap between ODAAF and ODAAF-B in Figure 2(a) is their phase sizes', not the bridges' " \
+           "(checked at $d = 20$ only)" in cell("**What the runs show")
+    assert "Section 7 separates the two at $d = 20$ (there the gap is the phase sizes')" in cell("**Verdict (Figure 2")
+    assert dict(paper.BRIDGE_CASES["two arms"])["bound"] == 20
+
+
+def test_r6_finding_7_odaaf_bs_phases_are_never_longer_than_odaafs():
+    from delaylab.policies.odaaf import odaaf_b_sizes
+    m = np.arange(1, n_phases(45_000) + 1)
+    assert odaaf_b_sizes(m, 45_000, 11.0, 1e9)[-1] == odaaf_sizes(m, 45_000, 11.0)[-1] == 236_427  # was 236,428
+    for T in range(2_000, 100_001, 7_000):
+        m = np.arange(1, n_phases(T) + 1)
+        for mu in np.arange(0.5, 50.01, 2.5):
+            assert np.all(odaaf_b_sizes(m, T, mu, 1e9) <= odaaf_sizes(m, T, mu)), (T, mu)
+            assert np.array_equal(odaaf_b_sizes(m, T, mu, np.inf), np.maximum(odaaf_b_sizes(m, T, mu, 0.0),
+                                                                             odaaf_sizes(m, T, mu)))
+
+
+def test_r6_finding_8_the_guide_says_when_the_all_arms_max_first_differs():
+    from delaylab.exercises import p04
+    wrong = ex.get("04.survivors").wrong_answers[1]  # the maximum over every arm, eliminated ones included
+    rng = np.random.default_rng(0)  # the grader's draws (function_grader, seed 0)
+    differs = [not np.array_equal(wrong(*a), p04.survivors_solution(*a)) for a in (p04._survivor_inputs(rng)
+                                                                                     for _ in range(40))]
+    assert differs.index(True) == 1
+    row = [line for line in guide4().splitlines() if line.startswith("| 4.3 | the maximum over every arm")]
+    assert row and "(differs on the second random batch; hints: best among which arms?)" in row[0]
+
+
+# ------------------------------------------------------------- review nb04-r7
+def test_r7_finding_1_below_uniform_play_is_not_proof_of_learning():
+    """ODAAF-V with geometric delays eliminates the worse arm in no run by T = 30,000, yet ends below uniform
+    random play: its fixed schedule plays the better arm first. The caption may not call "below it" learning."""
+    caption = " ".join(paper.figure2_panel(runs=40, horizon=30_000).caption.value.split())
+    assert "a variant below it learns" not in caption
+    assert "in the same terms: a variant above it does worse than not learning at all. Below it is not proof of " \
+           "learning" in caption
+    assert "a variant that has eliminated nothing can end below it (ODAAF-V with geometric delays at T = 30,000)" in caption
+    f2 = paper.figure2(runs=40, horizon=30_000)  # the notebook's default figure
+    a, _ = f2["unbounded"]["geometric"]
+    assert np.all(paper.figure2_eliminations(f2)[("ODAAF-V", "geometric")] < 0)
+    final = a.final("ODAAF-V")
+    assert final.mean() + 3 * final.std(ddof=1) / np.sqrt(final.size) < paper.uniform_regret(paper.THETA, 30_000)
+
+
+def test_r7_finding_2_improved_ucbs_width_is_the_tolerance_up_to_rounding():
+    """w_m = 2√(L/(2n_m)) with n_m = ⌈2L/Δ̃_m²⌉ is Δ̃_m up to the ceiling: the tolerance is ODAAF's."""
+    for T in (5_000, 30_000, 50_000):
+        m = np.arange(0, n_phases(T) + 1)
+        tol = np.ldexp(1.0, -m)
+        width = 2 * np.sqrt(np.log(T * tol**2) / (2 * improved_ucb_sizes(m, T)))
+        assert np.all(width <= tol) and np.all(width > 0.97 * tol), (T, width / tol)
+    text = cell("## 3. The algorithm")
+    assert "instead of $\\tilde\\Delta_m$" not in text
+    assert "which this $n_m$ makes $\\tilde\\Delta_m$ up to rounding: the same tolerance." in text
+
+
+def test_r7_finding_3_odaaf_b_is_not_the_only_variant_with_bridges():
+    assert dl.ODAAFB(10.0, 20.0).bridges and dl.ODAAFV(10.0, 10.0).bridges and not dl.ODAAF(10.0).bridges
+    text = cell("## 2. One run")
+    assert "(the variant with bridge periods)" not in text
+    assert "one run of ODAAF-B (a variant with bridge periods, like ODAAF-V)" in text
+
+
+def test_r7_finding_4_the_difficulty_range_is_the_exercises_own():
+    stars = [ex.get(e).stars for e in ex.ids("04")]
+    assert len(stars) == 5 and (min(stars), max(stars)) == (2, 3)
+    text = cell("**Working alone")
+    assert "difficulty ★ to ★★★" not in text
+    assert f"(marked ✎, difficulty {'★' * min(stars)} to {'★' * max(stars)})" in text
+
+
+def test_r7_finding_5_odaafs_slope_is_checked_against_n_3s_growth():
+    """The verdict compares 0.15 × 213 ≈ 32 with the slope: a claim now checks it on the study's own T."""
+    study = paper.appendix_f(runs=10, horizon=30_000)
+    claims = paper.appendix_f_claims(study, paper.qpmd_far(runs=40, horizon=30_000))
+    (c,) = [c for c in claims if c.text.startswith("ODAAF's slope is close to Δ times")]
+    assert c.holds and "0.15 × 213.4 = 32" in c.evidence and "at T = 30,000" in c.evidence, c
+    s = paper.slopes(study, "ODAAF")
+    assert not paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA, within=0.03).holds  # 30.6 is 4% off
+    assert not paper.n3_slope_claim(s + 5, study["means"], 30_000, paper.THETA).holds  # 35.6: 11% above 32
+    assert paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA).holds

@@ -162,3 +162,33 @@ def test_the_table_has_a_row_for_your_policy_with_its_wrong_eliminations():
     assert "better arm eliminated (wrong)" in p.summary.value
     p.race(None)
     assert "your policy" not in {r[0] for r in p.table_rows()}
+
+
+# ----------------------------------------------------------------------------- review round 6
+def test_r6_a_shortened_first_answer_is_described_and_tabled_at_the_steps_shown():
+    """Review r6, finding 1: moving E[τ] from 10 to 20 reruns the ODAAF family and QPM-D, not
+    Improved UCB (cached: no delays). While a first answer of T' < T steps is shown, every curve,
+    the table (uniform play's row included) and the note on idle policies are at T', not T."""
+    p = AnonymousPanel()  # the panel of Exercise 4.4, at its defaults
+    p.budget._size = lambda keys, T, R, left: (min(T, 1100), min(R, 10))  # a first answer, on any machine
+    p.mean_delay.value = 20.0
+    try:
+        assert p.budget.partial == (1100, 10, 5000, 20)
+        c = p._drawn[0]
+        for name in ("ODAAF", "QPM-D", "Improved UCB", "ODAAF-V"):
+            t, _ = p.regret.curve(name)
+            assert t[-1] <= 1100 and t[-1] > 1000, (name, t[-1])
+        rows = {r[0]: r for r in p.table_rows(c)}
+        assert rows[dl.UNIFORM][1] == pytest.approx(float(uniform_regret(p.means, 1100)))
+        assert c.last_step == 1100
+        full = c.results["Improved UCB"]
+        assert full.runs == 10 and full.times[-1] <= 1100
+        assert "within T = 5,000" not in p.status.value and "within T = 1,100" not in p.status.value
+        assert "Regret at T = 1,100" in p.summary.value and "none within T<" not in p.summary.value
+    finally:
+        assert p.budget.wait(120)
+    assert p.budget.partial is None and p._drawn[0].last_step == 5000
+    assert p.regret.curve("Improved UCB")[0][-1] == 5000
+    rows = {r[0]: r for r in p.table_rows()}
+    assert rows[dl.UNIFORM][1] == pytest.approx(750.0)
+    assert "Regret at T and" in p.summary.value

@@ -64,3 +64,33 @@ def test_the_textbook_maps_are_described_as_the_guide_checked_them():
     assert "re-checked section by section" not in teaching
     maps = teaching[teaching.index("Slivkins'"):teaching.index("the numpy")]
     assert "tables of contents" in maps and "“check”" in maps, maps
+
+
+def test_r6_3_the_readme_does_not_say_every_notebook_reproduces_its_papers_figures():
+    """General-r6, finding 3: paper 5 has no experiments (notebook 05 simulates instances of our design),
+    notebook 04's are reconstructed, and where the paper gives no run count the button runs "our full
+    scale" (delaylab/papers: full_scale=)."""
+    text = flat(readme())
+    assert "and reproduces the paper's figures. It is written" not in text
+    assert "reproduces the paper's figures (paper 5 has none: its notebook simulates instances of our design)" in text
+    notebooks = flat(re.search(r"^## The notebooks.*?(?=^## )", readme(), re.M | re.S).group(0))
+    assert "paper's figures at a reduced number of runs, with a button that reruns them at the paper's scale (" not in notebooks
+    assert ("paper's figures (notebook 04's from a reconstruction; paper 5 has no experiments, and notebook 05 "
+            "simulates instances of our design)") in notebooks
+    assert "at the paper's scale, or at our full scale where the paper gives no run count" in notebooks
+
+
+def test_r7_6_the_list_of_notebooks_names_the_policies_their_comparisons_rest_on():
+    """General-r7, finding 6: notebook 02 compares Patient Bandits with D-UCB (told one law, or each
+    arm's) and UCB1 (§4, §7); notebook 03's verdicts rest on OTFLinUCB with the authors' index."""
+    from delaylab.papers import manegueu2020, vernade2020
+
+    lines = readme().splitlines()
+    row2 = next(ln for ln in lines if ln.startswith("| `02_arm_dependent_delays.ipynb`"))
+    row3 = next(ln for ln in lines if ln.startswith("| `03_linear_delayed.ipynb`"))
+    assert "; D-UCB (told one delay law, or each arm's) and UCB1 for comparison |" in row2
+    assert "OTFLinUCB (as printed, without its delay term, and with the index of the authors' code), OTFLinTS" in row3
+    import inspect
+    source = inspect.getsource(manegueu2020)
+    assert '"D-UCB told the true laws"' in source and '"UCB1": UCB1()' in source
+    assert vernade2020.AUTHORS == "OTFLinUCB (authors' code)" and vernade2020.AUTHORS in vernade2020.NAMES

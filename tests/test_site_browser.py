@@ -26,7 +26,7 @@ import a11y
 from test_browser import ARGS, browser, chromium_path  # noqa: F401  (the module-scoped chromium)
 from test_site import NOTEBOOKS, ROOT, built_site
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]  # one built site, one budgets table
 ARTIFACTS = ROOT / "test-artifacts" / "site"
 BUDGETS: dict = {"pages": {}}
 

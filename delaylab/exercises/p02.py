@@ -215,9 +215,9 @@ register(Exercise(
     }),
     hints=(r"Section 3: how does the bias term $2T_i^{-(\hat\alpha\wedge 1/2)}$ fall with $T_i$ when $\hat\alpha$ is "
            "small, and when it is large? Is it different for the two arms?",
-           "While the better arm's observed mean is the lower one, the index keeps that arm behind in pulls by just "
-           "enough for the width to make up the gap between the observed means (Section 3): how large an imbalance "
-           r"that takes depends on how fast the width falls with $T_i$, at either end of the range of $\hat\alpha$."),
+           "While the better arm's observed mean is the lower one, the index never lets that arm get ahead in pulls "
+           "(Section 3). How far behind must it stay for the widths to offset the gap between the observed means? "
+           r"That depends on how fast the width falls with $T_i$, at either end of the range of $\hat\alpha$."),
     explanation=r"Figure 2 below: the regret against $\hat\alpha \in [0.02, 0.5]$, all values on the same draws, "
                 "beside uniform random play on the same draws; its verdict says which parts of the paper's reading "
                 "reproduce.",

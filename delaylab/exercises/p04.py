@@ -307,8 +307,8 @@ _WHY_BRIDGE = (
     r"instead of $4\tilde\Delta_{m+1}$. With means in $[0, 1]$ these bounds say something only from phase 3 with a "
     r"bridge ($4\tilde\Delta_3 = 1/2$) and phase 4 without ($8\tilde\Delta_4 = 1/2$); in phase 2 neither does. There, "
     r"what helps is where the bridge is played: on the leader (our choice), the best arm's first block of phase 2 "
-    r"follows the best arm itself, while without a bridge it follows the last arm of phase 1, which was never "
-    r"tested and can be arbitrarily far (the case our Section 7(b) builds). "
+    r"follows the best arm itself, while without a bridge it follows the last arm of phase 1, which had to pass no "
+    r"test to be played (phase 1 plays every arm) and can be arbitrarily far (the case our Section 7(b) builds). "
     r"Plain ODAAF's analysis (the paper's Section 4.1) uses no cancellation: it bounds each block's discrepancy by "
     r"$\mathbb{E}[\tau]$ (its Eq. 3) and adds that over the $m$ blocks its estimate pools (its Eq. 4), hence the "
     r"term in $m\,\mathbb{E}[\tau]$ of its $n_m$. With a bound on the delays or their variance known, and the "
@@ -334,7 +334,7 @@ register(Exercise(
             r"its mean is within $4\tilde\Delta_m$ of the block's arm, of the order of the tolerance (our reading of "
             r"Proposition 1's sketch, Section 4.2; the constant is our derivation); without one the "
             r"bound is $8\tilde\Delta_m$; with means in $[0, 1]$ neither bound says anything in phase 2, where a bridge "
-            r"on the leader spares the best arm's block the untested last arm of phase 1",
+            r"on the leader spares the best arm's block the last arm of phase 1, played without passing any test",
             r"plain ODAAF's analysis uses no cancellation: one $\mathbb{E}[\tau]$ per pooled block, summed over the "
             r"$m$ blocks — the term growing with $m$",
             r"with the delays' bound or variance known and the bridges, the blocks' errors shrink with the tolerance: "

@@ -44,7 +44,7 @@ from ..viz.widget import FigureWidget
 from .base import Panel
 from .layout import section
 from .race import YOUR_POLICY, RaceSetting
-from .results import ResultCache
+from .results import ResultCache, together
 
 E = math.e
 NAMES = ("Exp3", "DEW", "Skipper", NO_SKIP, "Doubling")
@@ -261,7 +261,7 @@ class AdversarialPanel(Panel):
             for n in todo:
                 self._cache[self._key(n)] = res
         self.recomputed = todo
-        return Computed({n: self._cache[self._key(n)] for n in names}, delays)
+        return Computed(together({n: self._cache[self._key(n)] for n in names}, self.budget.partial), delays)
 
     def notes(self, c: Computed) -> list[str]:
         delays, beta = c.delays, self.beta.value

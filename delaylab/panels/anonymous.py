@@ -10,7 +10,9 @@ play is drawn as the reference, as its exact expected regret t·Δ/2 (:func:`uni
 ignores feedback, so the delays do not change it; a simulation of ``dl.UniformRandom`` agrees, within
 its noise, tests/test_pikeburke2018_panel.py).
 
-The table under the figure gives, per policy, the regret at T and when an arm was eliminated: the
+The table under the figure gives, per policy, the regret at T (at the last step shown while a shorter
+first answer is drawn: every result drawn then is cut to its runs and steps, :func:`.results.together`)
+and when an arm was eliminated: the
 worse arm (right) or the better one (a wrong elimination: the policy then plays the worse arm to
 the end). "Your policy" (a student's elimination test raced with ``ex.race``) has its row too, from
 its own runs (the same runs and horizon as its curve), so what a wrong elimination costs shows.
@@ -41,7 +43,7 @@ from ..viz.save import SaveButton
 from .base import Panel
 from .layout import section
 from .race import YOUR_POLICY, RaceSetting
-from .results import ResultCache
+from .results import ResultCache, together
 
 NAMES = ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB")
 LAWS = {"uniform on {0, …, 2E[τ]}": "uniform", "Poisson": "poisson", "half-normal": "halfnormal",
@@ -81,6 +83,11 @@ class Computed(NamedTuple):
     law: object
     horizon: int
     valid_b: bool  # whether ODAAF-B's d is a bound (≥ E[τ]): else it is not run
+    shown: int = 0  # the last step drawn: T, or a first answer's shorter T' (0: T)
+
+    @property
+    def last_step(self) -> int:
+        return self.shown or self.horizon
 
 
 class AnonymousPanel(Panel):
@@ -184,7 +191,9 @@ class AnonymousPanel(Panel):
             for n in group:
                 self._cache[keys[n]] = res
         self.recomputed = todo
-        return Computed({n: self._cache[keys[n]] for n in names}, law, T, valid_b)
+        partial = self.budget.partial
+        return Computed(together({n: self._cache[keys[n]] for n in names}, partial), law, T, valid_b,
+                        T if partial is None else partial[0])
 
     def notes(self, c: Computed) -> list[str]:
         mu = float(c.law.mean)
@@ -202,8 +211,10 @@ class AnonymousPanel(Panel):
                 and not np.any(res.traces[n]["eliminated_at"][:, -1, :] >= 0)]
         if not idle:
             return ""
+        within = (f"T = {c.horizon:,}" if c.last_step >= c.horizon else
+                  f"the T = {c.last_step:,} steps shown so far")
         return (f"{', '.join(idle)} {'eliminates' if len(idle) == 1 else 'eliminate'} nothing within "
-                f"T = {c.horizon:,}: {'its' if len(idle) == 1 else 'their'} regret only reflects the order of play "
+                f"{within}: {'its' if len(idle) == 1 else 'their'} regret only reflects the order of play "
                 "(the better arm first in every phase), not learning")
 
     def draw(self, c: Computed) -> None:
@@ -241,7 +252,8 @@ class AnonymousPanel(Panel):
                     done = at[:, arm] >= 0
                     elim[1 - arm] = (float(done.mean()), int(np.median(at[done, arm])) if done.any() else None)
             rows.append((label, float(final.mean()), float(half), elim[0], elim[1]))
-        rows.insert(len(c.results), (UNIFORM, float(uniform_regret(self.means, c.horizon)), float("nan"), None, None))
+        rows.insert(len(c.results), (UNIFORM, float(uniform_regret(self.means, c.last_step)), float("nan"), None,
+                                     None))
         return rows
 
     def draw_below(self, c: Computed) -> None:
@@ -256,8 +268,9 @@ class AnonymousPanel(Panel):
             if e is None:
                 return "—"
             share, step = e
-            return f"{share:.0%} of runs, median step {step:,}" if share > 0 else "none within T"
+            return f"{share:.0%} of runs, median step {step:,}" if share > 0 else f"none within {at}"
 
+        at = "T" if c.last_step >= c.horizon else f"T = {c.last_step:,}"  # a first answer's shorter run
         rows, pad = [], " style='padding:2px 14px 2px 0'"
         num = " style='padding:2px 14px 2px 0;text-align:right;white-space:nowrap'"
         for label, mean, half, worse, better in self.table_rows(c):
@@ -267,9 +280,9 @@ class AnonymousPanel(Panel):
                         f"<td{pad}>{when(better)}</td></tr>")
         self.summary.value = ("<div style='overflow-x:auto;max-width:100%'>"  # a phone scrolls it, the page does not
                               "<table style='font-size:13px;line-height:1.5;border-collapse:collapse'>"
-                              "<caption style='text-align:left;font-weight:bold;padding:0 0 4px 0'>Regret at T and "
-                              "eliminations, per policy</caption>"
-                              f"<tr><th{pad} scope='col'>policy</th><th{pad} scope='col'>regret at T (95% CI)</th>"
+                              f"<caption style='text-align:left;font-weight:bold;padding:0 0 4px 0'>Regret at {at} and "
+                              f"eliminations, per policy{'' if at == 'T' else ' (a shorter run, so far)'}</caption>"
+                              f"<tr><th{pad} scope='col'>policy</th><th{pad} scope='col'>regret at {at} (95% CI)</th>"
                               f"<th{pad} scope='col'>worse arm eliminated</th>"
                               f"<th{pad} scope='col'>better arm eliminated (wrong)</th></tr>"
                               + "".join(rows) + "</table></div>")

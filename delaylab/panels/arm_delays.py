@@ -37,7 +37,7 @@ from .base import Panel
 from .fields import Presets
 from .layout import put_legend_below, section
 from .race import YOUR_POLICY, RaceSetting
-from .results import ResultCache
+from .results import ResultCache, together
 
 MU_1 = 0.6
 TOGGLES = ("Patient Bandits", NO_BIAS, "D-UCB", "UCB1", "Adapt-Patient Bandits")
@@ -180,7 +180,8 @@ class ArmDelaysPanel(Panel):
             for n in todo:
                 self._cache[(pols[n][0], setting)] = res
         self.recomputed = list(todo)
-        return Computed({n: self._cache[(pols[n][0], setting)] for n in pols}, means, alphas, T)
+        return Computed(together({n: self._cache[(pols[n][0], setting)] for n in pols}, self.budget.partial),
+                        means, alphas, T)
 
     def notes(self, c: Computed) -> list[str]:
         means, alphas = c.means, c.alphas

@@ -157,7 +157,8 @@ class Panel(Displayable):
         """One update's work (run by the budget, for a move or for a refinement from its
         background thread): compute, race, then draw the status line and the figures."""
         computed = self.compute()
-        race = self.raced.compute(self.race_setting, self.simulate) if self.races else None
+        race = (self.raced.compute(self.race_setting, self.simulate, lambda: self.budget.partial)
+                if self.races else None)
         self._drawn = (computed, race)
         self._draw(computed, race)
 

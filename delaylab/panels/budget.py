@@ -13,8 +13,9 @@ the arguments of :func:`delaylab.simulate`), and its status line begins with
 2. If the whole computation fits the budget, it runs at once, as before.
 3. Otherwise a *first answer* that fits is computed at once: the first runs (fewer of them,
    down to :data:`MIN_RUNS`), then if needed a shorter horizon. Later simulations of the same
-   update are made no larger than an earlier first answer, so that every curve drawn together
-   shows the same runs and horizon. The status line says so. The
+   update are made no larger than an earlier first answer, and results a panel kept from earlier
+   moves are cut to its runs and steps (:func:`~delaylab.panels.results.together`), so that every
+   curve drawn together shows the same runs and horizon. The status line says so. The
    full computation (first at the full horizon with those runs, then with every run) goes on in
    a background thread, one policy at a time; the figures are redrawn when each stage is done.
    A run's outcome depends only on the seed, its index and its parameters, so a first answer

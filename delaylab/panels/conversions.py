@@ -35,7 +35,7 @@ from .base import Panel
 from .fields import Presets
 from .layout import section
 from .race import YOUR_POLICY, RaceSetting
-from .results import ResultCache
+from .results import ResultCache, together
 
 THETA_L = (0.1, 0.05, 0.03)
 THETA_H = (0.5, 0.4, 0.3)
@@ -162,8 +162,8 @@ class ConversionsPanel(Panel):
             for n in todo:
                 self._cache[(n, config)] = res
         self.recomputed = todo
-        return Computed({self.curve_name(n): (self._cache[(n, config)], n) for n in names}, law, m, theta, T,
-                        mu)
+        drawn = together({n: self._cache[(n, config)] for n in names}, self.budget.partial)
+        return Computed({self.curve_name(n): (drawn[n], n) for n in names}, law, m, theta, T, mu)
 
     def notes(self, c: Computed) -> list[str]:
         return ["no gap: every arm is optimal" if len(set(c.theta)) == 1 else ""]

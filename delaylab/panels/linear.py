@@ -31,7 +31,7 @@ from ..viz.widget import FigureWidget
 from .base import Panel
 from .layout import section
 from .race import YOUR_POLICY, RaceSetting
-from .results import ResultCache
+from .results import ResultCache, together
 
 AUTHORS = "OTFLinUCB (authors' code)"
 TOGGLES = ("OTFLinUCB", NO_DELAY_TERM, "OTFLinTS", "LinUCB", AUTHORS)
@@ -141,7 +141,7 @@ class LinearPanel(Panel):
             for n in todo:
                 self._cache[key(n)] = res
         self.recomputed = todo
-        return Computed({n: self._cache[key(n)] for n in names}, law, kind, mu, m)
+        return Computed(together({n: self._cache[key(n)] for n in names}, self.budget.partial), law, kind, mu, m)
 
     def notes(self, c: Computed) -> list[str]:
         tau = float(c.law.cdf(c.window))

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from ..engine import simulate
 from .budget import Cancelled, log
-from .results import ResultCache
+from .results import ResultCache, together
 
 #: The curve of the student's policy (its colour is in :mod:`delaylab.viz.style`).
 YOUR_POLICY = "your policy"
@@ -160,10 +160,13 @@ class Race:
             except Exception:  # noqa: BLE001 - a listener never breaks the panel's update
                 log.exception("a listener of the raced policy failed")
 
-    def compute(self, race_setting: Callable[[], RaceSetting], run: Callable | None = None) -> RaceDraw:
+    def compute(self, race_setting: Callable[[], RaceSetting], run: Callable | None = None,
+                shown: Callable | None = None) -> RaceDraw:
         """Simulate the raced policy on what ``race_setting()`` says the panel runs, with ``run``
         (arguments of :func:`delaylab.simulate`; a panel passes its time budget's, so that the
-        race is a first answer like the paper's curves, refined with them)."""
+        race is a first answer like the paper's curves, refined with them). ``shown()``: what the
+        paper's curves show (the budget's ``partial``); a result kept from an earlier move is cut
+        to it (:func:`.results.together`)."""
         run = simulate if run is None else run
         self.result = None
         if self.policy is None:
@@ -177,6 +180,7 @@ class Race:
                           rs.runs, rs.seed, checkpoints=rs.checkpoints)
                 if rs.key is not None and "first_answer" not in res.notes:  # a first answer is not kept
                     self.cache[rs.key] = res
+            res = together({YOUR_POLICY: res}, shown() if shown is not None else None)[YOUR_POLICY]
         except Exception as exc:  # the student's code: a sentence in the status, never a traceback
             if isinstance(exc, Cancelled):  # a newer move: not the student's doing
                 raise
@@ -184,7 +188,7 @@ class Race:
             return RaceDraw(None, self.message, self.label)
         self.result = res
         final = res.regret[YOUR_POLICY][:, -1]
-        T, R = res.notes.get("first_answer", (rs.horizon, rs.runs))
+        T, R = res.notes.get("first_answer", res.notes.get("cut", (rs.horizon, rs.runs)))
         runs = (f"the first {R:,} of {rs.runs:,} runs so far" if R < rs.runs else
                 "the one run" if R == 1 else f"all {R:,} runs")
         steps = f"T = {T:,}" + (f" (of {rs.horizon:,})" if T < rs.horizon else "")

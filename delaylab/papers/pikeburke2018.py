@@ -7,7 +7,7 @@ anonymous feedback": the experiments of Section 5 and Appendix F, and a timeline
 * two Bernoulli arms θ = (0.6, 0.45) (gap Δ = 0.15: every variant eliminates the worse arm within
   T = 50,000 in most runs, ODAAF-V with geometric delays last, at the end of its third phase's Step 1),
   T = 50,000, 100 runs (our full scale); QPM-D runs UCB1, as in the paper (Section 5, as printed),
-  with our c = 2;
+  Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r;
 * Figure 2(a), bounded delays: uniform on {0, …, d} for d ∈ {10, 20, 40}; ODAAF is told
   E[τ] = d/2, ODAAF-B also the bound d;
 * Figure 2(b), unbounded delays with the same mean E[τ] = 10: Poisson(10), half-normal
@@ -430,8 +430,10 @@ def figure2_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                "are the changes of arm at fixed steps of the phase schedule; once the worse arm is "
                "eliminated, the variant's regret stops growing while QPM-D's still grows like log t, so the "
                "ratio falls. Dashed grey: uniform random play's expected regret, t·Δ/2, divided by QPM-D's "
-               "(one line per delay law), in the same terms: a variant below it learns. The line above this "
-               "caption says in how many runs each variant has eliminated the worse arm by T.")
+               "(one line per delay law), in the same terms: a variant above it does worse than not learning at "
+               "all. Below it is not proof of learning: the better arm is played first in each phase, so a variant "
+               "that has eliminated nothing can end below it (ODAAF-V with geometric delays at T = 30,000). The "
+               "line above this caption says in how many runs each variant has eliminated the worse arm by T.")
     caption += (f" The button reruns it at {FULL_SCALE}, {RUNS} runs and T = {HORIZON:,} (our choice: the "
                 "paper's numbers were lost).")
     return FigureReproduction(lambda r, p: figure2(r, seed, p, HORIZON if r >= RUNS else horizon), draw_figure2,
@@ -507,13 +509,29 @@ def slopes(study, name):
     return (xc[:, None] * f).sum(axis=0) / (xc ** 2).sum()
 
 
+def n3_slope_claim(slope, means, horizon, theta, *, phase=3, within=0.1) -> _claims.Claim:
+    """ODAAF's slope (per run, per unit of told E[τ]) against the derivation: an elimination at the end of
+    phase ``phase`` costs Δ·n_phase pulls' regret (two arms, the better played first, no bridges), so each
+    unit of E[τ] adds Δ·(n(E_hi) − n(E_lo))/(E_hi − E_lo); "close" is within ``within`` of it."""
+    from ..policies.odaaf import odaaf_sizes
+    lo, hi = float(means[0]), float(means[-1])
+    per_unit = float(odaaf_sizes(phase, horizon, hi) - odaaf_sizes(phase, horizon, lo)) / (hi - lo)
+    gap = float(max(theta) - min(theta))
+    a, se = float(np.mean(slope)), float(np.std(slope, ddof=1) / np.sqrt(np.size(slope)))
+    return _claims.Claim(f"ODAAF's slope is close to Δ times what each unit of told E[τ] adds to its n_{phase}",
+                         bool(abs(a - gap * per_unit) <= within * gap * per_unit),
+                         f"slope {a:.3g} ± {se:.2g} (s.e.) against {gap:g} × {per_unit:.1f} = {gap * per_unit:.3g} "
+                         f"(n_{phase} from E[τ] = {lo:g} to {hi:g} at T = {horizon:,}), needs within {within:.0%}")
+
+
 def appendix_f_claims(study, far=None) -> list:
     """What notebook 04 says Appendix F shows, as claims: ODAAF's and ODAAF-V's regret grow about
     linearly in the E[τ] they are told, and the delays themselves change almost none of it (the same regret
     run for run in at least 99% of the (E[τ], run) pairs, on the same runs with no delay at all);
     QPM-D's growth is too small to resolve over the figure's range (its slope there is within 2
     s.e. of 0 and of its slope from E[τ] = 2 to 400), and shows at E[τ] = 400; ODAAF's slope is two
-    orders of magnitude above that far slope, ODAAF-V's over 50 times."""
+    orders of magnitude above that far slope, ODAAF-V's over 50 times; ODAAF's slope is close to what its
+    n_3 grows by (:func:`n3_slope_claim`)."""
     mus = study["means"]
     T = study["anonymous"].horizon
     out = []
@@ -527,6 +545,7 @@ def appendix_f_claims(study, far=None) -> list:
                                  f"slope {a:.3g} ± {se[name]:.2g} (s.e. over runs) per unit of E[τ], needs > 3 s.e.; "
                                  f"a line through the means has R² = {r2:.3f}, needs > 0.9; {s[name].size} runs at "
                                  f"T = {T:,}, E[τ] = {', '.join(f'{m:g}' for m in mus)}"))
+    out.append(n3_slope_claim(s["ODAAF"], mus, T, study.get("theta", THETA)))
     out += [without_delays(study["anonymous"], study["told, no delay"], name, identical=0.99)
             for name in ("ODAAF", "ODAAF-V")]
     q = float(s["QPM-D"].mean())
@@ -789,7 +808,26 @@ def bridges_claims(results) -> list:
         _claims.not_different(three, "ODAAF", "ODAAF (with bridges)",
                               text="three arms: ODAAF, whose phases carry the m·E[τ] term, ends level with or "
                                    "without bridges"),
+        worst_arm_out_after_phase_1(three),
     ]
+
+
+def worst_arm_out_after_phase_1(three) -> _claims.Claim:
+    """§7(b)'s premise: in every run each policy plays the worst arm (θ = 0, played last in phase 1)
+    exactly n_1 times, so it is eliminated at the end of phase 1 (none can play it fewer times)."""
+    from ..policies.odaaf import odaaf_b_sizes, odaaf_sizes
+
+    d = float(BRIDGE_CASES["three arms"]["bound"])
+    T, mu = three.horizon, d / 2
+    one = np.array([1])
+    n1 = {n: int(odaaf_b_sizes(one, T, mu, d)[0] if n.startswith("ODAAF-B") else odaaf_sizes(one, T, mu)[0])
+          for n in BRIDGE_NAMES}
+    counts = {n: three.pulls[n][:, 2] for n in BRIDGE_NAMES}
+    return _claims.Claim(
+        "three arms: every policy plays the worst arm exactly n_1 times in every run — it is eliminated at the "
+        "end of phase 1", all(bool(np.all(c == n1[n])) for n, c in counts.items()),
+        "; ".join(f"{n}: n_1 = {n1[n]:,}, pulls {int(c.min()):,} to {int(c.max()):,}" for n, c in counts.items())
+        + f" ({three.runs} runs)")
 
 
 # ------------------------------------------------------------------------------- timeline

@@ -313,7 +313,8 @@ def example8_panel(runs=10, seed=0, horizons=EXAMPLE8_HORIZONS, paper_runs=40) -
                f"T up to {EXAMPLE8_PAPER_HORIZONS[-1]:,} with {paper_runs} runs.")
     return FigureReproduction(
         lambda r, p: example8(horizons if r < paper_runs else EXAMPLE8_PAPER_HORIZONS, r, seed, p),
-        draw_example8, plot, runs, paper_runs, caption, name="thune2019-example8", summary=summary_example8)
+        draw_example8, plot, runs, paper_runs, caption, name="thune2019-example8", summary=summary_example8,
+        full_scale="our full scale")  # the paper has no experiments: the run count is ours
 
 
 # ------------------------------------------------------------------------------- Theorem 3

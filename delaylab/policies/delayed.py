@@ -4,7 +4,8 @@ For arm k at decision t (symbols of :mod:`delaylab.indices` and :mod:`.counts`):
 
 * N_k(t) pulls so far; S_k(t) conversions revealed so far (within the window m);
 * Ñ_k(t) = Σ_{s<t, A_s=k} τ(min(t − 1 − s, m)), the delay-corrected count (Section 5.1);
-* θ̂_k(t) = S_k(t) / Ñ_k(t), conditionally unbiased given the pulls (Eq. 5);
+* θ̂_k(t) = S_k(t) / Ñ_k(t), unbiased for a pull sequence fixed in advance (the paper's
+  "conditionally unbiased", Eq. 5; under adaptive play only approximately);
 * D-UCB:   U_k = θ̂_k + sqrt(N_k / Ñ_k) · sqrt(β_ε(t) / (2 Ñ_k))           (Section 5.2);
 * D-KLUCB: U_k = max{q ∈ [θ̂_k, 1] : Ñ_k d_Pois(θ̂_k, q) ≤ β_ε(t)}            (Section 5.3).
 

@@ -89,11 +89,12 @@ def odaaf_v_sizes(m, horizon, mean_delay, variance):
 
 def odaaf_b_sizes(m, horizon, mean_delay, bound):
     r"""ODAAF-B's n_m (*reconstructed* Eq. 4.2): max(n'_m, ⌈m d̃_m⌉), d̃_m = min(d, n_m^{ODAAF}/m),
-    where n'_m has last term 4Δ̃_m E[τ]."""
+    where n'_m has last term 4Δ̃_m E[τ]. ⌈m d̃_m⌉ is computed as ⌈min(m d, n_m^{ODAAF})⌉, so that it is
+    ODAAF's own n_m exactly when d̃_m = n_m^{ODAAF}/m (m·(n/m) can round above n)."""
     m = np.asarray(m)
     n_prime = _size(m, horizon, 4 * _tolerance(m) * np.asarray(mean_delay, dtype=float))
-    d_tilde = np.minimum(np.asarray(bound, dtype=float), odaaf_sizes(m, horizon, mean_delay) / m)
-    return np.maximum(n_prime, np.ceil(m * d_tilde).astype(np.int64))
+    m_d_tilde = np.minimum(m * np.asarray(bound, dtype=float), odaaf_sizes(m, horizon, mean_delay))
+    return np.maximum(n_prime, np.ceil(m_d_tilde).astype(np.int64))
 
 
 def odaaf_b_binding_bound(horizon: int, mean_delay: float) -> float:

@@ -34,6 +34,16 @@ README), gives those pages the same settings:
   (``DELAYLAB_DEFAULT_CACHE``, unless the server's environment sets it, as a hub's does): a Run
   All reads the notebooks' figures at their defaults from the environment's install-time cache
   (Binder's postBuild fills it) or from the student's own, written by the Run All before.
+* **A spare dashboard kernel** (:class:`delaylab.serve.spare.SpareDashboardKernel`): Voila has no
+  pool of preheated kernels here, so each page would wait for its kernel's process to start, import
+  ipykernel and load the compiled kernels. The server keeps one dashboard kernel that has done
+  that, waiting for a page; a page's kernel is that spare, handed the page's connection file,
+  environment (Voila's ``SERVER_*``, ``QUERY_STRING``, ``VOILA_*``) and folder, and a new spare
+  starts behind it. A page whose kernel would start with another command or environment, or that
+  finds no spare (a second page right after the first, before the next spare exists), starts its
+  kernel as before. The spare is stopped with the server's kernels, and exits by itself when the
+  server is killed. ``c.SpareDashboardKernel.enabled = False`` turns it off (it holds one
+  idle kernel's memory per running server).
 * **A dashboard's kernel whose page is gone is stopped** (:class:`DashboardCuller`), as
   :mod:`delaylab.serve` stops it: a page that closed sends Voila's shutdown request, but a
   crashed or killed tab, or a lost network, sends nothing, and a hub culls only idle servers. A
@@ -50,6 +60,7 @@ replaced: these are defaults.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import subprocess
 import sys
@@ -66,6 +77,7 @@ from traitlets.config import Config, LoggingConfigurable
 
 from . import documents, voila_patches
 from .compat import voila_problem
+from .spare import SpareDashboardKernel
 from .transport import socket_paths_fit
 
 # (delaylab.serve.app, which imports Voila, is imported when the extension loads, not when the
@@ -160,6 +172,10 @@ def _load_jupyter_server_extension(serverapp) -> None:
     DashboardProvisioner.static_url = url_path_join(serverapp.base_url, "delaylab/static")
     DashboardProvisioner.kernel_settings = DashboardKernelSpecManager(parent=serverapp)
     DashboardProvisioner.culler = DashboardCuller(serverapp.kernel_manager, parent=serverapp)
+    DashboardProvisioner.spares = spares = SpareDashboardKernel(DashboardProvisioner.spare_environment,
+                                                                cwd=serverapp.root_dir, parent=serverapp)
+    stop_spare_with_the_kernels(serverapp.kernel_manager, spares)
+    spares.refill()
     # a notebook saved from JupyterLab keeps what its widgets showed, as ordinary output
     # (and a notebook only opened is not marked modified when its kernel starts)
     from .saved import fill_language_info_on_load, pre_save_hook
@@ -349,18 +365,23 @@ class DashboardCuller(LoggingConfigurable):
 
 class DashboardProvisioner(LocalProvisioner):
     """jupyter_client's local provisioner (the default), except for the kernels Voila starts for
-    its pages, which start as the dashboards' kernels (see the module's docstring). Used for
-    every kernel of a server with this extension (``KernelProvisionerFactory.default_provisioner_name``)."""
+    its pages, which start as the dashboards' kernels (see the module's docstring), or are the
+    server's spare kernel (:class:`delaylab.serve.spare.SpareDashboardKernel`) when it fits. Used
+    for every kernel of a server with this extension (``KernelProvisionerFactory.default_provisioner_name``)."""
 
     module: PlotlyModule | None = None
     static_url = ""
     kernel_settings = None  # DashboardKernelSpecManager: the kernels' environment
     culler: DashboardCuller | None = None
+    spares: SpareDashboardKernel | None = None
+    #: whether this provisioner's kernel is a Voila page's (set by pre_launch)
+    dashboard = False
 
     async def pre_launch(self, **kwargs):
         kwargs = await super().pre_launch(**kwargs)
         env = kwargs.get("env") or {}
-        if not is_voila_page(env):
+        self.dashboard = is_voila_page(env)
+        if not self.dashboard:
             kwargs["env"] = {**env, **self.lab_env(env)}
             return kwargs
         if type(self).culler is not None:
@@ -381,15 +402,61 @@ class DashboardProvisioner(LocalProvisioner):
             return {}
         return {"DELAYLAB_DEFAULT_CACHE": settings.cache_folder}
 
+    async def launch_kernel(self, cmd, **kwargs):
+        """A Voila page's kernel is the spare when there is one that fits (its process then the
+        one this provisioner polls, signals and kills); any other kernel starts as usual."""
+        spares = type(self).spares
+        if self.dashboard and spares is not None and spares.enabled and set(kwargs) <= HANDOVER_KWARGS:
+            env = dict(kwargs.get("env") or os.environ)
+            if not kwargs.get("independent"):  # as jupyter_client's launch_kernel
+                env["JPY_PARENT_PID"] = str(os.getpid())
+            await asyncio.get_running_loop().run_in_executor(None, spares.wait_started, SPARE_START_WAIT)
+            process = spares.take(cmd, env, kwargs.get("cwd"))
+            if process is not None:
+                self.process, self.pid = process, process.pid
+                try:
+                    self.pgid = os.getpgid(process.pid)
+                except OSError:
+                    self.pgid = None
+                self.cwd = kwargs.get("cwd", Path.cwd())
+                return self.connection_info
+        return await super().launch_kernel(cmd, **kwargs)
+
     async def dashboard_env(self) -> dict:
-        cls = type(self)
+        return await asyncio.get_running_loop().run_in_executor(None, type(self).spare_environment, False)
+
+    @classmethod
+    def spare_environment(cls, whole: bool = True) -> dict:
+        """The dashboards' settings for a kernel's environment (waits for plotly's module);
+        ``whole``: on top of this server's environment, as a page's kernel gets it (the spare's)."""
+        base = dict(os.environ) if whole else {}
         if cls.kernel_settings is None:  # the extension is not loaded in this server
-            return {}
-        static = None
-        if cls.module is not None:
-            static = await asyncio.get_running_loop().run_in_executor(None, cls.module.wait)
+            return base
+        static = cls.module.wait() if cls.module is not None else None
         cls.kernel_settings.plotly_module_url = f"{cls.static_url}/{static.name}" if static else ""
-        return cls.kernel_settings.kernel_env()
+        return {**base, **cls.kernel_settings.kernel_env()}
+
+
+#: seconds a page's kernel waits for a spare being started at that moment (its process being
+#: created: it waited for plotly's module, as the page did) before it starts one of its own
+SPARE_START_WAIT = 10.0
+
+#: what jupyter_client may pass to a provisioner's launch_kernel that a spare's handover honours
+HANDOVER_KWARGS = frozenset({"env", "cwd", "kernel_id", "extra_arguments", "independent"})
+
+
+def stop_spare_with_the_kernels(manager, spares: SpareDashboardKernel) -> None:
+    """Stop ``spares``' spare when the server stops its kernels (its ``shutdown_all``, at its
+    exit) and at the interpreter's exit; a server killed without a word closes the spare's
+    standard input, on which it then exits (:func:`delaylab.serve.kernel.take_handover`)."""
+    original = manager.shutdown_all
+
+    async def shutdown_all(*args, **kwargs):
+        await asyncio.get_running_loop().run_in_executor(None, spares.close)
+        return await ensure_async(original(*args, **kwargs))
+
+    manager.shutdown_all = shutdown_all
+    atexit.register(spares.close)
 
 
 def is_voila_page(env: dict) -> bool:

@@ -15,10 +15,15 @@
 
 It also leaves out an import that costs every kernel start much and serves no dashboard
 (:data:`SKIPPED_IMPORTS`). Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
+
+``python -m delaylab.serve.kernel --spare`` is a spare kernel (:mod:`delaylab.serve.spare`): the
+same steps, ipykernel imported, then it waits on its standard input for the arguments,
+environment and folder of the page's kernel it becomes (:func:`take_handover`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -65,19 +70,59 @@ def skip_costly_imports() -> None:
         sys.modules.setdefault(name, None)
 
 
+def take_handover(warming: threading.Thread | None) -> None:
+    """A spare kernel (``--spare``, :mod:`delaylab.serve.spare`), its imports done: say so (once
+    ``warming``, the warm-up, has finished too) on the pipe the server gave it, then wait for the
+    one line that makes it a page's kernel, and take that kernel's arguments, environment and
+    working folder as its own. Exits when the server closes its standard input without a word
+    (the server stopped, or it dropped this spare)."""
+    from delaylab.serve.spare import READY, READY_FD
+
+    fd = os.environ.pop(READY_FD, "")
+    if fd.isdigit():
+        def announce(fd=int(fd)):
+            if warming is not None:
+                warming.join()
+            try:
+                os.write(fd, READY)
+            except OSError:  # the server no longer listens: it has handed this kernel over
+                pass
+            finally:
+                os.close(fd)
+
+        threading.Thread(target=announce, name="delaylab-spare-ready", daemon=True).start()
+    line = sys.stdin.buffer.readline()
+    if not line.strip():
+        sys.exit(0)
+    message = json.loads(line)
+    if message.get("cwd"):
+        os.chdir(message["cwd"])
+    os.environ.clear()
+    os.environ.update(message["env"])
+    sys.argv = [sys.argv[0], *message["args"]]
+    memory = os.environ.get("DELAYLAB_KERNEL_MEMORY_MB")
+    if memory:
+        set_memory_cap(int(memory))
+
+
 def main() -> None:
+    spare = sys.argv[1:2] == ["--spare"]
     memory = os.environ.get("DELAYLAB_KERNEL_MEMORY_MB")
     if memory:
         set_memory_cap(int(memory))
     skip_costly_imports()
+    warming = None
     if os.environ.get("DELAYLAB_WARMUP", "1") != "0":
         # beside the kernel, not before it: a first compilation (numba's cache empty) may take
         # longer than a client waits for a new kernel to answer; numba's lock keeps it correct
-        threading.Thread(target=warm_up, name="delaylab-warmup", daemon=True).start()
+        warming = threading.Thread(target=warm_up, name="delaylab-warmup", daemon=True)
+        warming.start()
     if sys.path and sys.path[0] in ("", os.getcwd()):  # as ipykernel_launcher: not the cwd first
         del sys.path[0]
     from ipykernel import kernelapp
 
+    if spare:
+        take_handover(warming)
     kernelapp.launch_new_instance()
 
 
