@@ -85,10 +85,11 @@ def test_a_figure_set_up_late_shows_what_the_kernel_drew(browser, tmp_path):  # 
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     nbformat.write(nb, source / "late.ipynb")
     server, _ = lab_server(tmp_path, "lab-late-figure.log", source=source)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.add_init_script(SLOW_ONCE)
-    collect_errors(page)
+    page = None
     try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.add_init_script(SLOW_ONCE)
+        collect_errors(page)
         page.goto(f"{server.url}/lab/tree/late.ipynb", timeout=120_000)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         _wait_kernel(server, "idle")
@@ -108,7 +109,8 @@ def test_a_figure_set_up_late_shows_what_the_kernel_drew(browser, tmp_path):  # 
         late = wait_late(page, [1, 1, 1, 1])
         assert late["y"] == [1, 1, 1, 1], (late, page.errors)
     finally:
-        page.close()
+        if page is not None:
+            page.close()
         server.close()
 
 
@@ -126,12 +128,12 @@ def test_a_save_button_set_up_late_still_downloads(browser, tmp_path):  # noqa: 
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     nbformat.write(nb, source / "save.ipynb")
     server, _ = lab_server(tmp_path, "lab-late-save.log", source=source)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    page.add_init_script(SLOW_ONCE)
-    collect_errors(page)
-    downloads = []
-    page.on("download", lambda d: downloads.append(d))
+    page, downloads = None, []
     try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        page.add_init_script(SLOW_ONCE)
+        collect_errors(page)
+        page.on("download", lambda d: downloads.append(d))
         page.goto(f"{server.url}/lab/tree/save.ipynb", timeout=120_000)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         _wait_kernel(server, "idle")
@@ -149,5 +151,6 @@ def test_a_save_button_set_up_late_still_downloads(browser, tmp_path):  # noqa: 
         print(f"\ndownloads: {[d.suggested_filename for d in downloads]}; page errors: {page.errors}")
         assert [d.suggested_filename for d in downloads] == ["late-save.html"], page.errors
     finally:
-        page.close()
+        if page is not None:
+            page.close()
         server.close()
