@@ -367,3 +367,25 @@ def test_every_notebook_words_its_hints_the_same(nb):
     implement = sum(ex.kind(e) == "implement" for e in ex.ids(nb))
     assert text.count("If you are stuck, the check cell's hints come one step at a time.") == implement
     assert "its hints come" not in text and "offers hints" not in text
+
+
+def test_a_rounding_aware_check_names_a_slip_only_where_the_answer_points_at_it():
+    """Review nb05-r7, finding 1: with a slip 7.5e-4 from the answer and a tolerance of 2e-4, the answer
+    rounded to 3 digits (76.3 for 76.3457) lies within the slip's tolerance (76.2884). A rounding-aware check
+    tells it to give more digits, and names the slip only for an answer nearer to the slip than to the goal
+    that is not the goal rounded; a plain check keeps its old behaviour."""
+    from delaylab.exercises._core import number_grader
+
+    goal, slip = 76.3457, 76.2884
+    aware = number_grader(lambda p: goal, rtol=2e-4, misconceptions=lambda p: [(slip, "the slip.")], rounding_aware=True)
+    plain = number_grader(lambda p: goal, rtol=2e-4, misconceptions=lambda p: [(slip, "the slip.")])
+    assert "is not it: the slip." in plain(76.3, {}).message
+    for x in (76.3, 76.4, 76.0):  # β* rounded or cut to the digits given: never the slip
+        fb = aware(x, {})
+        assert fb.message.startswith("Close:") and "5 significant digits" in fb.message, (x, fb.message)
+    for x in (slip, 76.29, 76.288):
+        assert "is not it: the slip." in aware(x, {}).message, x
+    assert aware(76.34, {}).correct and aware(goal * 1.0001, {}).correct
+    assert aware(90.0, {}).message == "90 is not it." and aware(100.0, {}).message == "100 is not it."
+    with pytest.raises(ValueError, match="rounding_aware"):
+        number_grader(lambda p: [1.0, 2.0], shape=(2,), rounding_aware=True)

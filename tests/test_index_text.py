@@ -385,9 +385,10 @@ def test_r7_5_the_regret_convention_says_paper_1_bounds_another_regret():
     regret = readings[readings.index("* **Regret** is the pseudo-regret"):readings.index("* **Unbiased estimators**")]
     assert ("(paper 1's own regret, L(T) of Lemma 1, counts only the conversions seen by T, and its Theorems 3 and 4 "
             "bound that: see §1; paper 5:") in regret
-    assert "R(T) is L(T) of Eq. (1)/(3), which counts only the conversions seen by T" in readings
+    # (round 7 of notebook 01: the proofs of Appendix B bound L(T), as printed, no longer "our reading")
+    assert "their proofs (Appendix B) bound L(T) of Eq. (1)/(3), which counts only the conversions seen by T" in readings
     index = bullet("Regret")
     assert ("(paper 1's theorems bound its own regret, which counts only the conversions seen by T: notebook 1's §5; "
             "in the adversarial notebook:") in index
     nb01 = _flat(notebook_source("01_delayed_conversions.ipynb"))
-    assert "its $L(T)$, which counts only the conversions seen, Eq. 3" in nb01
+    assert "bound its $L(T)$, Eq. 1 and 3, which counts only the conversions seen" in nb01

@@ -473,7 +473,8 @@ def expectation() -> str | None:
 # ------------------------------------------------------------------ graders
 def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: str = "",
                   misconceptions: Callable[[dict], dict] | None = None, shape: tuple = (),
-                  name: str = "the answer", digits: int = 4) -> Callable[[Any, dict], Feedback]:
+                  name: str = "the answer", digits: int = 4,
+                  rounding_aware: bool = False) -> Callable[[Any, dict], Feedback]:
     """A grader for a number (or a small vector of ``shape``): right within ``rtol``/``atol`` of
     ``target(params)``.
 
@@ -481,7 +482,15 @@ def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: s
     (e.g. the raw count N instead of Ñ) with what the student did; an answer there is told so. An
     answer that is none of them but within :data:`CLOSE` times the tolerance is told to give more
     digits (0.387 for 0.38741), not that it is wrong.
+
+    ``rounding_aware`` (one number only), for checks whose misconceptions lie a few tolerances from
+    the answer: a misconception is named only when the answer is within its tolerance, closer to it
+    than to the right answer, and not the right answer written to the digits the student gave (76.3
+    for 76.3457, see :func:`rounds_to`); such a rounded answer, if within 5 % (two significant
+    digits), is told to give more digits.
     """
+    if rounding_aware and shape:
+        raise ValueError(f"rounding_aware grades one number, not an array of shape {shape}")
 
     def close(x, goal, factor=1.0):
         return bool(np.all(np.isclose(x, goal, rtol=factor * rtol, atol=factor * atol)))
@@ -494,10 +503,12 @@ def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: s
         goal = np.asarray(target(p), dtype=float).reshape(shape) if shape else float(target(p))
         if close(x, goal):
             return right(f"Right: {fmt(goal)}{unit}.")
+        rounded = rounding_aware and rounds_to(goal, x)
         for value, msg in (misconceptions(p) if misconceptions else []):
-            if close(x, np.asarray(value, dtype=float).reshape(shape) if shape else float(value)):
+            value = np.asarray(value, dtype=float).reshape(shape) if shape else float(value)
+            if close(x, value) and not (rounding_aware and (rounded or abs(x - value) >= abs(x - goal))):
                 return wrong(f"{fmt(x)} is not it: {msg}")
-        if close(x, goal, CLOSE):
+        if close(x, goal, CLOSE) or (rounded and abs(x - goal) <= 0.05 * abs(goal)):
             return Feedback(False, f"Close: {fmt_close(x)} is near the answer, but the check wants it "
                                    f"{wanted(rtol, atol)}. Give more digits (compute it in the cell rather than "
                                    "copying a rounded value), or check a rounded intermediate step.")
@@ -523,6 +534,18 @@ def wanted(rtol: float, atol: float = 0.0) -> str:
     return f"within {100 * rtol:.2g}% ({digits} significant digits)"
 
 
+def rounds_to(goal: float, x: float) -> bool:
+    """True when ``x`` may be ``goal`` written (rounded or cut) to the digits ``x`` shows: less than one
+    unit of its last digit away (76.3 and 76.34 for 76.3457, 60 for 59.7, not 76.29). The digits are
+    those of the shortest decimal that gives the float, trailing zeros dropped (what the student typed)."""
+    from decimal import Decimal
+
+    x, goal = float(x), float(goal)
+    if x == 0 or not (np.isfinite(x) and np.isfinite(goal)):
+        return False
+    return abs(x - goal) < 10.0 ** Decimal(repr(x)).normalize().as_tuple().exponent
+
+
 def separated(answer, others, rtol: float, factor: float = 3.0) -> bool:
     """True when every value of ``others`` is more than ``factor`` tolerances away from ``answer``
     (relative; for vectors, in their farthest entry), so that a misconception or a neighbour's
@@ -533,11 +556,12 @@ def separated(answer, others, rtol: float, factor: float = 3.0) -> bool:
 
 
 def numeric(target: Callable[[dict], Any], misconceptions: Callable[[dict], list], *, rtol: float, name: str,
-            atol: float = 0.0, shape: tuple = (), also_wrong=(0.0,), when: Callable[[dict], bool] | None = None) -> dict:
+            atol: float = 0.0, shape: tuple = (), also_wrong=(0.0,), when: Callable[[dict], bool] | None = None,
+            rounding_aware: bool = False) -> dict:
     """The ``solution``, ``grade``, ``accept`` and ``wrong_answers`` of an exercise whose answer is a number
     (or a small vector): graded within ``rtol`` of ``target(params)``; the natural wrong answers are the
     misconceptions' values and ``also_wrong``; a drawn instance is kept when every misconception is far from
-    the answer (and ``when(params)`` holds, if given)."""
+    the answer (and ``when(params)`` holds, if given); ``rounding_aware`` is :func:`number_grader`'s."""
     def accept(p):
         return (when is None or when(p)) and separated(target(p), [v for v, _ in misconceptions(p)], rtol)
 
@@ -546,7 +570,8 @@ def numeric(target: Callable[[dict], Any], misconceptions: Callable[[dict], list
         return [v for v, _ in misconceptions(p)] + extra
 
     return {"solution": target, "accept": accept, "wrong_answers": wrong_answers, "tolerance": (rtol, atol),
-            "grade": number_grader(target, rtol=rtol, atol=atol, shape=shape, misconceptions=misconceptions, name=name)}
+            "grade": number_grader(target, rtol=rtol, atol=atol, shape=shape, misconceptions=misconceptions, name=name,
+                                   rounding_aware=rounding_aware)}
 
 
 def choice_grader(solution: str, why: dict[str, str]) -> Callable[[Any, dict], Feedback]:

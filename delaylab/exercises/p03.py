@@ -177,6 +177,10 @@ def _target_wrong(p):
         (_tau_from_1(p["mu"], p["m"]) * np.linalg.solve(V, G @ theta),
          r"that uses $P(D \le m) = 1 - (1 - 1/\mu)^m$, a geometric law on {1, 2, …}; delaylab's (notebook 01) "
          r"lives on {0, 1, …}: $\tau_m = 1 - (\mu/(1 + \mu))^{m+1}$."),
+        ((1.0 - np.exp(-p["m"] / p["mu"])) * np.linalg.solve(V, G @ theta),
+         r"that uses $\tau_m \approx 1 - e^{-m/\mu}$, the exponential approximation (the paper's τ values, "
+         r"Section 8, agree with it to the digits printed); the exercise's geometric law on {0, 1, …} gives exactly "
+         r"$\tau_m = 1 - (\mu/(1 + \mu))^{m+1}$, and the check wants 4 digits."),
     ]
 
 

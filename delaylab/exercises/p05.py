@@ -270,7 +270,8 @@ register(Exercise(
     minutes=25,
     title="Corollary 4's threshold β, by balancing Theorem 3",
     answer_name="beta_star",
-    stub=("# ✎ Exercise 5.3: the β that minimises the bound, for YOUR numbers (shown above): derive it first.\n"
+    stub=("# ✎ Exercise 5.3: the β that minimises the bound, for YOUR numbers (shown above): derive it first,\n"
+          "# then compute it here (or type it to 5 significant digits).\n"
           "beta_star = ...\n"),
     solution_code=lambda p: (
         f"K, T, D = {p['K']}, {p['T']}, {p['D']}\n"
@@ -281,7 +282,8 @@ register(Exercise(
     given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds, total delay D = {p['D']:,}. Skipper(β, DEW(η, β)) "
                      r"with $\eta = 1/(4e\beta)$; bound $|S_\beta|$ by $D/\beta$ and $D_\beta$ by D in Theorem 3, then "
                      "choose β."),
-    **numeric(_beta, _beta_wrong, rtol=_BETA_RTOL, name="beta_star", when=_beta_far_from_old_slips),
+    **numeric(_beta, _beta_wrong, rtol=_BETA_RTOL, name="beta_star", when=_beta_far_from_old_slips,
+              rounding_aware=True),
     hints=(r"Section 3: in Theorem 3 with $\eta = 1/(4e\beta)$, $|S_\beta| \le D/\beta$ (each skipped round has "
            r"$d_t \ge \beta$) and $D_\beta \le D$, the bound is a sum of a term that grows with β and terms that shrink "
            r"like $1/\beta$.",

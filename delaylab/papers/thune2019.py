@@ -369,7 +369,7 @@ def tradeoff_figure(study):
     b, T = study["beta"], study["horizon"]
     fig = go.Figure()
     terms = [("|S_β|: skipped rounds", study["skipped"], "#D55E00", "dash"),
-             ("(KTe/2 + D_β)/(4eβ): delays below β", (K * T * E / 2 + study["experienced"]) / (4 * E * b), WINE, "dash"),
+             ("(KTe/2 + D_β)/(4eβ): variance and experienced delay", (K * T * E / 2 + study["experienced"]) / (4 * E * b), WINE, "dash"),
              ("4eβ ln K: small learning rate", 4 * E * b * math.log(K), SKY, "dashdot"),
              ("bound (3) of Theorem 3", study["bound"], "#000000", "solid")]
     for name, y, c, dash in terms:

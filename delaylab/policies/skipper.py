@@ -17,8 +17,9 @@ of a display our copy scrambles): the paper writes it nested, β = √(((eKT/2 +
 which multiplies out to the form above (docs/readings.md, paper 5).
 
 Doubling (delays at action time) tunes β without knowing T or D: epochs m with ω_m = 2^m,
-β_m = √ω_m/(4e ln K), η_m = 1/(4eβ_m) (Eq. 5: with it, Eq. 6 makes each of the three terms of
-the epoch's bound at most √ω_m, the 3√ω_m of Lemma 5); the epoch goes on while (Eq. 6)
+β_m = √ω_m/(4e ln K), η_m = 1/(4eβ_m) (Eq. 5, *our reading*: the root covers ω_m only, see
+docs/readings.md; with it, Eq. 6 makes each of the three terms of the epoch's bound at most √ω_m,
+the 3√ω_m of Lemma 5); the epoch goes on while (Eq. 6)
 
     max{ |S^m_β|², (eKσ(m)/2 + D^m_β) ln K } ≤ ω_m,
 
@@ -245,7 +246,8 @@ class Doubling(Policy):
 
     @staticmethod
     def beta_of(m, n_arms: int):
-        """β_m = √ω_m/(4e ln K), ω_m = 2^m (Eq. 5)."""
+        """β_m = √ω_m/(4e ln K), ω_m = 2^m (Eq. 5, our reading: the root covers ω_m only; see
+        docs/readings.md)."""
         return np.sqrt(np.exp2(m)) / (4 * E * math.log(n_arms))
 
     def reset(self, problem):
