@@ -12,6 +12,7 @@ the papers the workbook follows. Quick start::
     res.regret["D-KLUCB"]   # (100, 10_000) cumulative pseudo-regret of each run
 """
 
+from . import startup  # noqa: F401  (first, before anything imports plotly: see delaylab.startup)
 from . import bounds, claims, indices
 from .cache import cache_clear, cache_info
 from .engine import estimate, simulate

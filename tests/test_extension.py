@@ -116,7 +116,7 @@ def test_linking_keeps_tcp_where_socket_paths_would_be_too_long_and_a_transport_
     assert app.config.KernelProvisionerFactory.default_provisioner_name == "x"
 
 
-def test_voila_s_kernels_start_as_the_dashboards_kernels_and_jupyterlab_s_as_before(monkeypatch, tmp_path):
+def test_voila_s_kernels_start_as_the_dashboards_kernels_and_jupyterlab_s_with_the_cache(monkeypatch, tmp_path):
     import asyncio
 
     from jupyter_client.kernelspec import KernelSpecManager
@@ -144,9 +144,15 @@ def test_voila_s_kernels_start_as_the_dashboards_kernels_and_jupyterlab_s_as_bef
     env = voila_page["env"]
     assert env["DELAYLAB_PLOTLY_MODULE_URL"] == "/user/ada/delaylab/static/plotly-widget.0123456789abcdef0123.js"
     assert env["DELAYLAB_DEFAULT_CACHE"] == str(tmp_path / "cache") and env["NUMBA_NUM_THREADS"] == "1"
-    lab = asyncio.run(launch({**os.environ, "JPY_SESSION_NAME": "notebooks/01.ipynb"}))
+    plain = {k: v for k, v in os.environ.items() if k != "DELAYLAB_DEFAULT_CACHE"}  # (the server's own: none)
+    lab = asyncio.run(launch({**plain, "JPY_SESSION_NAME": "notebooks/01.ipynb"}))
     assert "ipykernel_launcher" in lab["cmd"] and "delaylab.serve.kernel" not in lab["cmd"]
-    assert "DELAYLAB_PLOTLY_MODULE_URL" not in lab["env"] and "DELAYLAB_DEFAULT_CACHE" not in lab["env"]
+    # JupyterLab's kernels: only the sweep cache (the notebooks' figures at their defaults, read
+    # back by a Run All), unless the server's environment chose one or none
+    assert "DELAYLAB_PLOTLY_MODULE_URL" not in lab["env"] and lab["env"]["DELAYLAB_DEFAULT_CACHE"] == str(tmp_path / "cache")
+    for chosen in ("", "/srv/cache"):
+        kept = asyncio.run(launch({**plain, "JPY_SESSION_NAME": "n.ipynb", "DELAYLAB_DEFAULT_CACHE": chosen}))
+        assert kept["env"]["DELAYLAB_DEFAULT_CACHE"] == chosen
     # a kernel of another Python (where delaylab may not be installed) keeps its own launcher
     assert extension.dashboard_command(["/opt/other/python", "-m", "ipykernel_launcher", "-f", "c.json"]) == \
         ["/opt/other/python", "-m", "ipykernel_launcher", "-f", "c.json"]

@@ -350,7 +350,7 @@ _WHY_SKIP = (r"DEW's learning rate must be at most $1/(4e\,d_{\max})$ for its an
              "rate's: at the live panel's defaults Skipper's base fed every loss at the same rate does as well. "
              "Skipping itself lowers the regret only where late feedback misleads (the best arm switching, d = 150: "
              "the twin fed the stale losses ends above Skipper). It stops paying off when many rounds are skipped "
-             r"(the $|S_\beta|$ term): with β below the typical delay every round is skipped. (The cap it works "
+             r"(the $|S_\beta|$ term), which a β below the typical delay makes large (Exercise 5.4). (The cap it works "
              "around is a condition of this paper's proof, not a known limit of exponential weights: other analyses, "
              "e.g. Bistritz et al. (NeurIPS 2019), bound Exp3 that uses each loss on arrival, the delays unknown to "
              "the player.)")

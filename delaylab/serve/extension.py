@@ -30,7 +30,10 @@ README), gives those pages the same settings:
   :class:`DashboardProvisioner` as ``python -m delaylab.serve.kernel`` (costly imports skipped,
   compiled kernels warmed up beside it) with the sweep cache, one BLAS/numba thread and the
   static module's URL (:class:`delaylab.serve.pools.DashboardKernelSpecManager`'s settings, which
-  the server's config may change). JupyterLab's kernels start as before.
+  the server's config may change). JupyterLab's kernels start as before, with the sweep cache
+  (``DELAYLAB_DEFAULT_CACHE``, unless the server's environment sets it, as a hub's does): a Run
+  All reads the notebooks' figures at their defaults from the environment's install-time cache
+  (Binder's postBuild fills it) or from the student's own, written by the Run All before.
 * **A spare dashboard kernel** (:class:`delaylab.serve.spare.SpareDashboardKernel`): Voila has no
   pool of preheated kernels here, so each page would wait for its kernel's process to start, import
   ipykernel and load the compiled kernels. The server keeps one dashboard kernel that has done
@@ -379,6 +382,7 @@ class DashboardProvisioner(LocalProvisioner):
         env = kwargs.get("env") or {}
         self.dashboard = is_voila_page(env)
         if not self.dashboard:
+            kwargs["env"] = {**env, **self.lab_env(env)}
             return kwargs
         if type(self).culler is not None:
             type(self).culler.add(self.kernel_id)
@@ -386,6 +390,17 @@ class DashboardProvisioner(LocalProvisioner):
         extra = await self.dashboard_env()
         kwargs["env"] = {**env, **extra}
         return kwargs
+
+    def lab_env(self, env: dict) -> dict:
+        """A JupyterLab kernel's additions to its environment: the sweep cache
+        (``DELAYLAB_DEFAULT_CACHE``, as a hub sets it), so that a Run All reads the notebooks'
+        figures at their defaults from the environment's install-time cache and from the
+        student's own (a second Run All computes nothing twice), unless the server's environment
+        chose a cache, or none (an empty value)."""
+        settings = type(self).kernel_settings
+        if settings is None or "DELAYLAB_DEFAULT_CACHE" in env or not settings.cache_folder:
+            return {}
+        return {"DELAYLAB_DEFAULT_CACHE": settings.cache_folder}
 
     async def launch_kernel(self, cmd, **kwargs):
         """A Voila page's kernel is the spare when there is one that fits (its process then the

@@ -14,11 +14,12 @@ does it at set-up (``python -m delaylab.viz.plotlyjs``), so does the container r
 :func:`splice` then puts it in place of the full plotly.js inside a copy of plotly's widget
 module: plotly's own widget code, unchanged, draws with it.
 
-Only the dashboards' server serves that copy (:func:`delaylab.viz.widget.dashboard_module`).
-JupyterLab keeps the full module, so a student's own figure may use any trace type. Without the
-bundle (an offline install), or if a future plotly's module no longer has the shape
-:func:`splice` expects, the server serves the full module and says why in its log: pages are
-then about a second slower, never broken.
+The dashboards' server serves that copy (:func:`delaylab.viz.widget.dashboard_module`); in
+JupyterLab the kernel sends it (:func:`delaylab.viz.widget.basic_module`) to the figures whose
+traces it draws, and the full module to any other (a student's own ``go.FigureWidget`` keeps
+plotly's own). Without the bundle (an offline install), or if a future plotly's module no longer
+has the shape :func:`splice` expects, the full module is used (the server says why in its log):
+pages are then about a second slower, never broken.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from .display import Displayable
+from .widget import TAKE_MESSAGES_JS, SelfIdentified
 
 
 def standalone_html(fig: go.Figure, title: str = "delaylab figure") -> str:
@@ -34,14 +35,16 @@ def save_html(fig: go.Figure, path, title: str = "delaylab figure") -> Path:
     return path
 
 
-class _Downloader(anywidget.AnyWidget):
+class _Downloader(SelfIdentified, anywidget.AnyWidget):
     """An invisible widget that turns a message from the kernel into a browser download.
 
     The file travels in a custom message, not a synced trait, so it is never stored in the
-    widget state (notebook metadata, Voila page).
+    widget state (notebook metadata, Voila page). Its module takes the model's messages in hand
+    (:data:`~delaylab.viz.widget.TAKE_MESSAGES_JS`): on a page too busy to set it up within
+    anywidget's 2 s, a download is not lost.
     """
 
-    _esm = """
+    _esm = TAKE_MESSAGES_JS + """
     function render({ model, el }) {
       el.style.display = "none";
       model.on("msg:custom", (msg) => {
@@ -57,7 +60,7 @@ class _Downloader(anywidget.AnyWidget):
         setTimeout(() => URL.revokeObjectURL(url), 30000);
       });
     }
-    export default { render };
+    export default { initialize({ model }) { takeMessages(model).catch(() => {}); }, render };
     """
     sent = traitlets.Int(0).tag(sync=True)  # number of files sent (for tests)
 

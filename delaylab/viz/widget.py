@@ -37,12 +37,19 @@ That static copy carries plotly.js's basic bundle (:mod:`delaylab.viz.plotlyjs`:
 and pie) when it is installed. A figure created with another trace type then takes plotly's full
 module through the kernel, and adding one to a figure already drawn with the basic bundle is
 refused (``ValueError``) before the figure changes.
+
+**Through the kernel** (JupyterLab, plain Voila) the same holds: a figure whose traces the basic
+bundle draws refers to a shared model carrying that module (about 1.3 MB, evaluated by the page
+in about a quarter of the full module's time), any other to the full one. A Run All of a
+notebook, whose figures are all of those three types, evaluates only the small one. A
+student's own ``go.FigureWidget`` keeps plotly's own full module.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import uuid
 import warnings
 from copy import deepcopy
 from functools import lru_cache
@@ -56,7 +63,22 @@ from . import plotlyjs
 from .describe import describe
 from .theme import THEME_JS
 
-_LOADER = THEME_JS + r"""
+#: JavaScript: ``takeMessages(model)`` hands a model's messages from the kernel to ipywidgets' own
+#: handler, without anywidget's wait for the model's module: anywidget (0.11) drops them all
+#: once a model took over 2 s to load (a busy or slow page). The model is found by its id
+#: (:class:`SelfIdentified`); resolves to it, or to null for a model without one.
+TAKE_MESSAGES_JS = r"""
+async function takeMessages(model) {
+  const id = model.get("_self_id");
+  const real = id ? await model.widget_manager.get_model(id) : null;
+  const handle = real && Object.getPrototypeOf(Object.getPrototypeOf(real))._handle_comm_msg;
+  if (!real?.comm || typeof handle !== "function") return null;
+  real.comm.on_msg((msg) => handle.call(real, msg));
+  return real;
+}
+"""
+
+_LOADER = THEME_JS + TAKE_MESSAGES_JS + r"""
 // plotly's widget module, imported once per page for all figures (keyed by its URL or its shared model).
 const MODULES = (globalThis[Symbol.for("delaylab.plotly-widget")] ??= new Map());
 
@@ -95,6 +117,13 @@ function inTurn(draw) {
   return turn.then(() => drawn);
 }
 
+// anywidget (0.11) gives a model 2 s from its creation in the page to load its module; past that
+// ("[anywidget] Failed to initialize model.", a busy or slow page) it drops every message the kernel
+// sends the model, and the figure is drawn from the state it was created with: blank, if the kernel
+// filled it afterwards, and deaf to every later update. So each figure takes its model's messages in
+// hand (TAKE_MESSAGES_JS) and tells the kernel which revision of the figure it holds; the kernel
+// sends the full figure if that is not the latest ("delaylab-synced"), and the views are drawn
+// again from it.
 // The figure's text alternative (delaylab.viz.describe, synced as _description) as the accessible
 // name of its view, a figure (not an image: it holds plotly's mode-bar buttons, which stay
 // reachable); its SVG, tick labels and legend entries, is hidden from screen readers, which read
@@ -121,8 +150,14 @@ function labelled(model, el) {
 
 export default () => {
   let figure;  // plotly's widget for this model: a promise, resolved once its module is loaded
+  let taken;   // the model (ipywidgets'), once its messages are in hand: a promise
   return {
     initialize({ model }) {
+      taken = takeMessages(model).then((real) => {
+        if (real) model.send({ kind: "delaylab-sync", revision: model.get("_revision") });
+        return real;
+      });
+      taken.catch((error) => console.error("[delaylab] a figure's messages could not be taken in hand", error));
       // not awaited: anywidget drops the messages of a model that takes over 2 s here
       figure = plotlyModule(model).then(async (module) => {
         const widget = module.default();
@@ -133,10 +168,19 @@ export default () => {
     },
     async render(view) {
       const widget = await figure;
-      const cleanup = await inTurn(() => widget.render(view));
+      let cleanup = await inTurn(() => widget.render(view));
       const unlabel = labelled(view.model, view.el);
       DL_THEME.follow(view.el, {widget: true});  // the page's light or dark theme (delaylab.viz.theme)
+      const real = await taken.catch(() => null);
+      // the kernel sent the full figure (see takeMessages): draw it again once that state is set
+      const synced = (msg) => msg?.kind === "delaylab-synced" && real && real.state_change.then(() => inTurn(() => {
+        if (typeof cleanup === "function") cleanup();
+        view.el.replaceChildren();
+        cleanup = widget.render(view);
+      }));
+      view.model.on("msg:custom", synced);
       return () => {
+        view.model.off("msg:custom", synced);
         unlabel();
         if (typeof cleanup === "function") cleanup();
       };
@@ -159,6 +203,7 @@ class _PlotlyCode(ipywidgets.Widget):
 
 
 _CODE: _PlotlyCode | None = None
+_BASIC_CODE: _PlotlyCode | None = None
 
 
 @lru_cache(maxsize=1)
@@ -239,20 +284,47 @@ def _trace_types(data) -> set[str]:
 def _check_traces(traces, allowed) -> None:
     unknown = sorted({trace.type for trace in traces} - allowed)
     if unknown:
-        raise ValueError(f"trace type {', '.join(map(repr, unknown))}: the dashboards' plotly.js (the basic bundle, "
+        raise ValueError(f"trace type {', '.join(map(repr, unknown))}: this figure's plotly.js (the basic bundle, "
                          f"delaylab.viz.plotlyjs) draws only {', '.join(sorted(allowed))}. Draw it with those "
                          f"(e.g. a histogram as a bar chart of numpy.histogram), or create the figure with that "
                          f"trace from the start (it then loads plotly's full module)")
 
 
-def _shared_code() -> _PlotlyCode:
-    global _CODE
+def _shared_code(basic: bool = False) -> _PlotlyCode:
+    """The shared model carrying plotly's module: its full one, or (``basic``) the one with
+    plotly.js's basic bundle (:func:`basic_module`)."""
+    global _CODE, _BASIC_CODE
+    if basic:
+        if _BASIC_CODE is None or _BASIC_CODE.comm is None:
+            _BASIC_CODE = _PlotlyCode(esm=basic_module())
+        return _BASIC_CODE
     if _CODE is None or _CODE.comm is None:  # first figure, or the widgets were closed
         _CODE = _PlotlyCode(esm=str(go.FigureWidget._esm))
     return _CODE
 
 
-class FigureWidget(go.FigureWidget):
+@lru_cache(maxsize=1)
+def basic_module() -> str | None:
+    """plotly's module with plotly.js's basic bundle (:func:`dashboard_module`), which a page
+    evaluates in about a quarter of the full module's time; None without the bundle."""
+    _, module, traces = dashboard_module()
+    return None if traces is None else module.decode()
+
+
+class SelfIdentified(traitlets.HasTraits):
+    """A widget whose model id is chosen before its comm opens and synced as ``_self_id``, so that
+    its module in the page finds its model (:data:`TAKE_MESSAGES_JS`). Put it first among the
+    widget's bases."""
+
+    _self_id = traitlets.Unicode().tag(sync=True)
+
+    def open(self):
+        if self.comm is None and self._model_id is None:
+            self._model_id = self._self_id = uuid.uuid4().hex
+        super().open()
+
+
+class FigureWidget(SelfIdentified, go.FigureWidget):
     """``go.FigureWidget`` that shares plotly's JavaScript with the other figures on the page.
 
     Use it exactly like ``go.FigureWidget`` (``FigureWidget(fig)``, ``batch_update()``, direct
@@ -271,13 +343,35 @@ class FigureWidget(go.FigureWidget):
     _plotly_url = traitlets.Unicode().tag(sync=True)  # the static module's URL, or ""
     _plotly_code = traitlets.Unicode().tag(sync=True)  # else "IPY_MODEL_<id>" of the shared code
     _description = traitlets.Unicode().tag(sync=True)  # the text alternative (delaylab.viz.describe)
+    _revision = traitlets.Int(0).tag(sync=True)  # counts the updates sent: what a page has seen
 
     def __init__(self, data=None, *args, **kwargs):
-        # decided before plotly's constructor opens the comm, which sends _plotly_url
-        traces = served_module()[1]
+        # decided before the comm opens, which sends _plotly_url
+        url, traces = served_module()
         self._needs_full_plotly = traces is not None and not _trace_types(data) <= traces
-        super().__init__(data, *args, **kwargs)
+        # through the kernel (JupyterLab, plain Voila): the basic bundle too, if it draws the figure
+        self._basic_plotly = (not url and _trace_types(data) <= plotlyjs.TRACES and basic_module() is not None)
+        self._complete = False
+        super().__init__(data, *args, **kwargs)  # (opens no comm: see open)
         self._description = describe(self)
+        self._complete = True
+        self.open()
+        self.on_msg(self._page_message)
+
+    def open(self):
+        """Open the comm once the figure is complete: the page's model is created with the whole
+        figure (its data, layout and text alternative), not filled by messages after it (plotly
+        opens it empty, then sends them). A page that drops a new model's messages (see the
+        module's loader) still draws the figure as it was made."""
+        if getattr(self, "_complete", True):
+            super().open()
+
+    def _page_message(self, _widget, content, _buffers) -> None:
+        """A view's loader said which revision it holds (``delaylab-sync``): if not the latest, send
+        the full figure, then ``delaylab-synced`` (it draws its views again)."""
+        if isinstance(content, dict) and content.get("kind") == "delaylab-sync" and content.get("revision") != self._revision:
+            self.send_state(["_widget_data", "_widget_layout", "_description", "_revision"])
+            self.send({"kind": "delaylab-synced"})
 
     @traitlets.default("_plotly_url")
     def _default_plotly_url(self):
@@ -285,9 +379,9 @@ class FigureWidget(go.FigureWidget):
         return "" if getattr(self, "_needs_full_plotly", False) else plotly_module_url()
 
     def add_traces(self, data, *args, **kwargs):
-        """plotly's ``add_traces``; under the dashboards' server, a trace type the page's plotly.js
-        cannot draw is refused here (``ValueError``), before the figure changes."""
-        traces = served_module()[1] if self._plotly_url else None
+        """plotly's ``add_traces``; a trace type the page's plotly.js cannot draw (the basic
+        bundle's, see the module's doc) is refused here (``ValueError``), before the figure changes."""
+        traces = served_module()[1] if self._plotly_url else (plotlyjs.TRACES if self._basic_plotly else None)
         if traces is not None:
             _check_traces(self._data_validator.validate_coerce(data), traces)
         return super().add_traces(data, *args, **kwargs)
@@ -295,14 +389,18 @@ class FigureWidget(go.FigureWidget):
     @traitlets.default("_plotly_code")
     def _default_plotly_code(self):
         # no shared model (5 MB to every page) when the module has a URL
-        return "" if self._plotly_url else f"IPY_MODEL_{_shared_code().model_id}"
+        if self._plotly_url:
+            return ""
+        return f"IPY_MODEL_{_shared_code(basic=getattr(self, '_basic_plotly', False)).model_id}"
 
     def _sync_state(self):
         """The full figure, as plotly sends it when a figure is displayed, and its text
         alternative (:func:`delaylab.viz.describe.describe`), the view's accessible name."""
-        self._widget_layout = self.layout.to_plotly_json()  # a deep copy of the layout's properties
-        self._widget_data = deepcopy(self._data)
-        self._description = describe(self)
+        with self.hold_sync():  # one message
+            self._widget_layout = self.layout.to_plotly_json()  # a deep copy of the layout's properties
+            self._widget_data = deepcopy(self._data)
+            self._description = describe(self)
+            self._revision += 1
 
 
 def _then_sync_state(name):
