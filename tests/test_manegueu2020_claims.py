@@ -844,14 +844,14 @@ def test_r6_1_at_m_100_alpha_hat_0_1_is_ahead_at_our_full_scale_of_100_runs():
     verdict of Figures 4–5 holds at that scale too. Costs about 15 s of CPU (Figures 4–5 at 100 runs)."""
     full = paper.figure5_results(paper.FIG45_RUNS, 0)
     two = paper.figure5_m100(paper.FIG45_RUNS, 0)
-    for n in ("Patient Bandits (α-hat = 0.1)", "D-UCB (m = 100)"):
+    for n in ("Patient Bandits (α-hat = 0.1)", "Patient Bandits (α-hat = 0.5)", "D-UCB (m = 100)"):  # r7 2: three
         assert np.array_equal(two.final(n), full.final(n))
     claims = paper.figure45_claims(runs=paper.FIG45_RUNS, seed=0)  # the verdict at the paper's scale
     assert all(c.holds for c in claims), "\n".join(map(str, claims))
     for seed in (0, 1, 2):
         assert dl.claims.lower(paper.figure5_m100(paper.FIG45_RUNS, seed), "Patient Bandits (α-hat = 0.1)",
                                "D-UCB (m = 100)", z=4).holds
-    (big,) = [c for c in paper.figure45_claims(runs=30, seed=0) if "at our full scale" in c.text]
+    (big,) = [c for c in paper.figure45_claims(runs=30, seed=0) if "at our full scale" in c.text and "(α-hat = 0.1)" in c.text]
     assert big.holds and "100 paired runs" in big.evidence
     default = paper.figure5_default_resolution(30, 0)
     assert default.holds and not dl.claims.lower(paper.figure5_results(30, 0), "Patient Bandits (α-hat = 0.1)",
@@ -901,3 +901,74 @@ def test_r6_5_studying_alone_does_not_lean_towards_exercise_2_1s_answer():
     intro = " ".join(_cells()[0].split())
     assert "misleading" not in intro
     assert "teaches what arm-dependent, heavy-tailed delays do to the observed means" in intro
+
+
+# ------------------------------------------------------------------ review nb02-r7 (issue 33)
+def test_r7_1_d_ucb_with_m_100_plays_close_to_uniformly_and_the_texts_say_so():
+    """r7 MISLEADING 1: the verdict said only m = 200 recovers from "increasing linearly" and checked m = 200 alone,
+    so a reader took every window above 50 to recover. At our full scale (100 runs, the button's draws) D-UCB
+    (m = 100) still grows by 0.085 per step over the second half (uniform play: 0.1) and gives the worse arm 46 %
+    of its pulls: both hold with bounds fixed in advance (0.05 per step, 40 %) on seeds 0–3 (the share's closest,
+    seed 2, by 3.1 s.e.). Costs about 1 s of CPU per seed."""
+    for seed in range(4):
+        claims = [c for c in paper.figure45_claims(runs=30, seed=seed) if "plays close to uniformly" in c.text
+                  or "gives the worse arm over 40 %" in c.text]
+        assert len(claims) == 2 and all(c.holds for c in claims), "\n".join(map(str, claims))
+    verdict = " ".join(_cell("**Verdict — Figure 5 reproduces").split())
+    assert "holds only for small thresholds" not in verdict
+    assert ("With $m = 100$ D-UCB plays close to uniformly (at 100 runs its regret still grows late by over half of "
+            "uniform play's 0.1 per step; the worse arm gets over 40 % of its pulls). Only with $m = 200$ is the window "
+            "wide enough") in verdict
+    assert "with m = 100 D-UCB plays close to uniformly; with m = 200 D-UCB" in _guide()
+    assert "with m = 100 it plays close to uniformly at T = 3000" in " ".join(_readings().split())
+
+
+def test_r7_2_at_full_scale_alpha_hat_0_5_is_checked_against_m_100_too():
+    """r7 NIT 2: "against α̂ = 0.5 at both scales" had no check at 100 runs; figure5_m100 now runs Patient Bandits
+    (α̂ = 0.5) too (the button's draws, run for run), and figure45_claims compares it with D-UCB (m = 100)."""
+    (full,) = [c for c in paper.figure45_claims(runs=30, seed=0)
+               if c.text.startswith("Figure 5: at our full scale, 100 runs, Patient Bandits (α-hat = 0.5) ends below")]
+    assert full.holds and "100 paired runs" in full.evidence
+    code = "\n".join(_cells("code"))
+    assert "D-UCB (m = 100) against both\n# α-hat also at our full scale, 100 runs (those three curves" in code
+
+
+def test_r7_3_figure_3_claims_only_the_heaviest_tails_peak_shift_which_holds_on_other_seeds():
+    """r7 NIT 3: "the two heaviest tails peak at larger gaps" compared argmax positions at 10 runs and failed on seeds
+    2 and 4 (α₂ = 0.3's peak). α₂ = 0.2's peak lies beyond the three lighter ones on seeds 0–9 at 10 runs (closest,
+    seed 9: 0.32 against 0.26); the text no longer claims α₂ = 0.3's. Costs about 2 s of CPU per seed."""
+    for seed in (0, 2, 4):
+        (peak,) = [c for c in paper.figure3_claims(runs=10, seed=seed) if "peaks at a larger gap" in c.text]
+        assert peak.holds and "heaviest tail (α₂ = 0.2" in peak.text, peak
+    verdict = " ".join(_cell("**Verdict — the tail's effect on the regret matches the paper").split())
+    assert "The curves of the two heaviest tails peak at larger gaps" not in verdict
+    assert "The curve of the heaviest tail ($\\alpha_2 = 0.2$) peaks at a larger gap than the three lighter ones" in verdict
+    assert "from $\\alpha_2 = 0.3$ to $0.8$ (their curves are flat near the top; 10 runs cannot place them)" in verdict
+
+
+def test_r7_4_the_u_is_checked_against_a_bottom_fixed_in_advance_on_fresh_draws():
+    """r7 NIT 4: both ends were tested against the minimum of the same 100 runs, chosen on them; against
+    α̂ = 0.16 fixed in advance, 100 runs fall to 2.1 s.e. on seed 6. On fresh draws of 400 runs (figure2_bottom,
+    now with the grid's ends: about 1 s more) the ends lie 6.3–10 s.e. above it on seeds 1–4."""
+    ends = [c for c in paper.figure2_claims(runs=100, seed=0) if "arm of the U" in c.text]
+    assert len(ends) == 2 and all(c.holds and "fixed in advance" in c.text and "400 paired runs" in c.evidence
+                                  for c in ends), ends
+    for seed in (2, 3):
+        two, names = paper.figure2_bottom(400, seed)
+        for a in (0.02, 0.5):
+            assert dl.claims.lower(two, names[0.16], names[a], z=3).holds, (seed, a)
+    verdict = " ".join(_cell("**Verdict — the U reproduces").split())
+    assert "both ends lie more than three standard errors of the paired difference above the minimum" not in verdict
+    assert ("on fresh draws of 400 runs, both ends lie more than three standard errors of the paired difference "
+            "above the lowest point of the button's 400-run figure (seed 0), fixed in advance") in verdict
+    assert "both ends above α̂ = 0.16, fixed in advance, by more than three paired standard errors" in _guide()
+
+
+def test_r7_5_6_the_run_counts_source_and_the_defaults_check():
+    """r7 NITs 5–6: the 400 runs are printed in Figure 2's caption, not Section 8.1; "What the defaults show" is
+    checked on 50 runs, not the panel's 30, and says so."""
+    assert "400 runs (Figure 2's caption, as printed)" in _cell("## 5. Figure 2")
+    assert "400 runs (Section 8.1" not in _markdown()
+    assert "**What the defaults show** (Figure 5's instance, $T = 1500$; checked below on 50 runs)." in _cell(
+        "**What the defaults show**")
+    assert "paper.live_panel_claims(runs=50, seed=0)" in "\n".join(_cells("code"))
