@@ -874,3 +874,17 @@ def test_r7_finding_5_odaafs_slope_is_checked_against_n_3s_growth():
     assert not paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA, within=0.03).holds  # 30.6 is 4% off
     assert not paper.n3_slope_claim(s + 5, study["means"], 30_000, paper.THETA).holds  # 35.6: 11% above 32
     assert paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA).holds
+
+
+# ------------------------------------------------------------- review nb04-r8
+def test_r8_finding_1_the_panel_shows_the_cost_of_a_loose_belief_not_of_a_wrong_one():
+    """An understated d or V costs nothing visible in the panel (a smaller V even lowers ODAAF-V's regret:
+    tests/test_pikeburke2018_panel.py checks it); the text may not send the student to find that cost."""
+    live, where = cell("## 4. Live"), cell("## Where next")
+    assert "what a wrong belief costs" not in live + where
+    assert "Raise them to see what a **loose** belief costs: longer phases (for $d$, only past the status line's " \
+           "threshold)" in live
+    assert "An understated $d$ or $V$ voids the paper's guarantees, a cost no curve shows" in live
+    assert "a smaller $V$ can even lower ODAAF-V's regret" in live
+    assert "see what a loose belief costs; then understate them, and explain why no cost shows" in where
+
