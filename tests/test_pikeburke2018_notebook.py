@@ -570,7 +570,8 @@ def test_r3_finding_9_runs_pay_the_same_only_if_their_bridges_are_on_the_same_ar
 def test_r3_finding_10_the_guide_says_odaaf_v_geometric_eliminates_in_no_run_by_t():
     row = " ".join(guide4().split())
     assert "which eliminates at step 34,551, past T" not in row
-    assert "which eliminates in no run by T (its third phase's Step 1 would end at step 34,551)" in row
+    assert "ODAAF-V with geometric delays eliminates in no run by T (its third phase's Step 1 would end at " \
+           "step 34,551)" in row  # reworded by review nb04-r8, finding 3
 
 
 # ------------------------------------------------------------- review nb04-r4: an independent expert's findings
@@ -874,3 +875,39 @@ def test_r7_finding_5_odaafs_slope_is_checked_against_n_3s_growth():
     assert not paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA, within=0.03).holds  # 30.6 is 4% off
     assert not paper.n3_slope_claim(s + 5, study["means"], 30_000, paper.THETA).holds  # 35.6: 11% above 32
     assert paper.n3_slope_claim(s, study["means"], 30_000, paper.THETA).holds
+
+
+# ------------------------------------------------------------- review nb04-r8
+def test_r8_finding_1_the_panel_shows_the_cost_of_a_loose_belief_not_of_a_wrong_one():
+    """An understated d or V costs nothing visible in the panel (a smaller V even lowers ODAAF-V's regret:
+    tests/test_pikeburke2018_panel.py checks it); the text may not send the student to find that cost."""
+    live, where = cell("## 4. Live"), cell("## Where next")
+    assert "what a wrong belief costs" not in live + where
+    assert "Raise them to see what a **loose** belief costs: longer phases (for $d$, only past the status line's " \
+           "threshold)" in live
+    assert "An understated $d$ or $V$ voids the paper's guarantees, a cost no curve shows" in live
+    assert "a smaller $V$ can even lower ODAAF-V's regret" in live
+    assert "see what a loose belief costs; then understate them, and explain why no cost shows" in where
+
+
+def test_r8_finding_2_exercise_4_5_quotes_both_things_section_4_2_says():
+    text = cell("### ✎ Exercise 4.5")
+    assert "says, as printed, only that" not in text
+    assert "\"for large [$d$], we essentially revert back to the choice of [$n_m$] from (2)\"" in text
+    assert "if [$d$] is not large it \"is smaller than (2) by a factor of [lost] in the second term\"" in text
+
+
+def test_r8_finding_3_the_guide_names_the_curve_that_eliminates_in_no_run():
+    f2 = paper.figure2(runs=40, horizon=30_000)
+    counts = {k: int(np.sum(v >= 0)) for k, v in paper.figure2_eliminations(f2).items()}
+    assert counts.pop(("ODAAF-V", "geometric")) == 0 and min(counts.values()) >= 36, counts
+    row = [line for line in guide4().splitlines() if line.startswith("| 8 | §5–§7 |")]
+    assert row and "in nearly every run of every curve but one (the line under the figure" in row[0]
+    assert "ODAAF-V with geometric delays eliminates in no run by T" in row[0]
+
+
+def test_r8_finding_4_one_pair_in_500_for_odaaf_three_for_odaaf_v():
+    text = cell("## What to remember")
+    assert "a few runs in 500" not in text
+    assert "at our full scale one pair of runs in 500, three for ODAAF-V" in text
+    assert any("in 499 and 497 of 500" in c for c in CELLS)  # Section 6's own count

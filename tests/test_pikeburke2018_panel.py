@@ -192,3 +192,34 @@ def test_r6_a_shortened_first_answer_is_described_and_tabled_at_the_steps_shown(
     rows = {r[0]: r for r in p.table_rows()}
     assert rows[dl.UNIFORM][1] == pytest.approx(750.0)
     assert "Regret at T and" in p.summary.value
+
+
+# ----------------------------------------------------------------------------- review round 8
+def test_r8_an_understated_belief_costs_nothing_visible_a_loose_one_lengthens_phases():
+    """Review nb04-r8, finding 1: the panel shows what a loose (overstated) belief costs, not a wrong
+    (understated) one. At the panel's defaults (uniform delays on {0, …, 20}, Δ = 0.3, T = 5000, 20 runs):
+    ODAAF-B told d = 10.5 < 20 plays the same runs as with the true d; ODAAF-V told V = 0 < 36.7 has
+    shorter phases and a lower regret (340.5 vs 370.8, s.e. 0: the schedule is fixed and the eliminations
+    the same in every run); a larger V or a d past the threshold lengthens the phases."""
+    from delaylab.policies.odaaf import n_phases, odaaf_b_sizes, odaaf_v_sizes
+    from delaylab.settings.bernoulli import AggregatedAnonymous
+
+    law, T = make_law("uniform", 10.0), 5000
+    V, d, m = float(law.var), float(true_bound(law)), np.arange(1, n_phases(T) + 1)
+    assert d == 20.0 and odaaf_b_binding_bound(T, 10.0) > 400
+    assert np.array_equal(odaaf_b_sizes(m, T, 10.0, 10.5), odaaf_b_sizes(m, T, 10.0, d))
+    assert np.all(odaaf_b_sizes(m, T, 10.0, 3000.0) >= odaaf_b_sizes(m, T, 10.0, d))
+    assert np.any(odaaf_b_sizes(m, T, 10.0, 3000.0) > odaaf_b_sizes(m, T, 10.0, d))
+    assert np.all(odaaf_v_sizes(m, T, 10.0, 0.0) < odaaf_v_sizes(m, T, 10.0, V))
+    assert np.all(odaaf_v_sizes(m, T, 10.0, 2 * V) > odaaf_v_sizes(m, T, 10.0, V))
+    res = dl.simulate(AggregatedAnonymous(np.array([0.5, 0.2]), law),
+                      {"V": dl.ODAAFV(10.0, V), "V = 0": dl.ODAAFV(10.0, 0.0),
+                       "d": dl.ODAAFB(10.0, d), "d = 10.5": dl.ODAAFB(10.0, 10.5)}, T, 20, 0)
+    assert np.array_equal(res.final("d"), res.final("d = 10.5"))
+    diff = res.final("V") - res.final("V = 0")
+    assert diff.mean() > 20 and diff.mean() > 3 * diff.std(ddof=1) / np.sqrt(diff.size), diff
+    from delaylab.panels import anonymous
+
+    doc = " ".join(anonymous.__doc__.split())
+    assert "what a wrong belief costs" not in doc
+    assert "raise them to see what a loose belief costs" in doc and "a smaller V shortens ODAAF-V's phases" in doc

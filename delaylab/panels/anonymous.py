@@ -4,8 +4,11 @@ Two Bernoulli arms θ = (0.5, 0.5 − Δ): the better arm is arm 1, played first
 the delay law and its mean E[τ], the bound d that ODAAF-B is told, the variance V that ODAAF-V is
 told, the gap Δ, the horizon and the number of runs. When the law or its mean changes, d and V are
 reset to the law's true values (a bound: 2E[τ] for the uniform law, the 99.9% quantile otherwise —
-unbounded laws have none; V exactly, which the slider shows to its step of 0.1); move them to see
-what a wrong belief costs. A d below E[τ] is not a bound: ODAAF-B is then not run. Uniform random
+unbounded laws have none; V exactly, which the slider shows to its step of 0.1); raise them to see
+what a loose belief costs: longer phases (for d, only past :func:`odaaf_b_binding_bound`). An
+understated d or V voids the paper's guarantees, a cost the curves cannot show: a d below that
+threshold changes nothing, a smaller V shortens ODAAF-V's phases and can even lower its regret
+(tests/test_pikeburke2018_panel.py). A d below E[τ] is not a bound: ODAAF-B is then not run. Uniform random
 play is drawn as the reference, as its exact expected regret t·Δ/2 (:func:`uniform_regret`: it
 ignores feedback, so the delays do not change it; a simulation of ``dl.UniformRandom`` agrees, within
 its noise, tests/test_pikeburke2018_panel.py).
