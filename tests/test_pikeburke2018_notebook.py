@@ -883,11 +883,11 @@ def test_r8_finding_1_the_panel_shows_the_cost_of_a_loose_belief_not_of_a_wrong_
     tests/test_pikeburke2018_panel.py checks it); the text may not send the student to find that cost."""
     live, where = cell("## 4. Live"), cell("## Where next")
     assert "what a wrong belief costs" not in live + where
-    assert "Raise them to see what a **loose** belief costs: longer phases (for $d$, only past the status line's " \
-           "threshold)" in live
+    assert "Raise them and the phases lengthen (for $d$, only past the status line's threshold)" in live
     assert "An understated $d$ or $V$ voids the paper's guarantees, a cost no curve shows" in live
     assert "a smaller $V$ can even lower ODAAF-V's regret" in live
-    assert "see what a loose belief costs; then understate them, and explain why no cost shows" in where
+    assert "see what a loose belief costs, at a horizon where the variant eliminates (the status line); then " \
+           "understate them, and explain why no cost shows" in where
 
 
 def test_r8_finding_2_exercise_4_5_quotes_both_things_section_4_2_says():
@@ -911,3 +911,61 @@ def test_r8_finding_4_one_pair_in_500_for_odaaf_three_for_odaaf_v():
     assert "a few runs in 500" not in text
     assert "at our full scale one pair of runs in 500, three for ODAAF-V" in text
     assert any("in 499 and 497 of 500" in c for c in CELLS)  # Section 6's own count
+
+
+# ------------------------------------------------------------- review nb04-r9
+def test_r9_finding_1_a_loose_v_shows_its_cost_in_regret_only_where_odaaf_v_eliminates():
+    """At the panel's defaults (T = 5000) ODAAF-V eliminates nothing even told the true V, and a V of
+    about 240 gives it zero regret (n_1 > T: only the better arm is played); the text may not send the
+    student to read a cost there, and says where the cost shows (T = 50,000), each checked beside it."""
+    from delaylab.policies.odaaf import odaaf_v_sizes
+
+    live, where = cell("## 4. Live"), cell("## Where next")
+    assert "Raise them to see what a **loose** belief costs" not in live
+    assert "regret shows that cost only where the variant eliminates" in live
+    assert "ODAAF-V eliminates nothing even told the true $V$ (the status line), and from $V \\approx 240$ it " \
+           "plays only the better arm: regret 0" in live
+    assert "Set $T = 50{,}000$ to see a looser $V$ raise its regret" in live
+    assert "at a horizon where the variant eliminates (the status line)" in where
+    check = CELLS[CELLS.index(live) + 1]
+    assert "paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(240.0,)))" in check
+    assert "paper.loose_variance_costs(paper.loose_variance(horizon=50_000, factors=(1, 2, 4, 10)))" in check
+    first = [v for v in range(200, 300) if odaaf_v_sizes(1, 5000, 10.0, float(v)) > 5000][0]
+    assert 235 <= first <= 240, first  # "from V ≈ 240"
+    claims = paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(240.0,)))
+    assert len(claims) == 2 and all(c.holds for c in claims), claims
+    costs = paper.loose_variance_costs(paper.loose_variance(horizon=50_000, factors=(1, 2, 4, 10)))
+    assert len(costs) == 7 and all(c.holds for c in costs), costs
+    # the same claims fail where they should: at T = 5000 a looser V does not raise the regret
+    assert not all(c.holds for c in paper.loose_variance_costs(paper.loose_variance(horizon=5000,
+                                                                                    factors=(1, 2, 4, 10))))
+
+
+def test_r9_finding_2_an_unbounded_law_puts_odaaf_b_outside_assumption_2():
+    from delaylab.panels.anonymous import AnonymousPanel
+
+    live = cell("## 4. Live")
+    assert "there is no true bound)" not in live
+    assert "for an unbounded law, $d$ is its 99.9% quantile, so ODAAF-B runs outside the paper's Assumption 2" in live
+    notes = " ".join(str(getattr(w, "value", "")) for sec in AnonymousPanel(horizon=2000, runs=4).controls()
+                     for w in getattr(sec, "children", ()))
+    assert "outside the paper's Assumption 2" in notes
+
+
+def test_r9_finding_3_where_next_gives_the_reason_for_d_in_section_3():
+    where = cell("## Where next")
+    assert "void (Section 6)" not in where
+    assert "(for $d$: Section 3 and the status line's threshold; for $V$: Section 6)" in where
+    assert "a smaller $d$ often changes nothing" not in cell("## 4. Live")
+
+
+def test_r9_finding_4_appendix_f_has_no_dotted_odaaf_v_line():
+    assert paper.LinePlot.REFS == ("ODAAF told E[τ] = 0, no delay", "QPM-D, no delay (= UCB1)")
+    text = cell("## 6. Appendix F")
+    assert "The dotted lines are each algorithm" not in text
+    assert "The dotted lines are ODAAF and QPM-D **without delays**" in text and "ODAAF-V has none" in text
+    import inspect
+
+    caption = " ".join(inspect.getsource(paper.appendix_f_panel).split())
+    assert "Dotted: ODAAF and QPM-D without delays" in caption and "ODAAF-V has none" in caption
+    assert "Dotted: each algorithm" not in caption

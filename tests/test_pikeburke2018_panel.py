@@ -223,3 +223,21 @@ def test_r8_an_understated_belief_costs_nothing_visible_a_loose_one_lengthens_ph
     doc = " ".join(anonymous.__doc__.split())
     assert "what a wrong belief costs" not in doc
     assert "raise them to see what a loose belief costs" in doc and "a smaller V shortens ODAAF-V's phases" in doc
+
+
+# ----------------------------------------------------------------------------- review round 9
+def test_r9_the_docstring_says_where_a_loose_v_costs_regret_and_the_claims_use_the_panels_defaults():
+    """Review nb04-r9, findings 1 and 2: at the panel's defaults a looser V can lower ODAAF-V's regret
+    (to 0 once n_1 > T); the docstring says the cost shows only where the variant eliminates, and that
+    ODAAF-B on an unbounded law is outside Assumption 2. The claims' study is the panel's defaults."""
+    from delaylab.panels import anonymous
+
+    doc = " ".join(anonymous.__doc__.split())
+    assert "a cost in regret only at a horizon where the variant eliminates (the status line)" in doc
+    assert "plays only the better arm, regret 0; at T = 50,000 each looser V raises its regret" in doc
+    assert "ODAAF-B runs outside the paper's Assumption 2" in doc
+    p = AnonymousPanel()
+    study = paper.loose_variance(horizon=5000, told=(240.0,))
+    assert study["V"] == float(make_law(p.law.value, p.mean_delay.value).var)
+    assert study["theta"] == (0.5, round(0.5 - p.gap.value, 4)) and p.horizon.value == 5000
+    assert study["result"].run_ids.size == p.runs.value

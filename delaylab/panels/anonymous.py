@@ -4,8 +4,12 @@ Two Bernoulli arms θ = (0.5, 0.5 − Δ): the better arm is arm 1, played first
 the delay law and its mean E[τ], the bound d that ODAAF-B is told, the variance V that ODAAF-V is
 told, the gap Δ, the horizon and the number of runs. When the law or its mean changes, d and V are
 reset to the law's true values (a bound: 2E[τ] for the uniform law, the 99.9% quantile otherwise —
-unbounded laws have none; V exactly, which the slider shows to its step of 0.1); raise them to see
-what a loose belief costs: longer phases (for d, only past :func:`odaaf_b_binding_bound`). An
+unbounded laws have none, so there ODAAF-B runs outside the paper's Assumption 2; V exactly, which
+the slider shows to its step of 0.1); raise them to see what a loose belief costs: longer phases (for
+d, only past :func:`odaaf_b_binding_bound`), a cost in regret only at a horizon where the variant
+eliminates (the status line). At the defaults (T = 5000) ODAAF-V eliminates nothing even told the true
+V, and a V from about 240 makes its first phase outlast T: it plays only the better arm, regret 0; at
+T = 50,000 each looser V raises its regret (:func:`delaylab.papers.pikeburke2018.loose_variance_claims`). An
 understated d or V voids the paper's guarantees, a cost the curves cannot show: a d below that
 threshold changes nothing, a smaller V shortens ODAAF-V's phases and can even lower its regret
 (tests/test_pikeburke2018_panel.py). A d below E[τ] is not a bound: ODAAF-B is then not run. Uniform random
@@ -293,7 +297,8 @@ class AnonymousPanel(Panel):
     def controls(self) -> list:
         return [section("Delays", self.law, self.mean_delay, self.truth),
                 section("What the variants are told", self.bound, self.variance,
-                        note="reset to the truth when the law changes"),
+                        note="reset to the truth when the law changes (for an unbounded law, d is its 99.9% quantile: "
+                             "ODAAF-B is then outside the paper's Assumption 2)"),
                 section("Arms and simulation", self.gap, self.horizon, self.runs)]
 
     def below(self) -> list:

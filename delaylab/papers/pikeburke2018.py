@@ -55,7 +55,7 @@ from ..grid import grid
 from ..laws import Fixed, Geometric, HalfNormal, Poisson, Uniform
 from ..panels.anonymous import uniform_regret
 from ..panels.reproduce import FigureReproduction
-from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV
+from ..policies.odaaf import ODAAF, ODAAFB, ODAAFV, odaaf_v_sizes
 from ..policies.qpmd import QPMD
 from ..policies.simple import UNIFORM
 from ..policies.ucb import UCB1
@@ -613,8 +613,8 @@ def without_delays(delayed, still, name, *, share=0.05, identical=1.0):
 
 
 class LinePlot:
-    """Appendix F: final regret (mean ± 1.96 s.e.) against E[τ]; each algorithm without delays (its
-    no-delay line, dotted in its colour: ODAAF told E[τ] = 0), ODAAF and ODAAF-V told each E[τ] on the
+    """Appendix F: final regret (mean ± 1.96 s.e.) against E[τ]; ODAAF and QPM-D without delays (each
+    a line dotted in its colour: ODAAF told E[τ] = 0; ODAAF-V has none), ODAAF and ODAAF-V told each E[τ] on the
     same runs with no delay at all (hollow markers in their colours), and uniform random play (dashed
     grey, exact)."""
 
@@ -683,9 +683,9 @@ def appendix_f_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                "the mean. Where a bar is missing, every run ended with the same regret: a phased policy's "
                "schedule is fixed in advance, so all runs that eliminate the worse arm in the same phase "
                "(or none within T), and play their bridges on the same arm, pay exactly the same; QPM-D's bars are there, short on this axis (their "
-               "sizes are in the line above this caption). Dotted: each algorithm without delays, in its "
-               "colour (ODAAF told E[τ] = 0; QPM-D, which is then UCB1): for QPM-D, which is told nothing, "
-               "what delays cost is the distance to it. Hollow markers: ODAAF and ODAAF-V told the same E[τ] "
+               "sizes are in the line above this caption). Dotted: ODAAF and QPM-D without delays, in their "
+               "colours (ODAAF told E[τ] = 0; QPM-D, which is then UCB1; ODAAF-V has none): for QPM-D, "
+               "which is told nothing, what delays cost is the distance to it. Hollow markers: ODAAF and ODAAF-V told the same E[τ] "
                "as the filled ones, on the same runs with no delay at all: they sit on the filled ones, the delays "
                "change almost none of the decisions (the line above counts the runs with the same regret), and "
                "ODAAF's growth in E[τ] is what its schedule, set for the worst case, costs. Dashed grey: uniform "
@@ -739,6 +739,63 @@ def doubling_claims(study) -> list:
                          u - float(a[1].mean()), float(a[1].std(ddof=1) / np.sqrt(n)), low=0, z=3, runs=n),
         without_delays(study["anonymous"], study["told, no delay"], "ODAAF"),
     ]
+
+
+# ------------------------------------------------------------------------------- a loose variance, live
+def loose_variance(runs=20, seed=0, horizon=5000, gap=0.3, mean=10.0, factors=(1.0,), told=()) -> dict:
+    """ODAAF-V at the live panel's defaults (uniform delays on {0, …, 2E[τ]}, θ = (0.5, 0.5 − Δ)),
+    told the true variance V times each of ``factors`` and each V of ``told``, in increasing order;
+    traced, so that its eliminations show. {"theta", "V", "told", "result"}, the policies named by
+    the V they are told; computed once per process."""
+    theta = (0.5, round(0.5 - gap, 4))
+
+    def compute():
+        law = Uniform(0, high=round(2 * mean))
+        V = float(law.var)
+        vs = sorted({*(f * V for f in factors), *map(float, told)})
+        pols = {f"V = {v:.1f}": ODAAFV(mean_delay=mean, variance=v) for v in vs}
+        res = simulate(AggregatedAnonymous(theta, law), pols, horizon, runs, seed, trace=True, checkpoints=2)
+        return {"theta": theta, "mean": mean, "V": V, "told": dict(zip(pols, vs)), "result": res}
+    return _kept(("loose variance", runs, seed, horizon, gap, mean, tuple(factors), tuple(told)), compute)
+
+
+def _eliminating_runs(res, name) -> int:
+    return int(np.sum(np.any(res.traces[name]["eliminated_at"][:, -1, :] >= 0, axis=-1)))
+
+
+def loose_variance_claims(study) -> list:
+    """What notebook 04 says a loose V does at the live panel's T = 5000: ODAAF-V told the true V
+    eliminates in no run (its regret shows the order of play), and a V whose first phase outlasts T
+    plays only the better arm, so its regret is exactly 0."""
+    res, T, told = study["result"], study["result"].horizon, study["told"]
+    runs = res.run_ids.size
+    truth, loose = min(told, key=told.get), max(told, key=told.get)
+    n1 = int(odaaf_v_sizes(1, T, study["mean"], told[loose]))
+    zero = res.final(loose)
+    return [
+        _claims.Claim(f"T = {T:,}: ODAAF-V told the true {truth} eliminates an arm in no run",
+                      _eliminating_runs(res, truth) == 0, f"{_eliminating_runs(res, truth)} of {runs} runs"),
+        _claims.Claim(f"told {loose}, its first phase outlasts T, so it plays only the better arm: regret 0",
+                      bool(n1 > T and np.all(zero == 0)),
+                      f"n_1 = {n1:,} > T = {T:,}; regret at T {zero.mean():g} in all {runs} runs"),
+    ]
+
+
+def loose_variance_costs(study) -> list:
+    """At a horizon where ODAAF-V eliminates in every run, each looser V it is told raises its regret
+    at T (paired by run, by more than 3 s.e.)."""
+    res, told = study["result"], study["told"]
+    runs = res.run_ids.size
+    names = sorted(told, key=told.get)
+    out = [_claims.Claim(f"T = {res.horizon:,}: ODAAF-V told {n} eliminates in every run",
+                         _eliminating_runs(res, n) == runs, f"{_eliminating_runs(res, n)} of {runs} runs")
+           for n in names]
+    for a, b in zip(names, names[1:]):
+        d = res.final(b) - res.final(a)
+        out.append(_claims.estimate(f"told {b} rather than {a} (regret {res.final(a).mean():,.1f}): "
+                                    "its regret at T rises by", float(d.mean()),
+                                    float(d.std(ddof=1) / np.sqrt(d.size)), low=0, z=3, runs=runs))
+    return out
 
 
 # ------------------------------------------------------------------------------- the bridges, isolated
