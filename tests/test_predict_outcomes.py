@@ -91,8 +91,8 @@ def test_a_threshold_below_every_ordinary_delay_leaves_skipper_uniform():
 
 # ------------------------------------------------------------- "things to try" that state an outcome
 def test_a_wide_window_lets_d_ucb_recover_on_figure_5():
-    """Notebook 02, Section 4: on Figure 5's instance, D-UCB's m from 10 to 200 — it sees most conversions of
-    both arms and recovers."""
+    """Notebook 02, Section 4: on Figure 5's instance, D-UCB's m from 10 to 200 — past m = 91 the better
+    arm's windowed estimate ends higher and D-UCB recovers."""
     from delaylab.panels.arm_delays import ArmDelaysPanel
 
     p = ArmDelaysPanel()

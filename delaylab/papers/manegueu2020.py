@@ -852,6 +852,33 @@ def figure5_default_resolution(runs=30, seed=0) -> Claim:
                               "end within three paired s.e. of each other: the default figure cannot order them")
 
 
+def figure5_crossing_window(limit=1000) -> int:
+    """The smallest threshold m at which D-UCB, told one law for both arms, ends up preferring the
+    better arm on Figure 5's instance: it divides both arms by the same τ(m), so its estimate of arm i
+    tends to μ_i τ_i(m)/τ(m), and it compares μ₂τ₂(m) with μ₁τ₁(m) (exact, from the laws)."""
+    m = np.arange(limit + 1)
+    seen = [mu * law.cdf(m) for mu, law in zip(FIG45_MEANS, pareto_arms((1.0, 0.3)))]
+    return int(np.argmax(seen[1] > seen[0]))
+
+
+def figure5_window_claims(runs=30, seed=0) -> list:
+    """Why D-UCB's threshold decides Figure 5: the window m from which μ₂τ₂(m) > μ₁τ₁(m), computed from
+    the laws, and the worse arm's share of D-UCB's pulls on either side of it, on the ``runs`` runs from
+    ``seed`` that the figure shows (no new simulation)."""
+    res, m0 = figure5_results(runs, seed), figure5_crossing_window()
+    tau2 = float(Pareto(0.3).cdf(np.array([10]))[0])
+    out = [Claim("Figure 5: D-UCB told one law compares 0.8·τ₂(m) with 0.6·τ₁(m); the better arm's is the larger "
+                 "only from m = 91 on", m0 == 91, f"exact: first m is {m0}"),
+           Claim("… although the heavier-tailed arm shows most of its conversions even at m = 10", tau2 > 0.5,
+                 f"exact: τ₂(10) = {tau2:.3f}")]
+    for m, side in ((10, "low"), (50, "low"), (200, "high")):
+        bound = {"low": 0.5} if side == "low" else {"high": 0.5}
+        word = "more" if side == "low" else "less"
+        out.append(estimate(f"Figure 5: D-UCB (m = {m}) gives the worse arm {word} than half of its pulls",
+                            *worse_share(res, f"D-UCB (m = {m})", FIG45_MEANS), **bound, z=3, runs=runs))
+    return out
+
+
 def slopes(res, name, frac=0.5):
     """Mean regret per step over the last ``frac`` of the horizon, per run (R,)."""
     t = res.times
