@@ -713,14 +713,14 @@ def test_r5_finding_7_figure_2_says_what_is_the_papers_and_what_it_told_for_the_
     from delaylab.policies.ucb import UCB1
     assert UCB1().c == 2
     intro = cell("## 5. Figure 2")
-    assert "QPM-D runs UCB1 as in the paper (Section 5, as printed)" in intro  # r6 finding 2: c = 2 is UCB1's
+    assert "QPM-D runs UCB1, the paper's base algorithm (Section 5, as printed)" in intro  # r6 f2, r10 f4
     assert "so we chose: $\\theta = (0.6, 0.45)$, $T = 50{,}000$, QPM-D with UCB1" not in intro
     assert "(for the half-normal law the paper told a bound on the mean, Section 5, as printed; we tell the mean)" in intro
     doc, readings = " ".join(paper.__doc__.split()), " ".join(readings4().split())
     assert "QPM-D with UCB1 (c = 2)" not in doc
-    assert "QPM-D runs UCB1, as in the paper (Section 5, as printed)," in doc
+    assert "QPM-D runs UCB1, the paper's base algorithm (Section 5, as printed), with" in doc  # r10 finding 4
     assert "for the half-normal law the paper told a bound on the mean, Section 5, as printed" in doc
-    assert "(UCB1 is the paper's choice, Section 5, as printed:" in readings
+    assert "(UCB1 is the paper's choice, Section 5, as printed;" in readings  # r10 finding 4
     assert "for the half-normal law the paper told a bound on it, Section 5, as printed" in readings
     assert "QPM-D with UCB1, as in the paper." in paper.figure2_panel(runs=2, horizon=300).caption.value
 
@@ -753,9 +753,9 @@ def test_r6_finding_2_ucb1s_c_2_is_ucb1s_own_not_ours():
     doc, readings, intro = " ".join(paper.__doc__.split()), " ".join(readings4().split()), cell("## 5. Figure 2")
     for text in (doc, readings, intro):
         assert "c = 2 is ours" not in text and "our c = 2" not in text and "$c = 2$ is ours" not in text
-    assert "Auer et al.'s (2002) own index $\\bar x + \\sqrt{2\\log r / n}$, on its own clock $r$" in intro
-    assert "Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r" in doc
-    assert "Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r" in readings
+    assert "Auer et al.'s (2002) index $\\bar x + \\sqrt{2\\log r / n}$ on QPM-D's own clock $r$" in intro  # r10 f4
+    assert "Auer et al.'s (2002) index x̄ + √(2 log r / n) on QPM-D's own clock r (ours)" in doc
+    assert "Auer et al.'s (2002) index x̄ + √(2 log r / n) on QPM-D's own clock r, our implementation" in readings
 
 
 def test_r6_finding_3_the_index_row_cites_where_the_words_are_printed():
@@ -999,3 +999,15 @@ def test_r10_finding_2_phase_6_of_the_table_starts_only_after_its_horizon():
     assert "assert v[4] > 50_000" in cell("# hand-computed values")
     assert "only after T = 50,000, so in no phase within T there" in " ".join(readings4().split())
     assert "from phase 6 in the table, which starts after its T" in guide4()
+
+
+def test_r10_finding_3_the_worst_arm_out_after_phase_1_is_what_the_20_runs_show():
+    (text,) = [c for c in CELLS if "**(b)** three arms" in c]
+    assert "played last in phase 1 and eliminated at its end" not in text
+    assert "in all 20 runs here, eliminated at its end (with ODAAF-B's shorter phases it can survive phase 1" in text
+
+
+def test_r10_finding_4_as_printed_covers_only_the_base_algorithm():
+    intro = cell("## 5. Figure 2")
+    assert "QPM-D runs UCB1 as in the paper (Section 5, as printed): Auer" not in intro
+    assert "we use Auer et al.'s (2002) index" in intro and "on QPM-D's own clock $r$ (our implementation)" in intro
