@@ -328,3 +328,15 @@ def test_nbgrader_release_and_grading(nbgrader_env, tmp_path):
     assert [ln for ln in before.splitlines() if not ln.startswith("alice,")] == [
         ln for ln in (course / f"grades-{name}.csv").read_text(encoding="utf-8").splitlines()
         if not ln.startswith("alice,")]
+
+
+@pytest.mark.parametrize("nb_id", ["01", "02", "03", "04", "05"])
+def test_no_prose_above_a_predict_question_gives_its_answer_away(nb_id):
+    """Nothing above a predict question gives its answer (the brief): every markdown cell of the
+    notebook before the question's own heading passes the release's give-away detector."""
+    nb = _notebook(nb_id)
+    texts = [_source(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    for e in (e for e in ex.ids(nb_id) if ex.kind(e) == "predict"):
+        at = next(i for i, t in enumerate(texts) if t.startswith(f"### {ex.heading(e)}"))
+        spoilers = [b[:200] for t in texts[:at] for b in assignment.giveaways(t, e)]
+        assert not spoilers, (e, spoilers)

@@ -376,7 +376,7 @@ def test_r2_finding_1_odaaf_v_s_phases_are_longer_until_its_m_term_would_have_ca
     text = cell("### ✎ Exercise 4.5")
     assert "gives them shorter phases" not in text
     assert "ODAAF-B's are never longer than ODAAF's" in text and "from phase 6 in our Section 3's table" in text  # "our": review nb04-r3, finding 7
-    assert "in no phase within $T$ for Section 5's half-normal and geometric delays" in text
+    assert "nor for Section 5's half-normal and geometric delays" in text  # "which starts only after its T": r10
     assert "from phase 6 in the table below" in cell("## 3. The algorithm")
     assert "assert np.all(v[:5] > n[:5]) and np.all(v[5:] < n[5:])" in cell("# hand-computed values")
     assert "from phase 6" in readings4() and "from phase 6 in the table" in guide4()
@@ -713,14 +713,14 @@ def test_r5_finding_7_figure_2_says_what_is_the_papers_and_what_it_told_for_the_
     from delaylab.policies.ucb import UCB1
     assert UCB1().c == 2
     intro = cell("## 5. Figure 2")
-    assert "QPM-D runs UCB1 as in the paper (Section 5, as printed)" in intro  # r6 finding 2: c = 2 is UCB1's
+    assert "QPM-D runs UCB1, the paper's base algorithm (Section 5, as printed)" in intro  # r6 f2, r10 f4
     assert "so we chose: $\\theta = (0.6, 0.45)$, $T = 50{,}000$, QPM-D with UCB1" not in intro
     assert "(for the half-normal law the paper told a bound on the mean, Section 5, as printed; we tell the mean)" in intro
     doc, readings = " ".join(paper.__doc__.split()), " ".join(readings4().split())
     assert "QPM-D with UCB1 (c = 2)" not in doc
-    assert "QPM-D runs UCB1, as in the paper (Section 5, as printed)," in doc
+    assert "QPM-D runs UCB1, the paper's base algorithm (Section 5, as printed), with" in doc  # r10 finding 4
     assert "for the half-normal law the paper told a bound on the mean, Section 5, as printed" in doc
-    assert "(UCB1 is the paper's choice, Section 5, as printed:" in readings
+    assert "(UCB1 is the paper's choice, Section 5, as printed;" in readings  # r10 finding 4
     assert "for the half-normal law the paper told a bound on it, Section 5, as printed" in readings
     assert "QPM-D with UCB1, as in the paper." in paper.figure2_panel(runs=2, horizon=300).caption.value
 
@@ -753,9 +753,9 @@ def test_r6_finding_2_ucb1s_c_2_is_ucb1s_own_not_ours():
     doc, readings, intro = " ".join(paper.__doc__.split()), " ".join(readings4().split()), cell("## 5. Figure 2")
     for text in (doc, readings, intro):
         assert "c = 2 is ours" not in text and "our c = 2" not in text and "$c = 2$ is ours" not in text
-    assert "Auer et al.'s (2002) own index $\\bar x + \\sqrt{2\\log r / n}$, on its own clock $r$" in intro
-    assert "Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r" in doc
-    assert "Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r" in readings
+    assert "Auer et al.'s (2002) index $\\bar x + \\sqrt{2\\log r / n}$ on QPM-D's own clock $r$" in intro  # r10 f4
+    assert "Auer et al.'s (2002) index x̄ + √(2 log r / n) on QPM-D's own clock r (ours)" in doc
+    assert "Auer et al.'s (2002) index x̄ + √(2 log r / n) on QPM-D's own clock r, our implementation" in readings
 
 
 def test_r6_finding_3_the_index_row_cites_where_the_words_are_printed():
@@ -881,7 +881,7 @@ def test_r7_finding_5_odaafs_slope_is_checked_against_n_3s_growth():
 def test_r8_finding_1_the_panel_shows_the_cost_of_a_loose_belief_not_of_a_wrong_one():
     """An understated d or V costs nothing visible in the panel (a smaller V even lowers ODAAF-V's regret:
     tests/test_pikeburke2018_panel.py checks it); the text may not send the student to find that cost."""
-    live, where = cell("## 4. Live"), cell("## Where next")
+    live, where = cell("### What a loose $d$ or $V$ costs"), cell("## Where next")  # below 4.4's check: review nb04-r10
     assert "what a wrong belief costs" not in live + where
     assert "Raise them and the phases lengthen (for $d$, only past the status line's threshold)" in live
     assert "An understated $d$ or $V$ voids the paper's guarantees, a cost no curve shows" in live
@@ -920,7 +920,7 @@ def test_r9_finding_1_a_loose_v_shows_its_cost_in_regret_only_where_odaaf_v_elim
     student to read a cost there, and says where the cost shows (T = 50,000), each checked beside it."""
     from delaylab.policies.odaaf import odaaf_v_sizes
 
-    live, where = cell("## 4. Live"), cell("## Where next")
+    live, where = cell("### What a loose $d$ or $V$ costs"), cell("## Where next")  # below 4.4's check: review nb04-r10
     assert "Raise them to see what a **loose** belief costs" not in live
     assert "regret shows that cost only where the variant eliminates" in live
     assert "ODAAF-V eliminates nothing even told the true $V$ (the status line), and from $V \\approx 240$ it " \
@@ -969,3 +969,45 @@ def test_r9_finding_4_appendix_f_has_no_dotted_odaaf_v_line():
     caption = " ".join(inspect.getsource(paper.appendix_f_panel).split())
     assert "Dotted: ODAAF and QPM-D without delays" in caption and "ODAAF-V has none" in caption
     assert "Dotted: each algorithm" not in caption
+
+
+# ------------------------------------------------------------- review nb04-r10
+def test_r10_finding_1_what_a_loose_belief_costs_comes_after_exercise_4_4s_check():
+    """Cell 22 said "Raise them and the phases lengthen", a phrase in Exercise 4.4's reveals: the loose-belief
+    sentences and their check now come after 4.4's check (tests/test_assignments.py checks every notebook)."""
+    from delaylab.exercises import assignment
+
+    live, loose = cell("## 4. Live"), cell("### What a loose $d$ or $V$ costs")
+    assert not assignment.giveaways(live, "04.double-delay")
+    assert "phases lengthen" not in live and "phases lengthen" in loose
+    assert CELLS.index(cell("### What doubling")) < CELLS.index(loose)
+    assert "loose_variance_claims" in CELLS[CELLS.index(loose) + 1]
+    assert not any("loose_variance" in c for c in CELLS[:CELLS.index(cell("### ✎ Exercise 4.4"))])
+
+
+def test_r10_finding_2_phase_6_of_the_table_starts_only_after_its_horizon():
+    """"From phase 6 in the table" read as if ODAAF-V's shorter phases took effect within T = 50,000; its
+    n_5 = 51,502 > T, so within T its phases are the longer ones in every phase played (checked in the cell)."""
+    from delaylab.policies.odaaf import odaaf_v_sizes
+
+    m = np.arange(1, n_phases(50_000) + 1)
+    v = odaaf_v_sizes(m, 50_000, 10.0, float(dl.Uniform(0, 20).var))
+    n = odaaf_sizes(m, 50_000, 10.0)
+    assert v[4] > 50_000 and np.all(v[:5] > n[:5])  # phase 6 starts after T; before it, ODAAF-V is longer
+    assert "which ODAAF-V never reaches within its $T = 50{,}000$ ($n_5 > T$)" in cell("## 3. The algorithm")
+    assert "from phase 6 in our Section 3's table, which starts only after its $T$" in cell("### ✎ Exercise 4.5")
+    assert "assert v[4] > 50_000" in cell("# hand-computed values")
+    assert "only after T = 50,000, so in no phase within T there" in " ".join(readings4().split())
+    assert "from phase 6 in the table, which starts after its T" in guide4()
+
+
+def test_r10_finding_3_the_worst_arm_out_after_phase_1_is_what_the_20_runs_show():
+    (text,) = [c for c in CELLS if "**(b)** three arms" in c]
+    assert "played last in phase 1 and eliminated at its end" not in text
+    assert "in all 20 runs here, eliminated at its end (with ODAAF-B's shorter phases it can survive phase 1" in text
+
+
+def test_r10_finding_4_as_printed_covers_only_the_base_algorithm():
+    intro = cell("## 5. Figure 2")
+    assert "QPM-D runs UCB1 as in the paper (Section 5, as printed): Auer" not in intro
+    assert "we use Auer et al.'s (2002) index" in intro and "on QPM-D's own clock $r$ (our implementation)" in intro

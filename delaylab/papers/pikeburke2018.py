@@ -6,8 +6,8 @@ anonymous feedback": the experiments of Section 5 and Appendix F, and a timeline
 
 * two Bernoulli arms θ = (0.6, 0.45) (gap Δ = 0.15: every variant eliminates the worse arm within
   T = 50,000 in most runs, ODAAF-V with geometric delays last, at the end of its third phase's Step 1),
-  T = 50,000, 100 runs (our full scale); QPM-D runs UCB1, as in the paper (Section 5, as printed),
-  Auer et al.'s (2002) own index x̄ + √(2 log r / n), on its own clock r;
+  T = 50,000, 100 runs (our full scale); QPM-D runs UCB1, the paper's base algorithm (Section 5, as
+  printed), with Auer et al.'s (2002) index x̄ + √(2 log r / n) on QPM-D's own clock r (ours);
 * Figure 2(a), bounded delays: uniform on {0, …, d} for d ∈ {10, 20, 40}; ODAAF is told
   E[τ] = d/2, ODAAF-B also the bound d;
 * Figure 2(b), unbounded delays with the same mean E[τ] = 10: Poisson(10), half-normal
