@@ -78,6 +78,21 @@ def wait_late(page, y, timeout=60_000):
     return page.evaluate(LATE)
 
 
+def run_all_then_slow_the_page(page, server, name, flag):
+    """Open notebook ``name`` in JupyterLab, Run All, and once its first figure is drawn make the page
+    busy (SLOW_ONCE) just before the kernel, released by ``flag``, creates the late widget."""
+    page.add_init_script(SLOW_ONCE)
+    collect_errors(page)
+    page.goto(f"{server.url}/lab/tree/{name}", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    _wait_kernel(server, "idle")
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.wait_for_function(FIRST_DRAWN, timeout=120_000, polling=200)
+    page.evaluate("globalThis.__delaylab_slow_once = true")
+    flag.touch()
+
+
 def test_a_figure_set_up_late_shows_what_the_kernel_drew(browser, tmp_path):  # noqa: F811
     source, flag, again = tmp_path / "source", tmp_path / "go", tmp_path / "again"
     source.mkdir()
@@ -88,16 +103,7 @@ def test_a_figure_set_up_late_shows_what_the_kernel_drew(browser, tmp_path):  # 
     page = None
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.add_init_script(SLOW_ONCE)
-        collect_errors(page)
-        page.goto(f"{server.url}/lab/tree/late.ipynb", timeout=120_000)
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-        _wait_kernel(server, "idle")
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        page.wait_for_function(FIRST_DRAWN, timeout=120_000, polling=200)
-        page.evaluate("globalThis.__delaylab_slow_once = true")
-        flag.touch()
+        run_all_then_slow_the_page(page, server, "late.ipynb", flag)
         started = time.perf_counter()
         late = wait_late(page, [3, 1, 2, 0])
         print(f"\nlate figure filled {time.perf_counter() - started:.1f} s after it was made; page errors: {page.errors}")
@@ -131,17 +137,8 @@ def test_a_save_button_set_up_late_still_downloads(browser, tmp_path):  # noqa: 
     page, downloads = None, []
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-        page.add_init_script(SLOW_ONCE)
-        collect_errors(page)
         page.on("download", lambda d: downloads.append(d))
-        page.goto(f"{server.url}/lab/tree/save.ipynb", timeout=120_000)
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-        _wait_kernel(server, "idle")
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        page.wait_for_function(FIRST_DRAWN, timeout=120_000, polling=200)
-        page.evaluate("globalThis.__delaylab_slow_once = true")
-        flag.touch()
+        run_all_then_slow_the_page(page, server, "save.ipynb", flag)
         page.wait_for_function("() => globalThis.__delaylab_slow_once === false", timeout=60_000, polling=200)
         time.sleep(3.0)  # anywidget's 2 s are over
         again.touch()
