@@ -994,7 +994,7 @@ def test_the_round_6_nits_are_fixed():
     Exp3's slope in What to remember."""
     index = (ROOT / "notebooks" / "00_index.ipynb").read_text(encoding="utf-8")
     assert "Theorem 1 and Section 3.2" not in index
-    assert "(the paper's Theorem 1 and the paragraph after it, Section 3.1, as printed)" in index
+    assert "Theorem 1 and the paragraph after it, Section 3.1, as printed)" in index
     from delaylab.policies.exp_weights import theorem1_eta
     d = sq.spiked_delays(1000, n_spikes=5, spike=500, base=20, seed=0)
     eta_with, eta_without = theorem1_eta(2, 1000, d.sum()), theorem1_eta(2, 1000, 1000 * 20)
@@ -1199,3 +1199,26 @@ def test_exercise_5_1_given_and_guide_say_what_the_check_sees():
     assert "what 5.1 grades is Theorem 1's η and its comparison with the cap" not in guide
     assert ("Exercise 5.1 draws both cases: for about half the students the cap binds, for the others it does "
             "not and their larger delays move η by more than three tolerances") in guide
+
+
+def test_the_round_9_nits_are_fixed():
+    """Review nb05-r9, findings 2-5: the guide's textbook map leaves no "— check" (the Slivkins place could not be
+    confirmed; tests/test_instructor_guide.py asserts the new cell), its 5.3 row says what the check does with a
+    rounded β*, the index does not say the rate is tuned to the largest delay, and What to remember and the
+    outline cite Corollary 4, Theorem 6 and Lemma 2 "as printed"."""
+    guide = _flat(_guide())
+    assert "— check" not in guide
+    assert "a β* rounded to fewer is told to give more digits, never a slip" not in guide
+    assert "the check's tolerance is 0.02 %; give 5 significant digits to be safe" in guide
+    assert ex.get("05.beta").tolerance == (2e-4, 0.0)
+    # the solved copy's 31.26 (4 digits) is accepted, as the guide now allows
+    assert ex.check("05.beta", 31.26, student="").correct
+    index = (ROOT / "notebooks" / "00_index.ipynb").read_text(encoding="utf-8")
+    assert "tuned to the largest delay" not in index
+    assert ("a learning rate that must be capped at 1/(4e·d_max) (the paper's Algorithm 1, Theorem 1 and the "
+            "paragraph after it, Section 3.1, as printed)") in index
+    cells = [s for _, s, _ in _cells()]
+    assert "each skipped round costs at most one unit of regret (Lemma 2, as printed)" in cells[0]
+    remember = _cell_with("## What to remember")
+    assert "Corollary 4 (as printed) tunes $\\beta$ from $T$ and $D$, for the worst case" in remember
+    assert "its oracle bound (Theorem 6 and Section 4.3, as printed) scales" in remember
