@@ -1177,6 +1177,8 @@ def test_exercise_5_1_sees_the_min_and_the_larger_delays():
                 fb = ex.check("05.eta", typed, student=who)
                 assert not fb.correct and fb.answered, (who, slip, typed)
                 assert "is not it:" in fb.message, (who, slip, typed, fb.message)
+                if slip == "the min skipped":   # η itself is named for the min alone, never as "two slips"
+                    assert "is not it: that is Theorem 1's η, before the truncation" in fb.message, (who, fb.message)
                 named[slip] = named.get(slip, 0) + (words in fb.message or ("truncation" in fb.message
                                                                              and slip in ("D left out", "the e dropped")))
     share = {slip: detect.get(slip, 0) / len(ids) for slip in _eta_slip_answers(ex.params("05.eta", ""))}

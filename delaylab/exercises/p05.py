@@ -82,7 +82,7 @@ def _eta_wrong(p):
                if too_large else "")
         first = [(trunc, rf"that is the truncation $1/(4e\,d_{{\max}}) = 1/(4e \cdot {s})$. Here Theorem 1's "
                          r"$\eta = \sqrt{\ln K/(KTe/2 + D)}$ is smaller than it, so the minimum is η itself." + why)]
-    return _name_coinciding_slips(first + [
+    return first + _name_coinciding_slips([
         (no_d, r"you left out D, the sum of all the delays: $\eta = \sqrt{\ln K/(KTe/2 + D)}$."
                + then_min * (no_d > trunc)),
         (no_e, r"the first term of the denominator is $KTe/2$ (with $e = 2.718\ldots$), not $KT/2$."
@@ -101,7 +101,8 @@ def _eta_wrong(p):
 
 def _name_coinciding_slips(slips, rtol=1e-3):
     """Where two slips give values within two tolerances of each other (η without D equals η without the e when
-    D = KT(e - 1)/2), an answer near them is either: each message names both."""
+    D = KT(e - 1)/2), an answer near them is either: each message names both. (The first entry, the truncation or
+    η itself, is matched first and keeps its own message: it already names the slips that end on it.)"""
     out = []
     for value, msg in slips:
         others = [m for v, m in slips if m != msg and abs(v - value) <= 2 * rtol * abs(value)]
@@ -145,9 +146,9 @@ def _eta_explanation(p):
     head = (rf"$D = ({T} - {p['n']}) \cdot {p['d']} + {p['n']} \cdot {s} = {D:,}$, $\eta = \sqrt{{\ln {K}/({K} \cdot {T} "
             rf"\cdot e/2 + {D:,})}} = {eta:.4e}$; the truncation $1/(4e \cdot {s}) = {cap:.4e}$ ")
     if cap < eta:
-        return head + (r"is smaller, so $\eta' = 1/(4e\,d_{\max})$: the largest delay sets DEW's rate, and Theorem 1's "
-                       r"tuned bound $2\sqrt{(KTe/2 + D)\ln K}$ does not hold (its η is above the cap), as for the "
-                       "sequence of Section 1, with its five delays of 500.")
+        return head + (r"is smaller, so $\eta' = 1/(4e\,d_{\max})$: the largest delay sets DEW's rate, and Theorem 1 "
+                       r"no longer gives $2\sqrt{(KTe/2 + D)\ln K}$ (that needs η below the cap), as for the "
+                       "sequence of Section 1.")
     return head + (r"is larger, so $\eta' = \eta$: Theorem 1's tuning holds and gives $2\sqrt{(KTe/2 + D)\ln K}$. Your "
                    f"{p['n']} larger delays count in D: leaving them out moves η by "
                    f"{100 * abs(_eta1(p, (T - p['n']) * p['d']) / eta - 1):.2g} %, more than the check's tolerance.")
