@@ -1049,7 +1049,7 @@ def test_r9_1_ucb1s_regret_bends_on_figure_5s_instance_and_grows_linearly_only_w
     assert "**Corrected**: \"linear\" holds on some instances at the horizons we run, not on others." in readings
     panel = _cell("**What the defaults show**")
     assert ("lower still; its regret bends over, although the paper says that \"a standard UCB would have a linear "
-            "regret\" when $\\alpha < 1/2$ (Section 7, as printed)") in panel
+            "regret\" when $\\alpha < 1/2$ (Section 7, as printed; here $\\alpha_2 = 0.3$)") in panel
     assert "and UCB1, whose regret grows linearly here, higher still" in panel
     guide = " ".join(_guide().split())
     assert "UCB1 does better still, its regret bending over" in guide and "UCB1's regret is linear" in guide
