@@ -347,11 +347,13 @@ register(Exercise(
         "lower": rf"The delay term does shrink, but the estimate now converges to $\tau_m\theta$ with "
                  rf"$\tau_m = P(D \le {_M_TO}) = {_TAU_TO:.3f}$: the gaps between actions are "
                  rf"{_TAU_FROM / _TAU_TO:.2f} times smaller while $f_{{t,\delta}}$ is unchanged. The regret at T is "
-                 "higher for both: OTFLinTS learns more slowly, and OTFLinUCB, which already does worse than "
+                 "higher for both: OTFLinTS learns more slowly (at T = 1000 it now ends about level with uniform "
+                 "random play), and OTFLinUCB, which already does worse than "
                  rf"uniform random play at $m = {_M_FROM}$, is driven even more by its width.",
         "higher": f"With m = {_M_TO} only {_TAU_TO:.1%} of the conversions are ever counted (against {_TAU_FROM:.1%} "
                   rf"with m = {_M_FROM}); the differences between actions shrink by that factor while the "
-                  r"$2f_{t,\delta}$ part of the width stays. OTFLinTS learns more slowly; OTFLinUCB, which does "
+                  r"$2f_{t,\delta}$ part of the width stays. OTFLinTS learns more slowly: at T = 1000 it now ends "
+                  "about level with uniform random play. OTFLinUCB, which does "
                   "worse than uniform random play at both windows, is driven even more by its width.",
         "same": rf"$\tau_m$ multiplies the signal: {_TAU_FROM:.3f} at m = {_M_FROM}, {_TAU_TO:.3f} at m = {_M_TO} (geometric "
                 f"delays, mean {_MU_S}). That is not a constant the learner can ignore.",
@@ -361,8 +363,9 @@ register(Exercise(
            rf"Compare $\tau_m = P(D \le m)$ at m = {_M_FROM} and m = {_M_TO} for a mean delay of {_MU_S} with what a "
            "smaller delay term saves."),
     explanation=r"A smaller window trims the delay term but throws away most conversions: the signal $\tau_m\theta$ "
-                r"weakens while $2f_{t,\delta}$ does not, so the regret at T grows. OTFLinTS learns more slowly; "
-                "OTFLinUCB, worse than uniform random play at both windows, is driven even more by its width.",
+                r"weakens while $2f_{t,\delta}$ does not, so the regret at T grows. OTFLinTS learns more slowly: at "
+                "T = 1000 it now ends about level with uniform random play. OTFLinUCB, worse than uniform random "
+                "play at both windows, is driven even more by its width.",
     wrong_answers=["lower", "same"],
     reveals=("regret at $T$ rises", "regret at t is higher", "learning slows", "learning slow", "higher regret",
              "regret at $t$ grows"),
