@@ -398,7 +398,7 @@ def ratio_ends(results, start=5 / 6, z=3.0) -> list:
 
     def row(k):
         c, se, r0, r1, late = ch[k][:5]
-        return f"{k[0]}, {k[1]}: {r0:.2f} → {r1:.2f}, log ratio {c:+.4f} ± {se:.4f} ({pct(c)}), {late} runs out later or never"
+        return f"{k[0]}, {k[1]}: {r0:.2f} → {r1:.2f}, log ratio {c:+.4f} ± {se:.4f} ({pct(c)}), {late} run{'' if late == 1 else 's'} out later or never"
     done = [k for k, v in ch.items() if v[4] == 0]
     never = [k for k, v in ch.items() if v[5] == runs]
     other = [k for k in ch if k not in done and k not in never]
