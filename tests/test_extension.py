@@ -16,6 +16,7 @@ import pytest
 from traitlets.config import Config
 
 from delaylab.serve import extension
+from test_browser import browser  # noqa: F401  (a fixture: chromium)
 
 ROOT = Path(__file__).resolve().parents[1]
 VOILA_JSON = json.loads((ROOT / "voila.json").read_text())
@@ -216,7 +217,8 @@ class JupyterServer:
     """``jupyter server`` with delaylab's extension (the repository's jupyter-config) on a free
     loopback port, a notebook printing what its kernel is (:data:`PROBE_CELL`) in its root."""
 
-    def __init__(self, tmp_path: Path, *args: str):
+    def __init__(self, tmp_path: Path, *args: str, notebooks=()):
+        import shutil
         import socket
         import tempfile
         import time
@@ -224,6 +226,8 @@ class JupyterServer:
 
         self.root = tmp_path / "home"
         (self.root / "course").mkdir(parents=True, exist_ok=True)
+        for notebook in notebooks:  # in the root, as a course's notebooks folder served as the root
+            shutil.copy(notebook, self.root / Path(notebook).name)
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Probe"),
                                              nbformat.v4.new_code_cell(PROBE_CELL)])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -470,3 +474,125 @@ def test_the_first_page_waits_for_the_spare_being_started_rather_than_starting_i
             provisioner.process.terminate()
             provisioner.process.wait(30)
         spares.close()
+
+
+# ============================================================================ the spare's imports ahead
+#: what a page's kernel is, as far as the modules a spare imports ahead can change it: printed by a
+#: cell added at the end of a copy of notebook 01 (``state.ipynb``), compared between a page on a
+#: spare and a page whose kernel the server started for it
+STATE_CELL = r'''import json, logging, os, signal, sys, threading, warnings
+import plotly.io as _pio, comm as _comm
+from delaylab.serve import preimport as _preimport
+from delaylab.exercises import ui as _ui
+_ip = get_ipython()
+def _name(f):
+    return f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', type(f).__name__)}"
+def _handler(s):
+    h = signal.getsignal(s)
+    return _name(h) if callable(h) else str(h)
+print("STATE" + json.dumps({
+    "pid": os.getpid(), "ahead": list(_preimport.IMPORTED_AHEAD),
+    "renderer": _pio.renderers.default, "render_on_display": _pio.renderers.render_on_display,
+    "renderers_to_activate": [type(r).__name__ for r in _pio.renderers._to_activate],
+    "template": str(_pio.templates.default),
+    "comm_targets": sorted(_comm.get_comm_manager().targets),
+    "events": {e: sorted(map(_name, c)) for e, c in _ip.events.callbacks.items()},
+    "answer_capture_in_this_kernel": bool(_ui._HOOKED) and _ui._HOOKED[0] is _ip,
+    "formatters": {m: sorted(map(str, f.type_printers)) + sorted(map(str, f.deferred_printers))
+                   for m, f in _ip.display_formatter.formatters.items()},
+    "warning_filters": [repr(f) for f in warnings.filters],
+    "streams": [type(sys.stdout).__name__, type(sys.stderr).__name__, type(sys.displayhook).__name__,
+                _name(sys.excepthook)],
+    "signals": {s.name: _handler(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE)},
+    "logging": {n: [type(h).__name__ for h in logging.getLogger(n or None).handlers]
+                for n in ("", "plotly", "delaylab", "traitlets", "numba")},
+    "cwd": os.getcwd(), "path": sys.path, "argv": sys.argv[1:2],
+    "modules": sorted(sys.modules),
+}) + "STATE")'''
+
+#: modules a spare has that a started kernel has not: its own hand-over's
+SPARE_OWN_MODULES = {"delaylab.serve.spare"}
+
+
+def state_notebook(folder: Path) -> Path:
+    """Notebook 01 with :data:`STATE_CELL` added at its end (its first cell unchanged)."""
+    nb = nbformat.read(ROOT / "notebooks" / "01_delayed_conversions.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(STATE_CELL))
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / "state.ipynb")
+    return folder / "state.ipynb"
+
+
+def page_state(server: JupyterServer) -> dict:
+    """What :data:`STATE_CELL` printed on the page of ``state.ipynb`` (Voila runs every cell)."""
+    import html
+    import re
+    import urllib.request
+
+    with urllib.request.urlopen(f"{server.url}/voila/render/state.ipynb", timeout=300) as r:
+        text = html.unescape(r.read().decode())
+    found = re.search(r"STATE(\{.*?\})STATE", text)
+    assert found, text[-3000:]
+    return json.loads(found.group(1))
+
+
+def spares_ahead(server: JupyterServer) -> dict:
+    """The server's spares not handed over yet that import modules ahead: {pid: those modules}."""
+    out = {}
+    for pid, spare in dashboard_kernels(server.proc.pid).items():
+        try:
+            cmd = (Path("/proc") / str(pid) / "cmdline").read_bytes().decode().split("\0")
+        except OSError:
+            continue
+        if spare and "--import-ahead" in cmd:
+            out[pid] = cmd[cmd.index("--import-ahead") + 1].split(",")
+    return out
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(os.name != "posix", reason="process groups, /proc: POSIX only")
+def test_a_page_on_a_spare_that_imported_ahead_draws_reruns_and_is_what_a_started_kernel_gives(tmp_path, browser):  # noqa: F811
+    """A server whose root holds the notebooks: its spare imports ahead what every notebook's
+    first cell imports (plotly, ipywidgets, delaylab's figures). Notebook 01's page on that spare
+    passes the dashboard test of tests/test_browser.py in chromium (every figure drawn, a slider
+    and a selection rerun and redraw, a bad seed answered, the save button). The next page, a copy
+    of 01 that prints its kernel's state, is on the next spare, which had those modules imported
+    before its page (its ``IMPORTED_AHEAD``); its state is that of the same page's kernel on a
+    server without a spare: plotly's renderer, the widgets' comm targets, the exercises' answer
+    capture, IPython's hooks and formatters, warning filters, streams, signals, loggers, paths and
+    the modules imported."""
+    import test_browser as dashboards
+
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb")) + [state_notebook(tmp_path / "state")]
+    server = JupyterServer(tmp_path / "spare", notebooks=notebooks)
+    try:
+        spare, ahead = next(iter(wait_until(lambda: spares_ahead(server), 120, "a spare importing ahead").items()))
+        assert {"plotly.graph_objects", "ipywidgets", "delaylab.viz.widget", "delaylab.viz.plots"} <= set(ahead)
+        dashboards.test_dashboard_loads_draws_and_responds(server, browser, ROOT / "notebooks" / "01_delayed_conversions.ipynb")
+        assert f"a page's kernel is the spare (pid {spare}," in server.log_path.read_text()
+        second = wait_until(lambda: [p for p in spares_ahead(server) if p != spare], 120, "the next spare")[0]
+        on_spare = page_state(server)
+        assert on_spare["pid"] == second
+        # the modules were imported in the spare, before its page: none failed, none left out
+        assert on_spare["ahead"] == ahead
+        assert "Traceback" not in server.log_path.read_text()
+    finally:
+        server.close()
+    # the same sweep cache (the figures at their defaults read, not computed, as on the spare's page)
+    (tmp_path / "started").mkdir()
+    (tmp_path / "started" / "cache").symlink_to(tmp_path / "spare" / "cache", target_is_directory=True)
+    started = JupyterServer(tmp_path / "started", "--SpareDashboardKernel.enabled=False", notebooks=notebooks)
+    try:
+        fresh = page_state(started)
+    finally:
+        started.close()
+    assert fresh["ahead"] == [] and fresh["renderer"] == "plotly_mimetype"
+    assert {"jupyter.widget", "jupyter.widget.control"} <= set(fresh["comm_targets"])
+    assert fresh["answer_capture_in_this_kernel"]
+    spare_modules, fresh_modules = set(on_spare.pop("modules")), set(fresh.pop("modules"))
+    assert spare_modules - fresh_modules <= SPARE_OWN_MODULES and fresh_modules <= spare_modules, \
+        (spare_modules - fresh_modules, fresh_modules - spare_modules)
+    assert on_spare.pop("cwd") == str(tmp_path / "spare" / "home") and fresh.pop("cwd") == str(tmp_path / "started" / "home")
+    for key in ("pid", "ahead"):
+        on_spare.pop(key), fresh.pop(key)
+    assert on_spare == fresh

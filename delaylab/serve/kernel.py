@@ -105,8 +105,13 @@ def take_handover(warming: threading.Thread | None) -> None:
         set_memory_cap(int(memory))
 
 
+#: the spare's argument naming the modules it imports before its page (comma-separated)
+AHEAD = "--import-ahead"
+
+
 def main() -> None:
     spare = sys.argv[1:2] == ["--spare"]
+    ahead = sys.argv[sys.argv.index(AHEAD) + 1].split(",") if spare and AHEAD in sys.argv[:-1] else []
     memory = os.environ.get("DELAYLAB_KERNEL_MEMORY_MB")
     if memory:
         set_memory_cap(int(memory))
@@ -121,9 +126,30 @@ def main() -> None:
         del sys.path[0]
     from ipykernel import kernelapp
 
-    if spare:
-        take_handover(warming)
-    kernelapp.launch_new_instance()
+    if not spare:
+        kernelapp.launch_new_instance()
+        return
+    from . import preimport
+
+    imported, said = preimport.import_ahead([m for m in ahead if m])
+    take_handover(warming)
+    if said:  # what the page's first cell would have shown: a kernel started afresh shows it
+        print(f"delaylab: the spare's imports said something; the page's kernel starts afresh ({said[0][:200]})",
+              file=sys.stderr)
+        os.execv(sys.executable, [sys.executable, "-m", __spec__.name, *sys.argv[1:]])
+    # as kernelapp.launch_new_instance(), with what the modules imported ahead would have done
+    # in this kernel done once its shell exists, before anything else runs in it (extensions,
+    # startup files, the first cell)
+    app = kernelapp.IPKernelApp.instance()
+    init_shell = app.init_shell
+
+    def init_shell_and_complete():
+        init_shell()
+        preimport.complete(imported)
+
+    app.init_shell = init_shell_and_complete
+    app.initialize()
+    app.start()
 
 
 if __name__ == "__main__":
