@@ -596,3 +596,214 @@ def test_a_page_on_a_spare_that_imported_ahead_draws_reruns_and_is_what_a_starte
     for key in ("pid", "ahead"):
         on_spare.pop(key), fresh.pop(key)
     assert on_spare == fresh
+
+
+#: run in a fresh Python as a spare is (its costly import skipped, ipykernel imported, delaylab
+#: imported by its warm-up), then the spare's imports ahead for the repository's notebooks, with
+#: everything recorded that those imports read or change and that differs between a spare before
+#: its page and a kernel running its first cell: IPython's shell (``get_ipython()``, the shell
+#: class's instance, the comm manager), the environment, the working folder and relative paths,
+#: ``sys.argv``, the standard streams held, signal handlers, threads and log handlers
+AUDIT = r'''
+import gc, json, logging, os, signal, sys, threading, traceback
+del sys.path[0]  # as the spare (delaylab.serve.kernel.main): not the working folder first
+sys.modules.setdefault("rfc3987_syntax", None)
+from ipykernel import kernelapp
+import delaylab.warmup
+from delaylab.serve import preimport
+modules = preimport.modules_every_notebook_imports(sys.argv[1])
+import comm, IPython, IPython.core.getipython as getipython
+from IPython.core.interactiveshell import InteractiveShell
+seen = {"kernel": set(), "environ": set(), "cwd": set(), "argv": set()}
+on = [False]
+def where():
+    for f in reversed(traceback.extract_stack()[:-2]):
+        if "importlib" not in f.filename and not f.filename.startswith("<") and "getipython" not in f.filename:
+            return f"{f.filename}:{f.lineno}"
+    return "?"
+def spy(kind, original):
+    def call(*args, **kwargs):
+        if on[0]:
+            seen[kind].add(where())
+        return original(*args, **kwargs)
+    return call
+getipython.get_ipython = IPython.get_ipython = spy("kernel", getipython.get_ipython)
+InteractiveShell.initialized = classmethod(spy("kernel", InteractiveShell.initialized.__func__))
+comm.get_comm_manager = spy("kernel", comm.get_comm_manager)
+comm.create_comm = spy("kernel", comm.create_comm)
+os.getcwd = spy("cwd", os.getcwd)
+Environ = type(os.environ)
+for name in ("__getitem__", "__contains__"):
+    original = getattr(Environ, name)
+    def read(self, key, _original=original):
+        if on[0]:
+            seen["environ"].add(key)
+        return _original(self, key)
+    setattr(Environ, name, read)
+class Argv(list):
+    def __getitem__(self, i):
+        if on[0]:
+            seen["argv"].add(where())
+        return list.__getitem__(self, i)
+    def __iter__(self):
+        if on[0]:
+            seen["argv"].add(where())
+        return list.__iter__(self)
+    def __len__(self):
+        if on[0]:
+            seen["argv"].add(where())
+        return list.__len__(self)
+sys.argv = Argv(sys.argv)
+def audit(event, args):
+    if on[0] and event in ("open", "os.listdir", "os.scandir", "os.chdir") and args and args[0] is not None \
+            and isinstance(args[0], (str, bytes, os.PathLike)) and not os.path.isabs(os.fsdecode(args[0])):
+        seen["cwd"].add(f"{event} {os.fsdecode(args[0])} at {where()}")
+sys.addaudithook(audit)
+def held(stream):
+    return {id(r) for r in gc.get_referrers(stream) if not isinstance(r, type(sys._getframe())) and r is not sys.__dict__}
+def handlers():
+    loggers = [logging.getLogger()] + [l for l in logging.Logger.manager.loggerDict.values() if isinstance(l, logging.Logger)]
+    return {id(h) for l in loggers for h in l.handlers}
+def signals():
+    return {s.name: repr(signal.getsignal(s)) for s in signal.valid_signals() if isinstance(s, signal.Signals)}
+before = (held(sys.stdout), held(sys.stderr), handlers(), signals(), {t.name for t in threading.enumerate()},
+          sys.displayhook, sys.excepthook)
+on[0] = True
+imported, said = preimport.import_ahead(modules)
+on[0] = False
+after = (held(sys.stdout), held(sys.stderr), handlers(), signals(), {t.name for t in threading.enumerate()},
+         sys.displayhook, sys.excepthook)
+print(json.dumps({"modules": modules, "imported": imported, "said": said,
+                  **{k: sorted(v) for k, v in seen.items()},
+                  "stdout_held": len(after[0] - before[0]), "stderr_held": len(after[1] - before[1]),
+                  "log_handlers": len(after[2] - before[2]),
+                  "signals": sorted(k for k in after[3] if after[3][k] != before[3].get(k)),
+                  "threads": sorted(after[4] - before[4]), "hooks_changed": after[5:] != before[5:]}))
+'''
+
+#: the module-level code that asks for IPython's shell while imported ahead, and what
+#: :func:`delaylab.serve.preimport.complete` does for it once the kernel's shell exists
+KERNEL_AT_IMPORT = {
+    "plotly/io/_renderers.py": "plotly's default renderer chosen again",
+    "ipywidgets/__init__.py": "ipywidgets' _handle_ipython(): its comm targets",
+    "delaylab/exercises/ui.py": "delaylab.exercises.install_capture(): the answer capture",
+}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="as the spare: POSIX only")
+def test_what_a_spare_imports_ahead_depends_on_nothing_of_its_page_but_what_hand_over_completes():
+    from delaylab.serve.spare import PAGE_PREFIXES, PAGE_VARIABLES
+
+    out = subprocess.run([sys.executable, "-c", AUDIT, str(ROOT / "notebooks")], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    seen = json.loads(out.stdout.splitlines()[-1])
+    # the notebooks' shared imports, all imported, silently
+    assert {"plotly.graph_objects", "ipywidgets", "delaylab.viz.widget"} <= set(seen["modules"])
+    assert seen["imported"] == seen["modules"] and seen["said"] == []
+    # the kernel asked for only where hand-over completes what the import would have done
+    asked = {site.split("site-packages/")[-1].split(str(ROOT) + "/")[-1].rsplit(":", 1)[0] for site in seen["kernel"]}
+    assert asked <= set(KERNEL_AT_IMPORT) and "ipywidgets/__init__.py" in asked, seen["kernel"]
+    assert "PLOTLY_RENDERER" in seen["environ"]  # plotly told a renderer: it looked for no browser
+    # no page's own variable read (the spare's environment is the page's but for those), nor the
+    # working folder, a relative path or the command line (a spare's differ from the page kernel's)
+    page_own = [k for k in seen["environ"] if k in PAGE_VARIABLES or k.startswith(PAGE_PREFIXES)]
+    assert page_own == [] and seen["cwd"] == [] and seen["argv"] == [], seen
+    # no standard stream held (a kernel's are its own, made at its start), no signal handler, thread,
+    # log handler or interpreter hook set
+    assert seen["stdout_held"] == seen["stderr_held"] == seen["log_handlers"] == 0, seen
+    assert seen["signals"] == [] and seen["threads"] == [] and not seen["hooks_changed"], seen
+
+
+FIRST_CELL_RUN = r'''
+import json, sys
+del sys.path[0]
+exec(compile(sys.argv[1], "<first cell>", "exec"), {"__name__": "__main__"})
+print(json.dumps(sorted(sys.modules)))
+'''
+
+
+def test_what_is_imported_ahead_is_what_every_notebook_s_first_cell_imports_when_it_runs():
+    """Read from the source, never more than running it imports: each notebook's first cell, run,
+    imports every module :func:`certain_imports` says it does, and the spare's list is what all
+    of them import."""
+    from delaylab.serve import preimport
+
+    notebooks = preimport.dashboard_notebooks(ROOT / "notebooks")
+    assert [p.name for p in notebooks] == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    ahead = preimport.modules_every_notebook_imports(ROOT / "notebooks")
+    assert {"plotly.graph_objects", "ipywidgets", "delaylab.viz.widget", "delaylab.viz.plots"} <= set(ahead)
+    for path in notebooks:
+        cell = preimport.first_code_cell(path)
+        certain = preimport.certain_imports(cell)
+        assert set(ahead) <= certain
+        out = subprocess.run([sys.executable, "-c", FIRST_CELL_RUN, cell], capture_output=True, text=True,
+                             timeout=300, cwd=path.parent, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+        assert out.returncode == 0, out.stderr[-2000:]
+        imported = set(json.loads(out.stdout.splitlines()[-1]))
+        assert certain <= imported, (path.name, sorted(certain - imported))
+    # a package comes before its modules (imported in that order)
+    assert all(ahead.index(m.rpartition(".")[0]) < ahead.index(m) for m in ahead if m.rpartition(".")[0] in ahead)
+    # what a cell imports only under a condition, or in a function, is not counted; nor a magic
+    assert preimport.certain_imports("if x:\n    import plotly\ndef f():\n    import ipywidgets\n") == set()
+    assert preimport.certain_imports("%matplotlib inline\nimport plotly") == set()
+    assert preimport.certain_imports("try:\n    import numpy.linalg\nexcept ImportError:\n    pass") == \
+        {"numpy", "numpy.linalg"}
+
+
+def test_a_page_whose_notebook_imports_less_or_whose_folder_shadows_an_import_does_not_get_the_spare(tmp_path):
+    import logging
+    import shutil
+
+    from delaylab.serve import preimport
+    from delaylab.serve.spare import SpareDashboardKernel
+
+    first = ROOT / "notebooks" / "01_delayed_conversions.ipynb"
+    ahead = preimport.modules_every_notebook_imports(ROOT / "notebooks")
+
+    def page(folder, name):
+        return {"SCRIPT_NAME": f"/user/a/voila/render/{folder.name}/{name}", "SERVER_SOFTWARE": "voila/0.5.13"}
+
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy(first, course)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import math\nimport delaylab")])
+    nbformat.write(nb, course / "mine.ipynb")
+    assert preimport.refusal(ahead, page(course, first.name), course) is None
+    assert preimport.refusal([], page(course, "mine.ipynb"), course) is None  # nothing imported ahead
+    assert "does not import" in preimport.refusal(ahead, page(course, "mine.ipynb"), course)
+    assert "no notebook" in preimport.refusal(ahead, page(course, "gone.ipynb"), course)
+    assert "no notebook" in preimport.refusal(ahead, {"SCRIPT_NAME": "/voila/render/x.py"}, course)
+    for shadow in ("plotly.py", "ipywidgets/__init__.py", "plotly-9.0.dist-info/METADATA"):
+        folder = tmp_path / shadow.split("/")[0].replace(".", "_")
+        folder.mkdir()
+        shutil.copy(first, folder)
+        (folder / shadow).parent.mkdir(parents=True, exist_ok=True)
+        (folder / shadow).write_text("")
+        said = preimport.refusal(ahead, page(folder, first.name), folder)
+        assert said and shadow.split("/")[0].removesuffix(".py") in said, (shadow, said)
+    (tmp_path / "ns" / "plotly").mkdir(parents=True)  # a folder without __init__: shadows nothing
+    shutil.copy(first, tmp_path / "ns")
+    assert preimport.refusal(ahead, page(tmp_path / "ns", first.name), tmp_path / "ns") is None
+    # the server's spare: kept for the next page when a page must not get it
+    root = tmp_path / "root"
+    root.mkdir()
+    for path in (ROOT / "notebooks").glob("*.ipynb"):
+        shutil.copy(path, root)
+    (root / "mine").mkdir()  # a student's own notebook, its first cell importing less
+    nbformat.write(nb, root / "mine" / "mine.ipynb")
+    cmd = [sys.executable, "-m", "delaylab.serve.kernel", "-f", str(tmp_path / "k.json")]
+    base = {**os.environ, "DELAYLAB_WARMUP": "0", "JPY_PARENT_PID": str(os.getpid())}
+    spares = SpareDashboardKernel(lambda: dict(base), cwd=str(root), log=logging.getLogger("test"))
+    try:
+        assert spares.wait_ready(120)
+        spare = spares.spare
+        assert list(spare.ahead) == ahead and "--import-ahead" in spare.process.args
+        assert spares.take(cmd, {**base, **page(root / "mine", "mine.ipynb")}, root / "mine") is None
+        assert spares.spare is spare and spare.alive  # kept
+        taken = spares.take(cmd, {**base, **page(root, first.name)}, root)
+        assert taken is spare.process
+    finally:
+        spares.close()
+        if spare.alive:
+            spare.stop()

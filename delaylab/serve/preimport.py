@@ -314,8 +314,13 @@ def _top_level_from_outside(modules) -> set:
 def shadowed(modules, folder) -> list:
     """Which of ``modules``' top-level packages a file or package in ``folder`` would be imported
     as instead, in a kernel whose working folder is ``folder`` (IPython puts it on ``sys.path``
-    before site-packages)."""
-    out = []
+    before site-packages); and any package metadata there (``*.dist-info``, ``*.egg-info``: plotly,
+    nbformat, anywidget and psygnal read their version with ``importlib.metadata`` when imported,
+    which looks in the working folder first)."""
+    try:
+        out = sorted(e.name for e in os.scandir(folder) if e.name.endswith((".dist-info", ".egg-info")))
+    except OSError:
+        out = []
     for top in sorted(_top_level_from_outside(modules)):
         try:
             spec = importlib.machinery.PathFinder.find_spec(top, [os.fspath(folder)])
