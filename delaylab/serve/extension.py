@@ -42,8 +42,11 @@ README), gives those pages the same settings:
   starts behind it. A page whose kernel would start with another command or environment, or that
   finds no spare (a second page right after the first, before the next spare exists), starts its
   kernel as before. The spare is stopped with the server's kernels, and exits by itself when the
-  server is killed. ``c.SpareDashboardKernel.enabled = False`` turns it off (it holds one
-  idle kernel's memory per running server).
+  server is killed. The spare also imports what every dashboard notebook's first cell under the
+  server's root imports (plotly, ipywidgets, delaylab's figures: :mod:`delaylab.serve.preimport`),
+  a page whose notebook imports less starting its kernel as before.
+  ``c.SpareDashboardKernel.enabled = False`` turns it off (it holds one idle kernel's memory per
+  running server).
 * **A dashboard's kernel whose page is gone is stopped** (:class:`DashboardCuller`), as
   :mod:`delaylab.serve` stops it: a page that closed sends Voila's shutdown request, but a
   crashed or killed tab, or a lost network, sends nothing, and a hub culls only idle servers. A

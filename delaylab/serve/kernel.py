@@ -16,9 +16,12 @@
 It also leaves out an import that costs every kernel start much and serves no dashboard
 (:data:`SKIPPED_IMPORTS`). Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
 
-``python -m delaylab.serve.kernel --spare`` is a spare kernel (:mod:`delaylab.serve.spare`): the
-same steps, ipykernel imported, then it waits on its standard input for the arguments,
-environment and folder of the page's kernel it becomes (:func:`take_handover`).
+``python -m delaylab.serve.kernel --spare [--import-ahead a,b,…]`` is a spare kernel
+(:mod:`delaylab.serve.spare`): the same steps, ipykernel imported, the modules named imported
+(:func:`delaylab.serve.preimport.import_ahead`), then it waits on its standard input for the
+arguments, environment and folder of the page's kernel it becomes (:func:`take_handover`), and
+starts that kernel as ``ipykernel_launcher`` does, with :func:`delaylab.serve.preimport.complete`
+run once the kernel's shell exists (before extensions, startup files and the first cell).
 """
 
 from __future__ import annotations

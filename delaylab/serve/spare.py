@@ -10,6 +10,12 @@ before the page, one line of JSON (:func:`handover_message`) with the kernel's a
 connection file), its whole environment (Voila's ``SERVER_*``, ``QUERY_STRING``, ``VOILA_*`` of
 the page) and its working folder. It then becomes that page's kernel exactly as a kernel started
 for it would be (:func:`delaylab.serve.kernel.take_handover`), and a new spare starts behind it.
+It has also imported what the first cell of every dashboard notebook under the server's root
+imports (:mod:`delaylab.serve.preimport`: read from the notebooks at each spare's start; the
+spare's ``--import-ahead`` argument), and completes at hand-over what those imports do in a
+kernel; a page whose notebook's first cell imports less, or whose folder would shadow one of
+those modules, gets a kernel started as usual, and the spare waits for the next page
+(``c.SpareDashboardKernel.import_ahead = False``: the spare imports nothing ahead).
 
 A spare is used only when it is what a normal start would have been: the same command, and an
 environment equal to the page's except for the page's own variables (:func:`server_part`); else,
