@@ -807,3 +807,38 @@ def test_a_page_whose_notebook_imports_less_or_whose_folder_shadows_an_import_do
         spares.close()
         if spare.alive:
             spare.stop()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="as the spare: POSIX only")
+def test_a_spare_whose_imports_ahead_said_something_becomes_a_kernel_started_afresh(tmp_path):
+    """What an import prints, warns or raises would have been the page's first cell's output: a
+    spare whose imports ahead said anything starts the page's kernel afresh in its own process
+    (the same pid, the provisioner's), with nothing imported ahead; one whose imports were silent
+    keeps them."""
+    from jupyter_client import BlockingKernelClient
+    from jupyter_client.connect import write_connection_file
+
+    from delaylab.serve.spare import Spare
+
+    probe = "import os; from delaylab.serve import preimport as p; print(os.getpid(), ','.join(p.IMPORTED_AHEAD))"
+    env = {**os.environ, "DELAYLAB_WARMUP": "0", "JPY_PARENT_PID": str(os.getpid())}
+    for ahead, kept in ((["json", "delaylab_no_such_module"], ""), (["json", "csv"], "json,csv")):
+        spare = Spare(env, cwd=tmp_path, ahead=ahead)
+        client = None
+        try:
+            wait_until(lambda s=spare: s.ready, 60, "the spare ready")
+            connection = str(tmp_path / f"kernel-{len(kept)}.json")
+            write_connection_file(connection, ip="127.0.0.1")
+            spare.hand_over(["-f", connection], env, tmp_path)
+            client = BlockingKernelClient(connection_file=connection)
+            client.load_connection_file()
+            client.start_channels()
+            client.wait_for_ready(timeout=60)
+            said = []
+            client.execute_interactive(probe, timeout=60,
+                                       output_hook=lambda m, out=said: out.append(m["content"].get("text", "")))
+            assert "".join(said).split() == [str(spare.process.pid)] + ([kept] if kept else [])
+        finally:
+            if client is not None:
+                client.stop_channels()
+            spare.stop()

@@ -414,7 +414,8 @@ class DashboardProvisioner(LocalProvisioner):
             if not kwargs.get("independent"):  # as jupyter_client's launch_kernel
                 env["JPY_PARENT_PID"] = str(os.getpid())
             await asyncio.get_running_loop().run_in_executor(None, spares.wait_started, SPARE_START_WAIT)
-            process = spares.take(cmd, env, kwargs.get("cwd"))
+            # (in a thread: it reads the page's notebook, for what its first cell imports)
+            process = await asyncio.get_running_loop().run_in_executor(None, spares.take, cmd, env, kwargs.get("cwd"))
             if process is not None:
                 self.process, self.pid = process, process.pid
                 try:
