@@ -666,6 +666,8 @@ def handlers():
     return {id(h) for l in loggers for h in l.handlers}
 def signals():
     return {s.name: repr(signal.getsignal(s)) for s in signal.valid_signals() if isinstance(s, signal.Signals)}
+import warnings
+filters = list(warnings.filters)
 before = (held(sys.stdout), held(sys.stderr), handlers(), signals(), {t.name for t in threading.enumerate()},
           sys.displayhook, sys.excepthook)
 on[0] = True
@@ -678,7 +680,9 @@ print(json.dumps({"modules": modules, "imported": imported, "said": said,
                   "stdout_held": len(after[0] - before[0]), "stderr_held": len(after[1] - before[1]),
                   "log_handlers": len(after[2] - before[2]),
                   "signals": sorted(k for k in after[3] if after[3][k] != before[3].get(k)),
-                  "threads": sorted(after[4] - before[4]), "hooks_changed": after[5:] != before[5:]}))
+                  "threads": sorted(after[4] - before[4]), "hooks_changed": after[5:] != before[5:],
+                  "filters_first": len(warnings.filters) - len(filters),
+                  "filters_kept": warnings.filters[len(warnings.filters) - len(filters):] == filters}))
 '''
 
 #: the module-level code that asks for IPython's shell while imported ahead, and what
@@ -713,6 +717,8 @@ def test_what_a_spare_imports_ahead_depends_on_nothing_of_its_page_but_what_hand
     # log handler or interpreter hook set
     assert seen["stdout_held"] == seen["stderr_held"] == seen["log_handlers"] == 0, seen
     assert seen["signals"] == [] and seen["threads"] == [] and not seen["hooks_changed"], seen
+    # warning filters only put first (hand-over puts them first again, after the kernel's own)
+    assert seen["filters_kept"], seen
 
 
 FIRST_CELL_RUN = r'''

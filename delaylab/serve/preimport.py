@@ -20,8 +20,8 @@ other:
   that code picked. During the spare's imports ``PLOTLY_RENDERER`` is set (unless the server's
   environment sets it) so that plotly does not look for a web browser.
 * ``ipywidgets`` registers its comm targets (``jupyter.widget``, ``jupyter.widget.control``) with
-  the kernel's comm manager when imported in a kernel: :func:`complete` calls ipywidgets' own
-  ``_handle_ipython()``.
+  the kernel's comm manager when imported in a kernel (its ``_handle_ipython()``): :func:`complete`
+  calls the ``register_comm_target()`` that it calls.
 * ``delaylab.exercises`` installs its answer capture (an IPython ``post_run_cell`` callback, and
   the answers of cells run before it, none before a first cell): :func:`complete` calls its
   ``install_capture()``.
@@ -285,17 +285,20 @@ def _added_filters(before: list, after: list) -> tuple:
 
 
 def _filters_in_import_order() -> None:
-    """The warning filters the imports ahead added, put where imports in a started kernel put
-    them: in front of (or, appended, behind) the filters the kernel's start added since."""
+    """The warning filters the imports ahead put first, put first again (in their order), in
+    front of those the kernel's start added since, as imports in a started kernel leave them
+    (with ``warnings.filterwarnings``, which moves a filter it is given again to the front). A
+    filter that call would not give back as it is (a message pattern without ``re.IGNORECASE``)
+    is left where it is; so are filters appended (none of the imports appends one: tested)."""
+    import re
     import warnings
 
-    front, back = _FILTERS_AHEAD
-    if not front and not back:
-        return
-    ours = {id(f) for f in front + back}
-    rest = [f for f in warnings.filters if id(f) not in ours]
-    warnings.filters[:] = [f for f in front if f in warnings.filters] + rest + [f for f in back if f in warnings.filters]
-    warnings._filters_mutated()
+    for action, message, category, module, lineno in reversed(_FILTERS_AHEAD[0]):
+        text, where = (message.pattern if message else ""), (module.pattern if module else "")
+        again = (action, re.compile(text, re.I) if text else None, category, re.compile(where) if where else None,
+                 lineno)
+        if again == (action, message, category, module, lineno) and isinstance(text, str) and isinstance(where, str):
+            warnings.filterwarnings(action, text, category, where, lineno)
 
 
 def _top_level_from_outside(modules) -> set:
@@ -370,8 +373,11 @@ def complete(modules) -> None:
     # each only if imported before the kernel existed (whatever imported it: all are in the spare)
     if "plotly.io._renderers" in sys.modules:
         _choose_plotly_renderer()
-    if "ipywidgets" in sys.modules:
-        sys.modules["ipywidgets"]._handle_ipython()
+    if "ipywidgets" in sys.modules:  # as ipywidgets does when imported in a kernel
+        from IPython import get_ipython
+
+        if get_ipython() is not None:
+            sys.modules["ipywidgets"].register_comm_target()
     if "delaylab.exercises" in sys.modules:
         sys.modules["delaylab.exercises"].install_capture()
 
