@@ -108,12 +108,19 @@ def _is_ours(module: str, root: Path) -> bool:
 
 def _statement_imports(body, package: str, root: Path) -> set:
     """The modules the unconditional ``import`` statements of ``body`` (a module's or cell's
-    top-level statements, and the bodies of its ``try``) import, ``package`` being the package
-    that relative imports start from."""
+    top-level statements, and the imports that open the body of a ``try``: a statement that
+    raises there skips what follows it) import, ``package`` being the package that relative
+    imports start from. (An import that fails is no concern here: the spare's then fails too,
+    and the page gets a kernel started afresh.)"""
     found = set()
     for node in body:
         if isinstance(node, ast.Try):
-            found |= _statement_imports(node.body, package, root)
+            opening = []
+            for statement in node.body:
+                if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+                    break
+                opening.append(statement)
+            found |= _statement_imports(opening, package, root)
         elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
