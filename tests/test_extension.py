@@ -838,8 +838,8 @@ def test_a_spare_whose_imports_ahead_said_something_becomes_a_kernel_started_afr
             spare.hand_over(["-f", connection], env, tmp_path)
             client = BlockingKernelClient(connection_file=connection)
             client.load_connection_file()
-            client.start_channels()
-            client.wait_for_ready(timeout=60)
+            client.start_channels(hb=False)  # (a heartbeat missed while the process execs is no death)
+            client.wait_for_ready(timeout=120)
             said = []
             client.execute_interactive(probe, timeout=60,
                                        output_hook=lambda m, out=said: out.append(m["content"].get("text", "")))
