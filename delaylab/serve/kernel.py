@@ -134,7 +134,8 @@ def main() -> None:
         return
     from . import preimport
 
-    imported, said = preimport.import_ahead([m for m in ahead if m])
+    ahead = [m for m in ahead if m]
+    imported, said = preimport.import_ahead(ahead) if ahead else ([], [])
     take_handover(warming)
     if said:  # what the page's first cell would have shown: a kernel started afresh shows it
         print(f"delaylab: the spare's imports said something; the page's kernel starts afresh ({said[0][:200]})",
