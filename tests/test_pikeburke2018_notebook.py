@@ -258,16 +258,16 @@ def test_r1_finding_4_odaaf_b_loses_its_m_term_only_below_the_binding_bound():
     assert not np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 434), odaaf_b_sizes(m, 5000, 10.0, 20))
     sec3 = cell("## 3. The algorithm")
     assert "ODAAF-B's and ODAAF-V's terms do not grow with $m$" not in sec3
-    assert "($d$ below 433 at $T = 5000$ and $\\mathbb E[\\tau] = 10$" in sec3 and "revert back" in sec3
-    assert "and have no such term while $m\\,d$ stays below $n'_m$" in cell("### ✎ Exercise 4.5")
+    assert "($d$ up to 433 at $T = 5000$ and $\\mathbb E[\\tau] = 10$" in sec3 and "revert back" in sec3  # nb04-r11
+    assert "and have no such term while $m\\,d$ does not exceed $n'_m$" in cell("### ✎ Exercise 4.5")
     e = ex.get("04.why-bridge")
     assert "phase sizes need none" not in e.solution and "for large $d$ they revert" in e.solution
-    assert any("ODAAF-B's none while $m\\,d$ stays below $n'_m$" in p for p in e.points)
+    assert any("ODAAF-B's none while $m\\,d$ does not exceed $n'_m$" in p for p in e.points)
     assert "phase sizes with no term growing with m" not in " ".join(e.points)
-    assert "ODAAF-B's none while $m\\,d$ stays below $n'_m$" in cell("## What to remember").replace(
+    assert "ODAAF-B's none while $m\\,d$ does not exceed $n'_m$" in cell("## What to remember").replace(
         "so does knowing a bound $d$ (ODAAF-B) while", "ODAAF-B's none while")
     assert "ODAAF-B's and ODAAF-V's phase sizes, with no term growing in m" not in guide4()
-    assert "433" in readings4() and "while m·d stays below n'_m" in guide4()
+    assert "433" in readings4() and "while m·d does not exceed n'_m" in guide4()
 
 
 def test_r1_finding_5_the_bridge_answer_credits_the_papers_stated_purpose_and_the_right_distances():
@@ -922,18 +922,17 @@ def test_r9_finding_1_a_loose_v_shows_its_cost_in_regret_only_where_odaaf_v_elim
 
     live, where = cell("### What a loose $d$ or $V$ costs"), cell("## Where next")  # below 4.4's check: review nb04-r10
     assert "Raise them to see what a **loose** belief costs" not in live
-    assert "regret shows that cost only where the variant eliminates" in live
-    assert "ODAAF-V eliminates nothing even told the true $V$ (the status line), and from $V \\approx 240$ it " \
-           "plays only the better arm: regret 0" in live
-    assert "Set $T = 50{,}000$ to see a looser $V$ raise its regret" in live
+    assert "ODAAF-V eliminates nothing, even told the true $V$ (the status line)" in live  # worded by nb04-r11
+    assert "from $V \\approx 240$, regret 0" in live
+    assert "to see a looser $V$ raise its regret" in live
     assert "at a horizon where the variant eliminates (the status line)" in where
     check = CELLS[CELLS.index(live) + 1]
-    assert "paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(240.0,)))" in check
+    assert "paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(100.0, 240.0)))" in check
     assert "paper.loose_variance_costs(paper.loose_variance(horizon=50_000, factors=(1, 2, 4, 10)))" in check
     first = [v for v in range(200, 300) if odaaf_v_sizes(1, 5000, 10.0, float(v)) > 5000][0]
     assert 235 <= first <= 240, first  # "from V ≈ 240"
     claims = paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(240.0,)))
-    assert len(claims) == 2 and all(c.holds for c in claims), claims
+    assert len(claims) == 5 and all(c.holds for c in claims), claims
     costs = paper.loose_variance_costs(paper.loose_variance(horizon=50_000, factors=(1, 2, 4, 10)))
     assert len(costs) == 7 and all(c.holds for c in costs), costs
     # the same claims fail where they should: at T = 5000 a looser V does not raise the regret
@@ -1011,3 +1010,85 @@ def test_r10_finding_4_as_printed_covers_only_the_base_algorithm():
     intro = cell("## 5. Figure 2")
     assert "QPM-D runs UCB1 as in the paper (Section 5, as printed): Auer" not in intro
     assert "we use Auer et al.'s (2002) index" in intro and "on QPM-D's own clock $r$ (our implementation)" in intro
+
+
+# ------------------------------------------------------------- review nb04-r11
+def test_r11_finding_1_a_loose_vs_regret_at_the_defaults_is_where_t_cuts_the_order_of_play():
+    """At the panel's defaults ODAAF-V eliminates nothing whatever V it is told: raising V doubles its regret
+    (370.8 → 740.7 at V = 100), then brings it to 0 (V ≈ 240), all from where T cuts its fixed order of play.
+    The text says so, names both numbers (Δ·n_1, pinned in tests/test_prose_numbers.py), and the check cell
+    under it checks them at the panel's defaults, with the rise's size; nothing says the rise is a cost."""
+    loose = cell("### What a loose $d$ or $V$ costs")
+    assert "regret shows that cost only where the variant eliminates" not in loose
+    assert "its regret at $T$ then only shows where $T$ cuts its fixed order of play, not what a loose $V$ costs" \
+        in loose
+    assert "A larger $V$ first lengthens the worse arm's first block within $T$ (regret $\\Delta\\,n_1$: 371 at the " \
+           "true $V$, 741 at $V = 100$), then pushes it past $T$" in loose
+    assert "Set $T = 50{,}000$, where ODAAF-V eliminates in every run, to see a looser $V$ raise its regret" in loose
+    check = CELLS[CELLS.index(loose) + 1]
+    assert "paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(100.0, 240.0)))" in check
+    claims = paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(100.0, 240.0)))
+    assert all(c.holds for c in claims), claims
+    rise = [c for c in claims if "rather than the true V = 36.7" in c.text]
+    assert len(rise) == 1 and rise[0].evidence.startswith("370 ± "), rise
+    assert sum("eliminates an arm in no run" in c.text for c in claims) == 3
+
+
+def test_r11_finding_2_odaaf_vs_phases_start_longer_only_when_v_exceeds_a_quarter_of_the_mean():
+    """Phase 1's last terms are 6Δ̃E[τ] (ODAAF) and 4Δ̃(E[τ] + 2V) (ODAAF-V): ODAAF-V's n_1 is the longer one
+    iff V > E[τ]/4. A fixed delay (V = 0) gives it the shorter one; every law of the notebook has V > E[τ]/4."""
+    from delaylab.panels.anonymous import LAWS, make_law
+    from delaylab.policies.odaaf import odaaf_v_sizes
+
+    for T, mu in ((5000, 10.0), (50_000, 10.0), (30_000, 2.0)):
+        n1 = int(odaaf_sizes(1, T, mu))
+        assert odaaf_v_sizes(1, T, mu, 0.0) < n1 and odaaf_v_sizes(1, T, mu, 0.5 * mu / 4) < n1
+        assert odaaf_v_sizes(1, T, mu, mu / 4) == n1 and odaaf_v_sizes(1, T, mu, 1.5 * mu / 4) > n1
+    assert all(make_law(k, mu).var > make_law(k, mu).mean / 4 for k in LAWS.values() for mu in np.arange(0.5, 50.5, 0.5))
+    assert "but it starts larger whenever $V(\\tau) > \\mathbb E[\\tau]/4$, as for every delay law here" \
+        in cell("## 3. The algorithm")
+    assert "they start longer (whenever $V(\\tau) > \\mathbb E[\\tau]/4$, as for every law here)" \
+        in cell("### ✎ Exercise 4.5")
+    assert "which start longer, though, whenever $V(\\tau) > \\mathbb E[\\tau]/4$" in cell("## What to remember")
+    readings, guide = " ".join(readings4().split()), " ".join(guide4().split())
+    assert "starts larger whenever V(τ) > E[τ]/4" in readings and "V(τ) = 0, would make it start shorter" in readings
+    assert "starts larger whenever V(τ) > E[τ]/4, as for every law here" in guide
+
+
+def test_r11_finding_3_the_phase_sizes_source_is_said_to_be_unrecorded_and_unchecked():
+    text = " ".join(readings4().split())
+    assert "Our records do not say which implementation (repository, file or commit)" in text
+    assert "were not checked against the published Eqs. (2), (4.2) and (6), which our copy lost" in text
+    assert "that our records do not name and that we could not check against the lost equations" \
+        in cell("## 3. The algorithm")
+    from delaylab.policies import odaaf
+
+    assert "not checked against the published equations" in " ".join(odaaf.__doc__.split())
+
+
+def test_r11_finding_4_d_up_to_433_adds_no_term():
+    from delaylab.policies.odaaf import odaaf_b_binding_bound, odaaf_b_sizes
+
+    m = np.arange(1, n_phases(5000) + 1)
+    assert odaaf_b_binding_bound(5000, 10.0) == 433
+    assert np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 433), odaaf_b_sizes(m, 5000, 10.0, 20))
+    assert not np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 433.5), odaaf_b_sizes(m, 5000, 10.0, 20))
+    for text in (cell("## 3. The algorithm"), " ".join(readings4().split())):
+        assert "below 433" not in text and "stays below $n'_m$" not in text and "stays below n'_m" not in text
+    assert "($d$ up to 433 at $T = 5000$" in cell("## 3. The algorithm")
+    assert "(d up to 433 at T = 5,000" in " ".join(readings4().split())
+
+
+def test_r11_finding_5_a_sum_hides_how_many_pulls_it_comes_from_not_the_successes():
+    text = cell("## 1. The setting")
+    assert "not even how many rewards it contains" not in text
+    assert "not even how many pulls it comes from (with 0/1 rewards it counts the 1s, not the 0s that arrived " \
+           "with them)" in text
+    assert "no arm, no count of the pulls it comes from" in guide4()
+
+
+def test_r11_finding_6_the_index_says_the_bridge_is_algorithm_1s_step_4():
+    row = index_row4()
+    assert "add bridge periods" not in row
+    assert "play Algorithm 1's bridge periods (its Step 4, Section 3, as printed), which the paper's analysis of " \
+           "plain ODAAF (Section 4.1) and its experiments (Section 5) leave out" in row

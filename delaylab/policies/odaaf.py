@@ -19,8 +19,9 @@ reading of ``docs/readings.md``, paper 4), phases m = 1, 2, …, tolerance Δ̃_
   switches the bridge periods on or off for any variant, all else equal (ODAAF with bridges,
   ODAAF-B without): what the bridges alone change (notebook 04, Section 7).
 
-Phase sizes, with L_m = log(T Δ̃_m²) (*reconstructed*, from a third party's implementation;
-see :func:`odaaf_sizes`, :func:`odaaf_b_sizes`, :func:`odaaf_v_sizes`):
+Phase sizes, with L_m = log(T Δ̃_m²) (*reconstructed*, from a third party's implementation that
+our records do not name, and not checked against the published equations, which our copy lost:
+``docs/readings.md``, paper 4; see :func:`odaaf_sizes`, :func:`odaaf_b_sizes`, :func:`odaaf_v_sizes`):
 
 * ODAAF (Eq. 2):   n_m = ⌈(√(2L_m) + √(2L_m + (8/3)Δ̃_m L_m + 6 Δ̃_m m E[τ]))² / Δ̃_m²⌉;
 * ODAAF-V (Eq. 6): the last term is 4Δ̃_m(E[τ] + 2V(τ));
