@@ -485,6 +485,9 @@ import plotly.io as _pio, comm as _comm
 from delaylab.serve import preimport as _preimport
 from delaylab.exercises import ui as _ui
 _ip = get_ipython()
+for _t in threading.enumerate():  # the compiled kernels' warm-up done (a started kernel's runs beside its cells)
+    if _t.name == "delaylab-warmup":
+        _t.join(300)
 def _name(f):
     return f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', type(f).__name__)}"
 def _handler(s):
