@@ -34,7 +34,8 @@ def execute(path: Path, hidden: bool = False, **client) -> float:
     """Execute the notebook at ``path`` once, from its folder, in a kernel of its own on Unix
     sockets (:class:`~delaylab.serve.transport.IPCKernelManager`), its outputs discarded: the cells
     of :func:`cells`. ``client``: more settings of nbclient's ``NotebookClient`` (e.g.
-    ``allow_errors``). Returns the seconds it took."""
+    ``allow_errors``, or ``km``, a kernel manager not started yet, which the caller then shuts
+    down). Returns the seconds it took."""
     import nbformat
     from nbclient import NotebookClient
 

@@ -190,17 +190,39 @@ def alive(pid: int) -> bool:
         return True
 
 
-def watch(parent: int, stopping: threading.Event, every: float = 1.0) -> None:
-    """Once ``parent`` has stopped: ``stopping`` set and a SIGTERM to this process (nbclient then
-    stops the notebook's kernel; elsewhere the process ends)."""
-    def loop():
-        while not stopping.wait(every):
-            if not alive(parent):
-                stopping.set()
-                log(f"JupyterLab (process {parent}) has stopped: stopping; the next launch does the rest")
-                os.kill(os.getpid(), signal.SIGTERM)
+class Stop:
+    """Stopping the prefill once JupyterLab has stopped: :meth:`watch` checks its process every
+    second; then the notebook's kernel running (:attr:`kernel`, its process group: its workers
+    too) is killed, and the prefill ends after that notebook (:func:`prefill` cleans up the
+    kernel's files), or at once while no notebook runs."""
 
-    threading.Thread(target=loop, name="delaylab-prefill-watch", daemon=True).start()
+    def __init__(self):
+        self.event = threading.Event()
+        self.kernel = None  # the kernel manager of the notebook running
+        self.lock = threading.Lock()
+
+    def is_set(self) -> bool:
+        return self.event.is_set()
+
+    def watch(self, parent: int, every: float = 1.0) -> None:
+        def loop():
+            while not self.event.wait(every):
+                if not alive(parent):
+                    log(f"JupyterLab (process {parent}) has stopped: stopping; the next launch does the rest")
+                    self.stop()
+
+        threading.Thread(target=loop, name="delaylab-prefill-watch", daemon=True).start()
+
+    def stop(self) -> None:
+        with self.lock:
+            self.event.set()
+            km = self.kernel
+            pid = getattr(getattr(km, "provisioner", None), "pid", None) if km is not None else None
+            if km is None:
+                os._exit(0)  # (only the warm-up of the compiled kernels runs: numba writes its files whole)
+            if pid:
+                with contextlib.suppress(OSError):
+                    os.killpg(os.getpgid(pid), signal.SIGKILL)
 
 
 def prefill(notebooks: Path, parent: int | None = None) -> dict:
@@ -209,7 +231,10 @@ def prefill(notebooks: Path, parent: int | None = None) -> dict:
     or ``{}`` when nothing could be done here (no writable cache, another prefill at work)."""
     from delaylab.cache import Cache, default_folder
 
+    from jupyter_core.utils import run_sync
+
     from .precompute import execute
+    from .transport import AsyncIPCKernelManager
 
     try:
         folder = Cache(default_folder()).folder
@@ -230,9 +255,9 @@ def prefill(notebooks: Path, parent: int | None = None) -> dict:
         if not todo and kernels == "current":
             log(f"caches current for the {len(paths)} notebooks of {notebooks}: nothing to do ({folder})")
             return result
-        stopping = threading.Event()
+        stop = Stop()
         if parent is not None:
-            watch(parent, stopping)
+            stop.watch(parent)
         os.environ.update({"DELAYLAB_DEFAULT_CACHE": str(folder), "DELAYLAB_RECORD": "off",
                            **dict.fromkeys(THREADS, "1")})
         log(f"filling {folder}: {', '.join(p.name for p in todo) or 'no notebook'}; compiled kernels {kernels}")
@@ -242,20 +267,29 @@ def prefill(notebooks: Path, parent: int | None = None) -> dict:
             write_state(folder, state)
         for path in todo:
             since = time.time() - 2  # (file times may be coarse)
+            with stop.lock:
+                if stop.is_set():
+                    break
+                km = stop.kernel = AsyncIPCKernelManager(kernel_name="python3")
             try:
-                seconds = execute(path, hidden=True, allow_errors=True, timeout=CELL_TIMEOUT, shutdown_kernel="immediate")
+                seconds = execute(path, hidden=True, km=km, allow_errors=True, timeout=CELL_TIMEOUT)
             except Exception as exc:  # noqa: BLE001 - a kernel that died, a time limit: the next launch tries again
-                if stopping.is_set():
+                if stop.is_set():
                     break
                 log(f"{path.name}: not filled ({type(exc).__name__}: {str(exc)[:300]}); the next launch tries again")
                 continue
+            finally:
+                with stop.lock:
+                    stop.kernel = None
+                with contextlib.suppress(Exception):
+                    run_sync(km.shutdown_kernel)(now=True)
             entries = used_since(folder, since)
             state["notebooks"][str(path.resolve())] = {"key": keys[path], "entries": entries, "seconds": round(seconds, 1),
                                                        "when": datetime.datetime.now().isoformat(timespec="seconds")}
             write_state(folder, state)
             result["ran"].append(path.name)
             log(f"{path.name}: {seconds:.1f} s, {len(entries)} cache entries")
-        log("done" if not stopping.is_set() else "stopped")
+        log("stopped" if stop.is_set() else "done")
         return result
 
 

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import uuid
 
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager, KernelManager
 from jupyter_core.utils import run_sync
 
 #: the longest path a Unix socket can have: ``sun_path`` holds 108 bytes on Linux and 104 on
@@ -55,11 +55,10 @@ def private_folder() -> str | None:
     return tempfile.mkdtemp(prefix="delaylab-kernel-")
 
 
-class IPCKernelManager(KernelManager):
-    """jupyter_client's ``KernelManager`` whose kernel talks over Unix sockets in a private
-    folder of its own (:func:`private_folder`, removed with the kernel's files), where their paths
-    fit; elsewhere TCP, as jupyter_client does. For clients that create their kernel managers
-    without any configuration, such as nbval (see ``conftest.py``)."""
+class _PrivateSockets:
+    """A kernel manager whose kernel talks over Unix sockets in a private folder of its own
+    (:func:`private_folder`, removed with the kernel's files), where their paths fit; elsewhere
+    TCP, as jupyter_client does."""
 
     def __init__(self, **kwargs):
         self._folder = None
@@ -78,4 +77,17 @@ class IPCKernelManager(KernelManager):
         if not restart and self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
 
-    cleanup_resources = run_sync(_async_cleanup_resources)
+
+class IPCKernelManager(_PrivateSockets, KernelManager):
+    """jupyter_client's ``KernelManager`` on Unix sockets (:class:`_PrivateSockets`). For clients
+    that create their kernel managers without any configuration, such as nbval (see ``conftest.py``)."""
+
+    cleanup_resources = run_sync(_PrivateSockets._async_cleanup_resources)
+
+
+class AsyncIPCKernelManager(_PrivateSockets, AsyncKernelManager):
+    """jupyter_client's ``AsyncKernelManager`` on Unix sockets (:class:`_PrivateSockets`): with it,
+    nbclient's clients are asynchronous and notice within a second that their kernel died (with the
+    synchronous one, a client waiting for the kernel's output waits for good)."""
+
+    cleanup_resources = _PrivateSockets._async_cleanup_resources
