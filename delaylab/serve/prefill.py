@@ -194,7 +194,7 @@ class Stop:
     """Stopping the prefill once JupyterLab has stopped: :meth:`watch` checks its process every
     second; then the notebook's kernel running (:attr:`kernel`, its process group: its workers
     too) is killed, and the prefill ends after that notebook (:func:`prefill` cleans up the
-    kernel's files), or at once while no notebook runs."""
+    kernel's files), or at once (a SIGTERM) while no notebook runs."""
 
     def __init__(self):
         self.event = threading.Event()
@@ -218,8 +218,8 @@ class Stop:
             self.event.set()
             km = self.kernel
             pid = getattr(getattr(km, "provisioner", None), "pid", None) if km is not None else None
-            if km is None:
-                os._exit(0)  # (only the warm-up of the compiled kernels runs: numba writes its files whole)
+            if km is None:  # only the warm-up of the compiled kernels may run (numba writes its files whole)
+                os.kill(os.getpid(), signal.SIGTERM)
             if pid:
                 with contextlib.suppress(OSError):
                     os.killpg(os.getpgid(pid), signal.SIGKILL)
