@@ -63,7 +63,14 @@ def home(tmp_path):
                         "DELAYLAB_RECORD", "DELAYLAB_EXERCISES_EXPECT")}
     env["HOME"] = str(tmp_path / "home")
     (tmp_path / "home").mkdir()
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp_path / "runtime")
+    (tmp_path / "runtime").mkdir()
     return env
+
+
+def answering(home: dict, pid: int) -> None:
+    """The stand-in "answers" as a Jupyter server does: its jpserver-<pid>.json in the runtime folder."""
+    (Path(home["JUPYTER_RUNTIME_DIR"]) / f"jpserver-{pid}.json").write_text("{}")
 
 
 @pytest.fixture
@@ -94,6 +101,9 @@ def test_the_launch_fills_the_cache_once_and_again_only_when_it_is_gone(tmp_path
     assert pid and returned < 10, returned  # (the launch does not wait for it; a middle process starts it)
     assert int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16]) == 19  # nice 19
     assert os.getsid(pid) == pid  # a session of its own
+    time.sleep(3)  # it waits for JupyterLab to answer before it starts a kernel
+    assert prefill.alive(pid) and not env_file.exists() and "filling" not in log.read_text()
+    answering(home, stand_in.pid)
     assert wait_gone(pid, 240), log.read_text()
     text = log.read_text()
     assert "01_small.ipynb: " in text and "prefill: done" in text, text
@@ -136,6 +146,7 @@ def test_it_stops_with_jupyterlab_and_one_runs_at_a_time(tmp_path, home, stand_i
     notebook(folder / "01_slow.ipynb", f"import os\nopen({str(kernel_pid)!r}, 'w').write(str(os.getpid()))",
              "import time\ntime.sleep(300)")
     log = tmp_path / "prefill.log"
+    answering(home, stand_in.pid)
     first = t.start_prefill(folder, env=home, parent=stand_in.pid, log=log)
     deadline = time.time() + 120
     while not kernel_pid.exists() or not kernel_pid.read_text():

@@ -3,8 +3,9 @@
 
 ``python3 tasks.py lab`` starts it beside JupyterLab: a process of its own (its own session), at
 the lowest priority (nice 19), its output appended to ``.venv/prefill.log``. It never holds
-JupyterLab up and its failures never reach it. With ``--parent``, it stops when that process
-(JupyterLab) stops; what it had finished is kept, and the next launch does the rest.
+JupyterLab up and its failures never reach it. With ``--parent``, it starts its work once that
+process (JupyterLab) answers (:func:`wait_for_jupyter`), and stops when it stops; what it had
+finished is kept, and the next launch does the rest.
 
 What it makes, so that a student's first Run All reads what it would otherwise compute (Binder's
 postBuild and a hub's admin make the same once for every user, into the environment:
@@ -190,6 +191,21 @@ def alive(pid: int) -> bool:
         return True
 
 
+def wait_for_jupyter(parent: int, timeout: float = 120.0, every: float = 0.5) -> bool:
+    """Wait until the Jupyter server ``parent`` answers (it has written ``jpserver-<pid>.json`` in
+    Jupyter's runtime folder, which it does once it listens), at most ``timeout`` seconds; False if
+    it stopped meanwhile. The prefill starts its work after it, so as not to slow its start."""
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    info = Path(jupyter_runtime_dir()) / f"jpserver-{parent}.json"
+    deadline = time.monotonic() + timeout
+    while not info.exists() and time.monotonic() < deadline:
+        if not alive(parent):
+            return False
+        time.sleep(every)
+    return alive(parent)
+
+
 class Stop:
     """Stopping the prefill once JupyterLab has stopped: :meth:`watch` checks its process every
     second; then the notebook's kernel running (:attr:`kernel`, its process group: its workers
@@ -257,6 +273,9 @@ def prefill(notebooks: Path, parent: int | None = None) -> dict:
             return result
         stop = Stop()
         if parent is not None:
+            if not wait_for_jupyter(parent):
+                log(f"JupyterLab (process {parent}) has stopped before it answered: nothing done")
+                return result
             stop.watch(parent)
         os.environ.update({"DELAYLAB_DEFAULT_CACHE": str(folder), "DELAYLAB_RECORD": "off",
                            **dict.fromkeys(THREADS, "1")})
