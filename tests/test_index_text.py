@@ -142,9 +142,14 @@ VARIANTS = {
     "D-KLUCB without Ñ": ("D-KLUCB", 'the indices "without Ñ"'),
     "OTFLinUCB without delay term": ("OTFLinUCB", "OTFLinUCB without its delay term"),
     "Skipper without skipping": ("Skipper", "Skipper without skipping"),
-    "ODAAF-B": ("ODAAF", "ODAAF-B"), "ODAAF-V": ("ODAAF", "ODAAF-V"),
+    "ODAAF-B": ("ODAAF", "ODAAF-B and ODAAF-V"), "ODAAF-V": ("ODAAF", "ODAAF-B and ODAAF-V"),
     "D-KLUCB (estimated CDF)": ("D-KLUCB", "the indices with an estimated delay law"),
     "UD-KLUCB (estimated geometric law)": ("UD-KLUCB", "the indices with an estimated delay law"),
+    # general-r9, finding 3: variants the notebooks draw (03's Figures 1 and 3, 05's Example 8, 04's bridges)
+    "OTFLinUCB (authors' code)": ("OTFLinUCB", "OTFLinUCB with the index of the authors' code"),
+    "Skipper (oracle β)": ("Skipper", "Skipper at the oracle β"),
+    "ODAAF (with bridges)": ("ODAAF", "ODAAF with bridge periods"),
+    "ODAAF-B (without bridges)": ("ODAAF-B", "ODAAF-B without"),
 }
 
 
@@ -239,7 +244,9 @@ def test_r6_1_row_2_says_what_notebook_2_measures_of_the_bias_term_and_d_ucb():
     assert ("has a linear regret on that instance (the paper's Section 8.2 and Figure 5, as printed), in notebook 2 for "
             "m = 10 and 50, while m = 100 plays close to uniformly at T = 3000 and only m = 200 recovers") in text
     assert "only with small windows" not in text  # nb02-r7, finding 1: m = 100 does not recover either
-    assert "told each arm's own law, it does best of all, helped also by a narrower width than Patient Bandits'" in text
+    # general-r8, finding 2: "best of all" said which curves, and is checked in figure45_claims
+    assert ("told each arm's own law, it ends lowest of all the curves (level with UD-UCB, the same index without a "
+            "window), helped also by a narrower width than Patient Bandits'") in text
     # what notebook 02 says and checks
     nb02 = _flat(notebook_source("02_arm_dependent_delays.ipynb"))
     assert "the bias term is not what finds the better arm here" in nb02
@@ -296,8 +303,11 @@ def test_r6_2_a_button_names_the_papers_run_count_only_where_the_paper_prints_on
     assert {("manegueu2020", f"figure{n}_panel") for n in (3, 4, 5)} | {("thune2019", "example8_panel")} <= ours
     how = _flat(next(c for c in cells() if c.startswith("## How to use the workbook")))
     assert "at the paper's scale, with a progress bar" not in how
-    assert ("where the paper gives none (notebook 2's Figures 3–5, notebook 3's Figure 3, notebooks 4 and 5) they "
-            "say *Run at our full scale: … runs*") in how
+    # general-r8, finding 1: Pike-Burke et al. give a run count our copy lost; 03's Figure 3 is our reading
+    assert "where the paper gives none" not in how
+    assert ("where the paper states none (notebook 2's Figures 3–5, notebook 5), where our copy lost it (notebook 4), "
+            "or where we read it from an earlier figure (notebook 3's Figure 3: \"the same setting as before\", "
+            "Section 8) they say *Run at our full scale: … runs*") in how
     assert {m for m, _ in ours} == {"manegueu2020", "pikeburke2018", "thune2019", "vernade2020"}
 
 
@@ -308,7 +318,7 @@ def test_r6_3_the_index_does_not_say_every_notebook_reproduces_its_papers_figure
     assert "and reproduce the paper's figures" not in opening
     assert "reproduce the figures of the four papers that have experiments" in opening
     assert "notebook 4's experiments are reconstructed; paper 5 has none" in opening
-    assert "notebook 5: instances of our design" in _flat(cells()[1])
+    assert "notebook 5: instances of our design, and the paper's Example 8 with our losses" in _flat(cells()[1])
     nb05 = _flat(notebook_source("05_adversarial_delays.ipynb"))
     assert "The paper has no experiments" in nb05
     nb04 = _flat(notebook_source("04_aggregated_anonymous.ipynb"))
@@ -384,8 +394,11 @@ def test_r7_5_the_regret_convention_says_paper_1_bounds_another_regret():
     bound the plotted pseudo-regret (readings §1 and notebook 1's §5 say so)."""
     readings = _flat((ROOT / "docs" / "readings.md").read_text(encoding="utf-8"))
     regret = readings[readings.index("* **Regret** is the pseudo-regret"):readings.index("* **Unbiased estimators**")]
-    assert ("(paper 1's own regret, L(T) of Lemma 1, counts only the conversions seen by T, and its Theorems 3 and 4 "
-            "bound that: see §1; paper 5:") in regret
+    # general-r8, finding 4: the theorems that bound L as printed are 9 and 11; 3 and 4 write an undefined R(T)
+    assert "and its Theorems 3 and 4 bound that" not in regret
+    assert ("(paper 1's own regret, L(T) of Lemma 1, counts only the conversions seen by T: Theorems 9 and 11 bound L "
+            "as printed (L_UCB, L_KLUCB); Theorems 3 and 4 write R(T) without defining it, and their proofs (Appendix B) "
+            "bound L(T): see §1; paper 5:") in regret
     # (round 7 of notebook 01: the proofs of Appendix B bound L(T), as printed, no longer "our reading")
     assert "their proofs (Appendix B) bound L(T) of Eq. (1)/(3), which counts only the conversions seen by T" in readings
     index = bullet("Regret")
@@ -393,3 +406,101 @@ def test_r7_5_the_regret_convention_says_paper_1_bounds_another_regret():
             "in the adversarial notebook:") in index
     nb01 = _flat(notebook_source("01_delayed_conversions.ipynb"))
     assert "bound its $L(T)$, Eq. 1 and 3, which counts only the conversions seen" in nb01
+
+
+# ------------------------------------------------------------------ review general-r8
+def test_r8_2_best_of_all_is_checked_against_every_curve():
+    """General-r8, finding 2: "told each arm's own law, it does best of all" was checked only against two curves;
+    figure45_claims now compares it, run by run, with every curve of Figure 5 and of the isolation runs, and
+    names the tie with UD-UCB told the true laws (14.6 against 15.1 at 30 runs)."""
+    import inspect
+
+    from delaylab.papers import manegueu2020
+    claims = [c for c in manegueu2020.figure45_claims(runs=30, seed=0)
+              if "ends below every other curve" in c.text or "level with UD-UCB told the true laws" in c.text]
+    assert len(claims) == 2 and all(c.holds for c in claims), [str(c) for c in claims]
+    source = _flat(inspect.getsource(manegueu2020.figure45_claims))
+    assert "[(res5, n) for n in [*FIG45_NAMES, UNIFORM]] + [(iso, n) for n in (NO_BIAS, UD_NO_DELAYS)]" in source
+
+
+def test_r8_3_notebook_5_simulates_the_papers_example_8_too():
+    opening = _flat(cells()[0])
+    assert "notebook 5 simulates instances of our design and the paper's Example 8, its delays with our losses" in opening
+    nb05 = _flat(notebook_source("05_adversarial_delays.ipynb"))
+    assert "Example 8" in nb05
+
+
+# ------------------------------------------------------------------ review general-r9
+def test_r9_1_readings_names_every_mark_the_workbook_uses_for_a_reading():
+    """General-r9, finding 1: readings.md's introduction announced one mark, **reconstructed**, which
+    notebooks 01, 03 and 05 never use: they mark their readings "our reading" (and "as printed",
+    "corrected"); a student looking for "reconstructed" would think they took none."""
+    readings = _flat((ROOT / "docs" / "readings.md").read_text(encoding="utf-8"))
+    intro = readings[:readings.index("## Conventions shared by the whole workbook")]
+    assert "Those places are marked **reconstructed** here" not in intro
+    marks = re.findall(r"\*\*([a-z ]+)\*\* \(", intro)
+    assert marks == ["as printed", "corrected", "our reading", "reconstructed"], marks
+    assert "**reconstructed** (our copy lost a whole formula or experiment: most of paper 4, parts of paper 2)" in intro
+    for n in range(1, 6):
+        (path,) = (ROOT / "notebooks").glob(f"0{n}_*.ipynb")
+        text = notebook_source(path.name).lower()
+        used = [m for m in marks if m in text]
+        assert "our reading" in used or "reconstructed" in used, (path.name, used)
+    # the notebooks that take readings but never say "reconstructed": the intro must name their mark
+    silent = [n for n in ("01", "03", "05") if "reconstructed" not in notebook_source(
+        next((ROOT / "notebooks").glob(f"{n}_*.ipynb")).name).lower()]
+    assert silent == ["01", "03", "05"]
+
+
+def test_r9_2_exercise_1_6s_title_says_delays_alone():
+    """General-r9, finding 2: in the censored model longer delays do raise the lower bound (through
+    τ_m; the paper after Theorem 3: "longer values of the expected delay μ actually make the problem
+    harder", as printed); only without a window (Theorem 4) do they not. The title the index's table
+    and the notebook's heading show must say "alone", as the guide does."""
+    from delaylab import exercises as ex
+    from delaylab.papers import vernade2017 as paper
+
+    title = "Why a window raises the lower bound, and delays alone do not"
+    assert ex.get("01.why-window").title == title
+    table = ex.table(["01"]).value
+    assert title in table and "and delays do not<" not in table
+    assert "ex.table()" in cells()[6]
+    nb01 = notebook_source("01_delayed_conversions.ipynb")
+    assert f"### ✎ Exercise 1.6 (explain why, ★★☆): {title}" in nb01
+    assert "explain why a window raises the lower bound and delays alone do not (1.6)" in nb01
+    assert "a window raises the lower bound, delays alone do not" in (ROOT / "docs" / "instructor.md").read_text(
+        encoding="utf-8")
+    # longer delays raise the censored bound: τ_m falls with μ and the slope grows (θ_L, m = 1000)
+    slopes = [paper.lower_bound(paper.THETA_L, paper.WINDOW, mean_delay=mu) for mu in (100, 500, 2000)]
+    assert slopes[0] < slopes[1] < slopes[2]
+
+
+def test_r9_3_the_key_draws_every_algorithm_a_regret_figure_draws():
+    """General-r9, finding 3: OTFLinUCB with the authors' index (notebook 03's Figures 1 and 3 and panel),
+    Skipper at the oracle β (notebook 05's Example 8) and ODAAF/ODAAF-B with the bridges switched
+    (notebook 04's bridge figure) were drawn, dash-dotted in their algorithm's colour, but neither named
+    in the conventions nor drawn in the key; the key's Discarding baselines are dash-dotted, a pattern
+    the text never mentioned."""
+    from delaylab.panels import adversarial, anonymous, arm_delays, conversions, linear
+    from delaylab.papers import pikeburke2018, thune2019, vernade2017, vernade2020
+
+    keyed = {n for names in style.PAPERS.values() for n in names}
+    drawn = {*vernade2017.FIG2_NAMES, *vernade2017.FIG3_NAMES, *vernade2020.NAMES, *thune2019.EXAMPLE8_NAMES,
+             *pikeburke2018.BRIDGE_NAMES, *conversions.TOGGLES, *linear.TOGGLES, *arm_delays.TOGGLES,
+             *adversarial.NAMES, *anonymous.NAMES}
+    assert drawn - keyed == set(), drawn - keyed
+    for name in ("OTFLinUCB (authors' code)", "Skipper (oracle β)", "ODAAF (with bridges)", "ODAAF-B (without bridges)"):
+        assert style.style(name) == {"color": style.STYLES[name][0], "dash": "dashdot"}, name
+    text = bullet("Colours")
+    assert "Notebook 1's Discarding baselines are dash-dotted" in text
+    assert {style.STYLES[n][1] for n in ("Discarding UCB", "Discarding KL-UCB")} == {"dashdot"}
+    assert "dash-dotted, OTFLinUCB with the index of the authors' code, Skipper at the oracle β, ODAAF with bridge " \
+           "periods and ODAAF-B without" in text
+    dashdot = {n for n in keyed if style.STYLES[n][1] == "dashdot"}
+    assert dashdot == {"Discarding UCB", "Discarding KL-UCB", "OTFLinUCB (authors' code)", "Skipper (oracle β)",
+                       "ODAAF (with bridges)", "ODAAF-B (without bridges)"}, dashdot
+    # notebook 4's Appendix F references without delays: dotted in their algorithm's colour, as the text says
+    from delaylab.papers.pikeburke2018 import LinePlot
+
+    assert "as are notebook 4's references without delays (in their algorithm's colour)" in text
+    assert "a line dotted in its colour" in LinePlot.__doc__

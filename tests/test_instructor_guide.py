@@ -787,8 +787,10 @@ def test_r6_2_the_paper_scale_bullet_names_the_buttons_that_are_ours():
     bullet = general[general.index("**Paper-scale buttons**"):]
     bullet = bullet[:bullet.index(" * ")] if " * " in bullet else bullet
     # general-r7, finding 3: 03's Figure 3 ("in the same setting as before") prints no run count either
-    assert ("*Run at our full scale: … runs* where the paper gives no run count: 02's Figures 3–5, 03's Figure 3, "
-            "04, 05; 03's Figure 1 runs the text's 50, its caption says 100") in bullet
+    # general-r8, finding 1: Pike-Burke et al. give a run count our copy lost; 03's Figure 3 is our reading
+    assert ("*Run at our full scale: … runs* where the paper states no run count (02's Figures 3–5, 05), where our "
+            "copy lost it (04), or where we read it from an earlier figure (03's Figure 3, \"the same setting as "
+            "before\"); 03's Figure 1 runs the text's 50, its caption says 100") in bullet
     assert "(04's Figure 2, *Run at our full scale*)" in bullet
 
 
@@ -812,3 +814,18 @@ def test_r7_7_the_lectures_solutions_are_every_in_the_lecture_exercise_s():
     assert ("(the module's “in the lecture” column below, all five notebooks' at once; among the compute, derive and "
             "implement exercises: 1.1, which notebook 01's plan shows for the default numbers, and 4.1) and withholds it "
             "for every week's graded homework") in general
+
+
+# ------------------------------------------------------------------ review general-r8
+def test_r8_5_the_rubric_of_3_3_states_the_exercises_premise():
+    """General-r8, finding 5: E[B_t] = τ_m(V_t − λI)θ holds because Exercise 3.3's actions are all more than m steps
+    old; in general the last m actions enter B_t with probabilities below τ_m (the bias the width pays for)."""
+    from delaylab import exercises as ex
+
+    general = " ".join(general_text().split())
+    row = general[general.index("| 3.3 | the actions are fixed"):]
+    row = row[:row.index(" | 4.1 ")] if " | 4.1 " in row else row[:600]
+    assert "a conversion more than m steps old counts with probability τ_m" not in row
+    assert ("the actions are all more than m steps old (the exercise's premise), so each pull's conversion is counted "
+            "with probability τ_m: E[B_t] = τ_m(V_t − λI)θ, λ the ridge parameter") in row
+    assert "all more than m steps ago" in str(ex.given("03.ridge-target"))

@@ -163,9 +163,10 @@ def test_r1_finding_1_figure_2_says_when_odaaf_v_eliminates_not_that_it_still_ri
     assert step1_end(sizes, 3) == 24_535
     verdict = cell("**Verdict (Figure 2")
     assert "still rise at this horizon" not in verdict and "not yet:" not in verdict
-    assert "In every run it eliminates the worse arm at the end of its third phase's Step 1: with half-normal " \
-        "delays at step 24,535 of 30,000" in verdict
-    assert "with geometric delays that step is 34,551, after $T$, so in no run by $T$" in verdict
+    assert "With half-normal delays it eliminates the worse arm in every run at the end of its third phase's " \
+        "Step 1, step 24,535 of 30,000" in verdict  # worded by review nb04-r12, finding 5
+    assert "With geometric delays it eliminates in no run by $T = 30{,}000$: that step would be 34,551, after $T$" \
+        in verdict
     f2 = paper.figure2(runs=40, horizon=30_000)
     el = paper.figure2_eliminations(f2)
     assert len(el) == 12 and np.all(el[("ODAAF-V", "half-normal")] == 24_535)
@@ -258,16 +259,16 @@ def test_r1_finding_4_odaaf_b_loses_its_m_term_only_below_the_binding_bound():
     assert not np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 434), odaaf_b_sizes(m, 5000, 10.0, 20))
     sec3 = cell("## 3. The algorithm")
     assert "ODAAF-B's and ODAAF-V's terms do not grow with $m$" not in sec3
-    assert "($d$ below 433 at $T = 5000$ and $\\mathbb E[\\tau] = 10$" in sec3 and "revert back" in sec3
-    assert "and have no such term while $m\\,d$ stays below $n'_m$" in cell("### ✎ Exercise 4.5")
+    assert "($d$ up to 433 at $T = 5000$ and $\\mathbb E[\\tau] = 10$" in sec3 and "revert back" in sec3  # nb04-r11
+    assert "and have no such term while $m\\,d$ does not exceed $n'_m$" in cell("### ✎ Exercise 4.5")
     e = ex.get("04.why-bridge")
     assert "phase sizes need none" not in e.solution and "for large $d$ they revert" in e.solution
-    assert any("ODAAF-B's none while $m\\,d$ stays below $n'_m$" in p for p in e.points)
+    assert any("ODAAF-B's none while $m\\,d$ does not exceed $n'_m$" in p for p in e.points)
     assert "phase sizes with no term growing with m" not in " ".join(e.points)
-    assert "ODAAF-B's none while $m\\,d$ stays below $n'_m$" in cell("## What to remember").replace(
+    assert "ODAAF-B's none while $m\\,d$ does not exceed $n'_m$" in cell("## What to remember").replace(
         "so does knowing a bound $d$ (ODAAF-B) while", "ODAAF-B's none while")
     assert "ODAAF-B's and ODAAF-V's phase sizes, with no term growing in m" not in guide4()
-    assert "433" in readings4() and "while m·d stays below n'_m" in guide4()
+    assert "433" in readings4() and "while m·d does not exceed n'_m" in guide4()
 
 
 def test_r1_finding_5_the_bridge_answer_credits_the_papers_stated_purpose_and_the_right_distances():
@@ -376,27 +377,25 @@ def test_r2_finding_1_odaaf_v_s_phases_are_longer_until_its_m_term_would_have_ca
     text = cell("### ✎ Exercise 4.5")
     assert "gives them shorter phases" not in text
     assert "ODAAF-B's are never longer than ODAAF's" in text and "from phase 6 in our Section 3's table" in text  # "our": review nb04-r3, finding 7
-    assert "nor for Section 5's half-normal and geometric delays" in text  # "which starts only after its T": r10
+    assert "nor with Section 5's half-normal and geometric delays" in text  # "which starts only after its T": r10
     assert "from phase 6 in the table below" in cell("## 3. The algorithm")
     assert "assert np.all(v[:5] > n[:5]) and np.all(v[5:] < n[5:])" in cell("# hand-computed values")
     assert "from phase 6" in readings4() and "from phase 6 in the table" in guide4()
 
 
 def test_r2_finding_2_the_ratios_keep_falling_they_do_not_converge():
-    """Once a curve's runs have eliminated the worse arm, its regret is flat and QPM-D's grows: the ratio falls
-    (checked by a claim on the default figure; ODAAF, d = 10, since review nb04-r5: 9.9 at t = 10,000, 7.2 at T)."""
+    """Once all of a curve's runs have eliminated the worse arm, its regret is flat and QPM-D's grows: the ratio
+    falls (checked on every curve of the default figure since review nb04-r12, finding 1: below)."""
     f2 = paper.figure2(runs=40, horizon=30_000)
-    claim = paper.ratio_falls(f2)
-    assert claim.holds and "2 such curves" in claim.text, claim
-    assert any(c.text == claim.text for c in paper.figure2_claims(f2))
-    (t, r), = [(t, r) for p, n, law, t, r in paper.figure2_curves(f2) if (n, law) == ("ODAAF", "d = 10")]
-    assert f"{r[np.searchsorted(t, 10_000)]:.1f}" == "9.9" and f"{r[-1]:.1f}" == "7.2"
+    claims = paper.ratio_ends(f2)
+    assert all(c.holds for c in claims) and "the 3 curves whose runs have all eliminated" in claims[0].text, claims
+    assert all(any(c.text == d.text for d in paper.figure2_claims(f2)) for c in claims)
     verdict = cell("**Verdict (Figure 2")
     assert "That a ratio *converges* is a statement about $t \\to \\infty$" not in verdict
     assert "convergence no finite run can show" not in verdict
-    assert "(i) not as stated" in verdict and "9.9 at $t = 10{,}000$, 7.2 at $T = 30{,}000$" in verdict
-    assert "keep falling if continued in $t$" in verdict and "**at the horizon, as $T$ grows**" in verdict
-    assert "do not \"converge to a constant\"" in readings4() and "keep falling" in guide4()
+    assert "(i) not as stated" in verdict and "**at the horizon, as $T$ grows**" in verdict
+    assert "its ratio falls rather than \"converge to a constant\"" in " ".join(readings4().split())
+    assert "its ratio falls rather than \"converge to a constant\"" in guide4()
 
 
 def test_r2_finding_3_only_just_is_quoted_as_printed_and_not_compared():
@@ -527,7 +526,8 @@ def test_r3_finding_4_the_ratio_plot_docstring_calls_uniform_plays_line_dashed_a
 def test_r3_finding_5_the_ratio_falls_on_runs_that_eliminated_not_to_zero_in_the_mean():
     verdict = cell("**Verdict (Figure 2")
     assert "it would tend to 0" not in verdict
-    assert "for runs that have eliminated the worse arm it would keep falling if continued in $t$" in verdict
+    # since review nb04-r12, finding 1: said only of curves whose runs have all eliminated, over the figure itself
+    assert "Once all of a curve's runs have eliminated the worse arm, its regret stays flat" in verdict
 
 
 def test_r3_finding_6_the_bridge_bound_holds_on_the_half_tolerance_event():
@@ -697,16 +697,14 @@ def test_r5_finding_4_statements_given_to_the_paper_have_a_place_or_another_sour
 
 def test_r5_finding_5_the_falling_ratio_is_quoted_on_a_curve_the_check_covers():
     f2 = paper.figure2(runs=40, horizon=30_000)
-    claim = paper.ratio_falls(f2)
-    assert claim.holds and "2 such curves by t = 20,040" in claim.text, claim
+    (falls, *_) = paper.ratio_ends(f2)
+    assert falls.holds and "ODAAF, d = 10: 7.63 → 7.25" in falls.evidence, falls  # covered by the check
     el = paper.figure2_eliminations(f2)
-    assert np.all((el[("ODAAF", "d = 10")] >= 0) & (el[("ODAAF", "d = 10")] < 20_040))  # covered by the check
-    assert not np.all((el[("ODAAF-B", "d = 10")] >= 0) & (el[("ODAAF-B", "d = 10")] < 20_040))  # not covered
-    (t, r), = [(t, r) for p, n, law, t, r in paper.figure2_curves(f2) if (n, law) == ("ODAAF", "d = 10")]
-    assert f"{r[np.searchsorted(t, 10_000)]:.1f}" == "9.9" and f"{r[-1]:.1f}" == "7.2"
+    assert np.all((el[("ODAAF", "d = 10")] >= 0) & (el[("ODAAF", "d = 10")] < 25_080))
+    assert not np.all((el[("ODAAF-B", "d = 10")] >= 0) & (el[("ODAAF-B", "d = 10")] < 25_080))  # not covered
     verdict = cell("**Verdict (Figure 2")
     assert "(ODAAF-B, $d = 10$: 7.8" not in verdict
-    assert "(ODAAF, $d = 10$, a curve the check covers: 9.9 at $t = 10{,}000$, 7.2 at $T = 30{,}000$" in verdict
+    assert "each by over 3 standard errors (ODAAF, $d = 10$: 7.6 → 7.2)" in verdict  # since review nb04-r12
 
 
 def test_r5_finding_7_figure_2_says_what_is_the_papers_and_what_it_told_for_the_half_normal():
@@ -922,18 +920,17 @@ def test_r9_finding_1_a_loose_v_shows_its_cost_in_regret_only_where_odaaf_v_elim
 
     live, where = cell("### What a loose $d$ or $V$ costs"), cell("## Where next")  # below 4.4's check: review nb04-r10
     assert "Raise them to see what a **loose** belief costs" not in live
-    assert "regret shows that cost only where the variant eliminates" in live
-    assert "ODAAF-V eliminates nothing even told the true $V$ (the status line), and from $V \\approx 240$ it " \
-           "plays only the better arm: regret 0" in live
-    assert "Set $T = 50{,}000$ to see a looser $V$ raise its regret" in live
+    assert "ODAAF-V eliminates nothing, even told the true $V$ (the status line)" in live  # worded by nb04-r11
+    assert "from $V \\approx 240$, regret 0" in live
+    assert "to see a looser $V$ raise its regret" in live
     assert "at a horizon where the variant eliminates (the status line)" in where
     check = CELLS[CELLS.index(live) + 1]
-    assert "paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(240.0,)))" in check
+    assert "paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(100.0, 240.0)))" in check
     assert "paper.loose_variance_costs(paper.loose_variance(horizon=50_000, factors=(1, 2, 4, 10)))" in check
     first = [v for v in range(200, 300) if odaaf_v_sizes(1, 5000, 10.0, float(v)) > 5000][0]
     assert 235 <= first <= 240, first  # "from V ≈ 240"
     claims = paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(240.0,)))
-    assert len(claims) == 2 and all(c.holds for c in claims), claims
+    assert len(claims) == 5 and all(c.holds for c in claims), claims
     costs = paper.loose_variance_costs(paper.loose_variance(horizon=50_000, factors=(1, 2, 4, 10)))
     assert len(costs) == 7 and all(c.holds for c in costs), costs
     # the same claims fail where they should: at T = 5000 a looser V does not raise the regret
@@ -1011,3 +1008,185 @@ def test_r10_finding_4_as_printed_covers_only_the_base_algorithm():
     intro = cell("## 5. Figure 2")
     assert "QPM-D runs UCB1 as in the paper (Section 5, as printed): Auer" not in intro
     assert "we use Auer et al.'s (2002) index" in intro and "on QPM-D's own clock $r$ (our implementation)" in intro
+
+
+# ------------------------------------------------------------- review nb04-r11
+def test_r11_finding_1_a_loose_vs_regret_at_the_defaults_is_where_t_cuts_the_order_of_play():
+    """At the panel's defaults ODAAF-V eliminates nothing whatever V it is told: raising V doubles its regret
+    (370.8 → 740.7 at V = 100), then brings it to 0 (V ≈ 240), all from where T cuts its fixed order of play.
+    The text says so, names both numbers (Δ·n_1, pinned in tests/test_prose_numbers.py), and the check cell
+    under it checks them at the panel's defaults, with the rise's size; nothing says the rise is a cost."""
+    loose = cell("### What a loose $d$ or $V$ costs")
+    assert "regret shows that cost only where the variant eliminates" not in loose
+    assert "its regret at $T$ then only shows where $T$ cuts its fixed order of play, not what a loose $V$ costs" \
+        in loose
+    assert "A larger $V$ first lengthens the worse arm's first block within $T$ (regret $\\Delta\\,n_1$: 371 at the " \
+           "true $V$, 741 at $V = 100$), then pushes it past $T$" in loose
+    assert "Set $T = 50{,}000$, where ODAAF-V eliminates in every run, to see a looser $V$ raise its regret" in loose
+    check = CELLS[CELLS.index(loose) + 1]
+    assert "paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(100.0, 240.0)))" in check
+    claims = paper.loose_variance_claims(paper.loose_variance(horizon=5000, told=(100.0, 240.0)))
+    assert all(c.holds for c in claims), claims
+    rise = [c for c in claims if "rather than the true V = 36.7" in c.text]
+    assert len(rise) == 1 and rise[0].evidence.startswith("370 ± "), rise
+    assert sum("eliminates an arm in no run" in c.text for c in claims) == 3
+
+
+def test_r11_finding_2_odaaf_vs_phases_start_longer_only_when_v_exceeds_a_quarter_of_the_mean():
+    """Phase 1's last terms are 6Δ̃E[τ] (ODAAF) and 4Δ̃(E[τ] + 2V) (ODAAF-V): ODAAF-V's n_1 is the longer one
+    iff V > E[τ]/4. A fixed delay (V = 0) gives it the shorter one; every law of the notebook has V > E[τ]/4."""
+    from delaylab.panels.anonymous import LAWS, make_law
+    from delaylab.policies.odaaf import odaaf_v_sizes
+
+    for T, mu in ((5000, 10.0), (50_000, 10.0), (30_000, 2.0)):
+        n1 = int(odaaf_sizes(1, T, mu))
+        assert odaaf_v_sizes(1, T, mu, 0.0) < n1 and odaaf_v_sizes(1, T, mu, 0.5 * mu / 4) < n1
+        assert odaaf_v_sizes(1, T, mu, mu / 4) == n1 and odaaf_v_sizes(1, T, mu, 1.5 * mu / 4) > n1
+    assert all(make_law(k, mu).var > make_law(k, mu).mean / 4 for k in LAWS.values() for mu in np.arange(0.5, 50.5, 0.5))
+    assert "but it starts larger whenever $V(\\tau) > \\mathbb E[\\tau]/4$, as for every delay law here" \
+        in cell("## 3. The algorithm")
+    assert "they start longer (whenever $V(\\tau) > \\mathbb E[\\tau]/4$, as for every law here)" \
+        in cell("### ✎ Exercise 4.5")
+    assert "which start longer, though, whenever $V(\\tau) > \\mathbb E[\\tau]/4$" in cell("## What to remember")
+    readings, guide = " ".join(readings4().split()), " ".join(guide4().split())
+    assert "starts larger whenever V(τ) > E[τ]/4" in readings and "V(τ) = 0, would make it start shorter" in readings
+    assert "starts larger whenever V(τ) > E[τ]/4, as for every law here" in guide
+
+
+def test_r11_finding_3_the_phase_sizes_source_is_said_to_be_unrecorded_and_unchecked():
+    text = " ".join(readings4().split())
+    assert "Our records do not say which implementation (repository, file or commit)" in text
+    assert "were not checked against the published Eqs. (2), (4.2) and (6), which our copy lost" in text
+    assert "that our records do not name and that we could not check against the lost equations" \
+        in cell("## 3. The algorithm")
+    from delaylab.policies import odaaf
+
+    assert "not checked against the published equations" in " ".join(odaaf.__doc__.split())
+
+
+def test_r11_finding_4_d_up_to_433_adds_no_term():
+    from delaylab.policies.odaaf import odaaf_b_binding_bound, odaaf_b_sizes
+
+    m = np.arange(1, n_phases(5000) + 1)
+    assert odaaf_b_binding_bound(5000, 10.0) == 433
+    assert np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 433), odaaf_b_sizes(m, 5000, 10.0, 20))
+    assert not np.array_equal(odaaf_b_sizes(m, 5000, 10.0, 433.5), odaaf_b_sizes(m, 5000, 10.0, 20))
+    for text in (cell("## 3. The algorithm"), " ".join(readings4().split())):
+        assert "below 433" not in text and "stays below $n'_m$" not in text and "stays below n'_m" not in text
+    assert "($d$ up to 433 at $T = 5000$" in cell("## 3. The algorithm")
+    assert "(d up to 433 at T = 5,000" in " ".join(readings4().split())
+
+
+def test_r11_finding_5_a_sum_hides_how_many_pulls_it_comes_from_not_the_successes():
+    text = cell("## 1. The setting")
+    assert "not even how many rewards it contains" not in text
+    assert "not even how many pulls it comes from (with 0/1 rewards it counts the 1s, not the 0s that arrived " \
+           "with them)" in text
+    assert "no arm, no count of the pulls it comes from" in guide4()
+
+
+def test_r11_finding_6_the_index_says_the_bridge_is_algorithm_1s_step_4():
+    row = index_row4()
+    assert "add bridge periods" not in row
+    assert "play Algorithm 1's bridge periods (its Step 4, Section 3, as printed), which the paper's analysis of " \
+           "plain ODAAF (Section 4.1) and its experiments (Section 5) leave out" in row
+
+
+# ------------------------------------------------------------- review nb04-r12
+def test_r12_finding_1_figure_2s_verdict_says_how_each_curve_ends_and_the_check_covers_all_12():
+    """Main said "the ratios keep falling" and checked 2 curves of 12. Over the default figure's last sixth
+    (t = 25,080 → 30,000; change of the log ratio, delta-method s.e. over the 40 paired runs): the 3 curves
+    whose runs have all eliminated by then fall, each by over 3 s.e.; ODAAF-B with d = 10 falls too; ODAAF-V
+    with geometric delays, which eliminates in no run, rises; the 7 others, each with one or two runs that
+    eliminate later or never, change by less than 3 s.e. The check cell's claims (figure2_claims) cover all
+    12, and the verdict, the readings and the guide say exactly this."""
+    f2 = paper.figure2(runs=40, horizon=30_000)
+    ch = paper.ratio_changes(f2)
+    assert len(ch) == 12 and {v[-1] for v in ch.values()} == {25_080}
+    z = {k: v[0] / v[1] for k, v in ch.items()}
+    done = {k for k, v in ch.items() if v[4] == 0}
+    assert done == {("ODAAF", "d = 10"), ("ODAAF", "d = 40"), ("ODAAF-V", "half-normal")}
+    assert all(z[k] < -3 for k in done)
+    assert sorted(f"{-np.expm1(ch[k][0]):.1%}" for k in done) == ["3.5%", "3.7%", "5.0%"]
+    c10 = ch[("ODAAF", "d = 10")]
+    assert f"{c10[2]:.1f} → {c10[3]:.1f}" == "7.6 → 7.2"
+    also = ("ODAAF-B", "d = 10")
+    assert also not in done and z[also] < -3
+    geo = ("ODAAF-V", "geometric")
+    assert {k for k, v in ch.items() if v[5] == 40} == {geo} and z[geo] > 3 and f"{np.expm1(ch[geo][0]):.0%}" == "49%"
+    flat = set(ch) - done - {geo, also}
+    assert len(flat) == 7 and all(abs(z[k]) < 3 for k in flat) and all(ch[k][4] in (1, 2) for k in flat)
+    claims = paper.ratio_ends(f2)
+    assert len(claims) == 3 and all(c.holds for c in claims), claims
+    assert claims[0].text.startswith("the 3 curves whose runs have all eliminated the worse arm by t = 25,080")
+    assert "by 3.5% to 5.0%" in claims[0].text and "+49.1%" in claims[1].evidence
+    assert "1 falls by at least 3 s.e. (ODAAF-B, d = 10), 7 change by less than 3 s.e." in claims[2].text
+    assert all(any(c.text == d.text for d in paper.figure2_claims(f2)) for c in claims)  # in the check cell
+    verdict = cell("**Verdict (Figure 2")
+    assert "the ratios keep falling instead of settling at a constant" not in verdict
+    assert "once all of a curve's runs have eliminated the worse arm, its ratio falls instead of settling at a " \
+           "constant" in verdict
+    assert "Over the last sixth, from $t = 25{,}080$ to $T$ (all 12 curves checked below): the 3 curves whose runs " \
+           "have all eliminated by then fall by 3.5–5.0%, each by over 3 standard errors" in verdict
+    assert "and so does ODAAF-B with $d = 10$; ODAAF-V with geometric delays, which eliminates in no run, rises " \
+           "by 49%; the other 7, each with one or two runs that eliminate later or not at all, change by less " \
+           "than 3 standard errors (no change measurable at 40 runs)" in verdict
+    assert "once the worse arm is eliminated in every run, the variant's regret stops growing" in cell("## 5. Figure 2")
+    assert "eliminated in every run, the variant's regret stops growing" in paper.figure2_panel(runs=2, horizon=300).caption.value
+    readings, guide = " ".join(readings4().split()), guide4()
+    for text in (readings, guide):
+        assert "keeps falling" not in text and "keep falling" not in text
+    assert "the 3 curves whose runs have all eliminated by then fall, and one other; 7 show no change measurable " \
+           "at 40 runs; ODAAF-V with geometric delays, which eliminates in no run, rises" in readings
+    assert "the 3 curves whose runs have all eliminated falling, and one other; 7 with no change measurable at 40 " \
+           "runs; ODAAF-V with geometric delays, which eliminates in no run, rising" in guide
+
+
+def test_r12_finding_2_leaks_compensate_only_for_close_arms_and_plain_odaaf_uses_no_cancellation():
+    from delaylab.policies import odaaf
+
+    doc = " ".join(odaaf.__doc__.split())
+    assert "roughly compensate" not in doc
+    assert "compensate those that leak out of this one only when θ_j is close to θ_i" in doc
+    assert "Plain ODAAF's analysis (Section 4.1) uses no cancellation" in doc
+    assert "then the total reward leaving the period is compensated by total reward entering\"" in doc
+
+
+def test_r12_finding_3_the_falling_ratio_is_quoted_on_one_curve_and_printed_by_the_check():
+    verdict = cell("**Verdict (Figure 2")
+    assert "6.6 at $T = 50{,}000$" not in verdict and "9.9 at $t = 10{,}000$" not in verdict
+    assert "(ODAAF, $d = 10$: 7.6 → 7.2)" in verdict
+    f2 = paper.figure2(runs=40, horizon=30_000)
+    assert "ODAAF, d = 10: 7.63 → 7.25" in paper.ratio_ends(f2)[0].evidence  # printed under the figure's check
+
+
+def test_r12_finding_4_the_leader_bridge_is_our_choice():
+    from delaylab.policies import odaaf
+
+    text = cell("## 3. The algorithm")
+    assert "(our reading). As in the paper's experiments" not in text
+    assert "we play the **leader** $\\arg\\max_i \\bar X_{m,i}$ (our choice: the paper leaves it open)" in text
+    assert "(lowest index on ties; our choice: the paper leaves it open)" in " ".join(odaaf.__doc__.split())
+
+
+def test_r12_finding_5_odaaf_v_with_geometric_delays_is_not_said_to_eliminate_at_t_30000():
+    law = paper.unbounded_laws()["geometric"]
+    for T, step in ((30_000, 34_551), (50_000, 35_408)):
+        assert step1_end(dl.policies.odaaf.odaaf_v_sizes(np.arange(1, 4), T, float(law.mean), float(law.var)), 3) == step
+    verdict = cell("**Verdict (Figure 2")
+    assert "with geometric delays it eliminates last" not in verdict and "In every run it eliminates" not in verdict
+    assert "With geometric delays it eliminates in no run by $T = 30{,}000$: that step would be 34,551, after $T$ " \
+           "(at $T = 50{,}000$: step 35,408, in every run, checked below)" in verdict
+    assert "paper.odaaf_v_geometric_claims(runs=40, horizon=50_000)" in cell("f2 = paper.figure2(")
+    readings = " ".join(readings4().split())
+    assert "with geometric delays eliminating last" not in readings
+    assert "with geometric delays it eliminates in no run by T = 30,000" in readings
+
+
+def test_r12_finding_6_exercise_4_5_says_whose_phases_are_never_the_shorter_ones():
+    """Within T, ODAAF-V's phases are never shorter than ODAAF's on Section 3's table (n_5 > T, test_r10_finding_2)
+    nor, in any phase, with Figure 2's half-normal and geometric delays (test_r2_finding_1): the sentence has a verb."""
+    text = cell("### ✎ Exercise 4.5")
+    assert "So within $T$ in no phase there" not in text
+    assert "So within $T$, ODAAF-V's phases are never the shorter ones there, nor with Section 5's half-normal and " \
+           "geometric delays, whose variance is large." in text

@@ -234,10 +234,44 @@ def test_r9_the_docstring_says_where_a_loose_v_costs_regret_and_the_claims_use_t
 
     doc = " ".join(anonymous.__doc__.split())
     assert "a cost in regret only at a horizon where the variant eliminates (the status line)" in doc
-    assert "plays only the better arm, regret 0; at T = 50,000 each looser V raises its regret" in doc
+    assert "it plays only the better arm, regret 0" in doc and "each looser V raises its regret" in doc  # nb04-r11
     assert "ODAAF-B runs outside the paper's Assumption 2" in doc
     p = AnonymousPanel()
     study = paper.loose_variance(horizon=5000, told=(240.0,))
     assert study["V"] == float(make_law(p.law.value, p.mean_delay.value).var)
     assert study["theta"] == (0.5, round(0.5 - p.gap.value, 4)) and p.horizon.value == 5000
     assert study["result"].run_ids.size == p.runs.value
+
+
+# ----------------------------------------------------------------------------- review round 11
+def test_r11_at_the_defaults_a_loose_vs_regret_is_where_t_cuts_the_order_of_play():
+    """Review nb04-r11, finding 1: at the panel's defaults ODAAF-V eliminates nothing whatever V it is told,
+    and its regret at T is Δ × the worse arm's first-block steps before T: 370.8 at the true V, 740.7 at
+    V = 100 (doubled, with no elimination), 0 from V ≈ 240. The docstring says so with those numbers, and
+    the claims fail where the regret is not the cut (T = 50,000, where ODAAF-V eliminates)."""
+    from delaylab.panels import anonymous
+    from delaylab.policies.odaaf import odaaf_v_sizes
+
+    doc = " ".join(anonymous.__doc__.split())
+    assert "its regret at T only shows where T cuts its fixed order of play" in doc
+    assert "(regret Δ·n_1: 371 at the true V, 741 at V = 100)" in doc
+    p = AnonymousPanel()
+    study = paper.loose_variance(horizon=p.horizon.value, runs=p.runs.value, gap=p.gap.value,
+                                 mean=p.mean_delay.value, told=(100.0, 240.0))
+    assert study["V"] == float(make_law(p.law.value, p.mean_delay.value).var)
+    res, gap = study["result"], p.gap.value
+    for v, shown in ((study["V"], 371), (100.0, 741)):
+        n1 = int(odaaf_v_sizes(1, 5000, 10.0, v))
+        assert 2 * n1 <= 5000 and round(gap * n1) == shown
+    assert np.allclose(res.final("V = 36.7"), 370.8) and np.allclose(res.final("V = 100.0"), 740.7)
+    claims = paper.loose_variance_claims(study)
+    assert len(claims) == 8 and all(c.holds for c in claims), claims
+    far = paper.loose_variance_claims(paper.loose_variance(horizon=50_000, told=(100.0, 240.0)))
+    assert sum(not c.holds for c in far) >= 6, far
+
+
+def test_r11_two_variances_with_one_label_are_refused():
+    """The true V = 36.67 and told=(36.7,) both named "V = 36.7": the dict kept one policy and shifted
+    the V each name was said to be told. Now a clear error names the parameter."""
+    with pytest.raises(ValueError, match="told=\\(36.7,\\).*first decimal"):
+        paper.loose_variance(horizon=5000, told=(36.7,))

@@ -62,6 +62,10 @@ def test_a_window_below_the_mean_delay_raises_the_linear_regret():
     for text in texts:
         assert "learning slows down" not in text.lower()
         assert "OTFLinTS learns more slowly" in text and "worse than uniform random play" in text
+        # review nb03-r8, 4: the move leaves OTFLinTS about level with uniform play at T = 1000
+        assert "it now ends about level with uniform" in text, text
+    assert 0.9 * b[UNIFORM] < b["OTFLinTS"] < 1.1 * b[UNIFORM], (b["OTFLinTS"], b[UNIFORM])
+    assert a["OTFLinTS"] < 0.8 * a[UNIFORM]      # ... where at m = 100 it ended well below
 
 
 def test_doubling_the_expected_delay_raises_odaafs_regret():

@@ -17,6 +17,7 @@ import pytest
 import delaylab as dl
 from delaylab.papers import manegueu2020, thune2019, vernade2017
 from delaylab.policies.linear import confidence_radius
+from delaylab.policies.odaaf import odaaf_v_sizes
 from delaylab.policies.patient import log_term
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -102,6 +103,10 @@ CLAIMS = [
     ("04", "$V(\\tau) = {}$", float(dl.Uniform(0, 20).var), ".1f"),
     ("04", "$\\tilde\\Delta_3 = {}$", 0.5 ** 3, ".3f"),
     ("04", "about $0.6\\,\\mathbb E[\\tau] = {}$ of its own rewards leave", 0.6 * float(dl.Uniform(0, 200).mean), ".0f"),
+    # the live panel's defaults (Δ = 0.3, T = 5000): ODAAF-V's regret Δ·n_1, its first worse-arm block (review nb04-r11)
+    ("04", "(regret $\\Delta\\,n_1$: {} at the true $V$", 0.3 * float(odaaf_v_sizes(1, 5000, 10.0, float(dl.Uniform(0, 20).var))),
+     ".0f"),
+    ("04", "at the true $V$, {} at $V = 100$)", 0.3 * float(odaaf_v_sizes(1, 5000, 10.0, 100.0)), ".0f"),
     # notebook 05
     ("05", "the first {} rounds, those with", int(np.count_nonzero(dl.sequences.example8_delays(8192, 2))), "d"),
     ("05", "those with $t < \\sqrt{{KT/\\ln K}} \\approx {}$", math.sqrt(2 * 8192 / math.log(2)), ".1f"),
@@ -121,7 +126,7 @@ def test_a_stated_number_is_what_delaylab_computes(nb, text, value, fmt):
 
 def test_the_observed_means_stop_misleading_early_on_figure_5_and_never_with_alpha_0_1():
     """Notebook 02, Section 4: with a gap of 0.2 the observed means stop misleading early (under round robin,
-    after the step printed in Section 2); with α₂ = 0.1, Δ = 0.1 the better arm's expected observed mean is the
+    after the step printed in §2); with α₂ = 0.1, Δ = 0.1 the better arm's expected observed mean is the
     lower one at every step up to T = 3000, and by the estimate of Exercise 2.3 for about 8·10⁸ steps: with
     every step lag spaced by 2 (round robin), the bias is about μ₂ t^(−α)/(1 − α), the other arm's (α = 1)
     vanishes, so the crossing is at t = ((1 − α)(1 − μ₁/μ₂))^(−1/α)."""
@@ -133,7 +138,7 @@ def test_the_observed_means_stop_misleading_early_on_figure_5_and_never_with_alp
     e = manegueu2020.expected_observed_mean((0.6, 0.7), manegueu2020.pareto_arms((1.0, 0.1)), [200_000])[0]
     assert e[1] < e[0]
     text = _markdown("02")
-    assert "under round robin, after the step printed in Section 2" in text
+    assert "under round robin, after the step printed in §2" in text
     assert "under round robin its expectation is, at every step up to $T = 3000$ (by the estimate of Exercise 2.3, " \
            "for about $8\\cdot 10^8$ steps)" in text
 
@@ -305,7 +310,7 @@ def test_hints_name_sections_the_notebook_has():
 
 def test_the_panel_points_to_the_section_of_adapt_patient_bandits():
     text = _markdown("02")
-    assert "**Adapt-Patient Bandits** (Section 8 below)" in text and "## 8. Adapt-Patient Bandits" in text
+    assert "**Adapt-Patient Bandits** (§8 below)" in text and "## 8. Adapt-Patient Bandits" in text
 
 
 def test_adapt_patients_short_wait_is_zero_below_seventy_thousand_pulls():

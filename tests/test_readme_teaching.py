@@ -72,12 +72,15 @@ def test_r6_3_the_readme_does_not_say_every_notebook_reproduces_its_papers_figur
     scale" (delaylab/papers: full_scale=)."""
     text = flat(readme())
     assert "and reproduces the paper's figures. It is written" not in text
-    assert "reproduces the paper's figures (paper 5 has none: its notebook simulates instances of our design)" in text
+    assert ("reproduces the paper's figures (paper 5 has none: its notebook simulates instances of our design, and "
+            "the paper's Example 8, its delays with our losses)") in text  # general-r8, finding 3
     notebooks = flat(re.search(r"^## The notebooks.*?(?=^## )", readme(), re.M | re.S).group(0))
     assert "paper's figures at a reduced number of runs, with a button that reruns them at the paper's scale (" not in notebooks
     assert ("paper's figures (notebook 04's from a reconstruction; paper 5 has no experiments, and notebook 05 "
-            "simulates instances of our design)") in notebooks
-    assert "at the paper's scale, or at our full scale where the paper gives no run count" in notebooks
+            "simulates instances of our design and the paper's Example 8 with our losses)") in notebooks
+    # general-r8, finding 1: paper 4 gives a run count our copy lost
+    assert ("at the paper's scale, or at our full scale where the paper states no run count, our copy lost it (paper 4) "
+            "or we read it from an earlier figure (paper 3's Figure 3)") in notebooks
 
 
 def test_r7_6_the_list_of_notebooks_names_the_policies_their_comparisons_rest_on():

@@ -314,7 +314,7 @@ _WHY_BRIDGE = (
     r"term in $m\,\mathbb{E}[\tau]$ of its $n_m$. With a bound on the delays or their variance known, and the "
     r"bridges, each block's discrepancy is of the order of $\tilde\Delta_m\,\mathbb{E}[\tau]$ and shrinks with the "
     r"tolerance, so the blocks' discrepancies no longer add up to a term growing with $m$: ODAAF-V's phase sizes "
-    r"have none, and ODAAF-B's none while $m\,d$ stays below $n'_m$ — for large $d$ they revert to plain ODAAF's "
+    r"have none, and ODAAF-B's none while $m\,d$ does not exceed $n'_m$ — for large $d$ they revert to plain ODAAF's "
     r"(the paper's Section 4.2).")
 
 register(Exercise(
@@ -338,7 +338,7 @@ register(Exercise(
             r"plain ODAAF's analysis uses no cancellation: one $\mathbb{E}[\tau]$ per pooled block, summed over the "
             r"$m$ blocks — the term growing with $m$",
             r"with the delays' bound or variance known and the bridges, the blocks' errors shrink with the tolerance: "
-            r"ODAAF-V's phase sizes have no term growing with $m$, ODAAF-B's none while $m\,d$ stays below $n'_m$"),
+            r"ODAAF-V's phase sizes have no term growing with $m$, ODAAF-B's none while $m\,d$ does not exceed $n'_m$"),
     hints=("Section 3, Step 4: the paper's own sentence on what the bridge breaks. Which pulls' rewards seep into "
            "the first block of the next phase, and what else did those pulls decide?",
            "Exercise 4.2's result: on which two arms does a block's bias depend, and when is it small?",
