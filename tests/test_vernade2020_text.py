@@ -536,7 +536,7 @@ def test_r5_3_every_curve_bends_down_in_100_500_is_checked_in_code():
     cell = _check_cell("# §5's statements on Figure 1")
     assert "slope = lambda r, n, a, b: (r.at(n, b) - r.at(n, a)) / (b - a)" in cell
     assert "drop = lambda r, n: paper.paired(slope(r, n, 1000, 2000), slope(r, n, 2000, 3000))" in cell
-    assert "*drop(slow, n), low=0, z=3, runs=10)\n     for n in paper.NAMES[:3]]" in cell
+    assert "*drop(slow, n), low=0,\n                z=10, runs=10)\n     for n in paper.NAMES[:3]]" in cell   # r10: z = 10
 
 
 def test_r5_4_the_window_of_figure_3_is_not_larger_than_the_mean_delay_under_our_reading():
