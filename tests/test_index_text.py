@@ -142,9 +142,14 @@ VARIANTS = {
     "D-KLUCB without Ñ": ("D-KLUCB", 'the indices "without Ñ"'),
     "OTFLinUCB without delay term": ("OTFLinUCB", "OTFLinUCB without its delay term"),
     "Skipper without skipping": ("Skipper", "Skipper without skipping"),
-    "ODAAF-B": ("ODAAF", "ODAAF-B"), "ODAAF-V": ("ODAAF", "ODAAF-V"),
+    "ODAAF-B": ("ODAAF", "ODAAF-B and ODAAF-V"), "ODAAF-V": ("ODAAF", "ODAAF-B and ODAAF-V"),
     "D-KLUCB (estimated CDF)": ("D-KLUCB", "the indices with an estimated delay law"),
     "UD-KLUCB (estimated geometric law)": ("UD-KLUCB", "the indices with an estimated delay law"),
+    # general-r9, finding 3: variants the notebooks draw (03's Figures 1 and 3, 05's Example 8, 04's bridges)
+    "OTFLinUCB (authors' code)": ("OTFLinUCB", "OTFLinUCB with the index of the authors' code"),
+    "Skipper (oracle β)": ("Skipper", "Skipper at the oracle β"),
+    "ODAAF (with bridges)": ("ODAAF", "ODAAF with bridge periods"),
+    "ODAAF-B (without bridges)": ("ODAAF-B", "ODAAF-B without"),
 }
 
 
@@ -423,3 +428,79 @@ def test_r8_3_notebook_5_simulates_the_papers_example_8_too():
     assert "notebook 5 simulates instances of our design and the paper's Example 8, its delays with our losses" in opening
     nb05 = _flat(notebook_source("05_adversarial_delays.ipynb"))
     assert "Example 8" in nb05
+
+
+# ------------------------------------------------------------------ review general-r9
+def test_r9_1_readings_names_every_mark_the_workbook_uses_for_a_reading():
+    """General-r9, finding 1: readings.md's introduction announced one mark, **reconstructed**, which
+    notebooks 01, 03 and 05 never use: they mark their readings "our reading" (and "as printed",
+    "corrected"); a student looking for "reconstructed" would think they took none."""
+    readings = _flat((ROOT / "docs" / "readings.md").read_text(encoding="utf-8"))
+    intro = readings[:readings.index("## Conventions shared by the whole workbook")]
+    assert "Those places are marked **reconstructed** here" not in intro
+    marks = re.findall(r"\*\*([a-z ]+)\*\* \(", intro)
+    assert marks == ["as printed", "corrected", "our reading", "reconstructed"], marks
+    assert "**reconstructed** (our copy lost a whole formula or experiment: most of paper 4, parts of paper 2)" in intro
+    for n in range(1, 6):
+        (path,) = (ROOT / "notebooks").glob(f"0{n}_*.ipynb")
+        text = notebook_source(path.name).lower()
+        used = [m for m in marks if m in text]
+        assert "our reading" in used or "reconstructed" in used, (path.name, used)
+    # the notebooks that take readings but never say "reconstructed": the intro must name their mark
+    silent = [n for n in ("01", "03", "05") if "reconstructed" not in notebook_source(
+        next((ROOT / "notebooks").glob(f"{n}_*.ipynb")).name).lower()]
+    assert silent == ["01", "03", "05"]
+
+
+def test_r9_2_exercise_1_6s_title_says_delays_alone():
+    """General-r9, finding 2: in the censored model longer delays do raise the lower bound (through
+    τ_m; the paper after Theorem 3: "longer values of the expected delay μ actually make the problem
+    harder", as printed); only without a window (Theorem 4) do they not. The title the index's table
+    and the notebook's heading show must say "alone", as the guide does."""
+    from delaylab import exercises as ex
+    from delaylab.papers import vernade2017 as paper
+
+    title = "Why a window raises the lower bound, and delays alone do not"
+    assert ex.get("01.why-window").title == title
+    table = ex.table(["01"]).value
+    assert title in table and "and delays do not<" not in table
+    assert "ex.table()" in cells()[6]
+    nb01 = notebook_source("01_delayed_conversions.ipynb")
+    assert f"### ✎ Exercise 1.6 (explain why, ★★☆): {title}" in nb01
+    assert "explain why a window raises the lower bound and delays alone do not (1.6)" in nb01
+    assert "a window raises the lower bound, delays alone do not" in (ROOT / "docs" / "instructor.md").read_text(
+        encoding="utf-8")
+    # longer delays raise the censored bound: τ_m falls with μ and the slope grows (θ_L, m = 1000)
+    slopes = [paper.lower_bound(paper.THETA_L, paper.WINDOW, mean_delay=mu) for mu in (100, 500, 2000)]
+    assert slopes[0] < slopes[1] < slopes[2]
+
+
+def test_r9_3_the_key_draws_every_algorithm_a_regret_figure_draws():
+    """General-r9, finding 3: OTFLinUCB with the authors' index (notebook 03's Figures 1 and 3 and panel),
+    Skipper at the oracle β (notebook 05's Example 8) and ODAAF/ODAAF-B with the bridges switched
+    (notebook 04's bridge figure) were drawn, dash-dotted in their algorithm's colour, but neither named
+    in the conventions nor drawn in the key; the key's Discarding baselines are dash-dotted, a pattern
+    the text never mentioned."""
+    from delaylab.panels import adversarial, anonymous, arm_delays, conversions, linear
+    from delaylab.papers import pikeburke2018, thune2019, vernade2017, vernade2020
+
+    keyed = {n for names in style.PAPERS.values() for n in names}
+    drawn = {*vernade2017.FIG2_NAMES, *vernade2017.FIG3_NAMES, *vernade2020.NAMES, *thune2019.EXAMPLE8_NAMES,
+             *pikeburke2018.BRIDGE_NAMES, *conversions.TOGGLES, *linear.TOGGLES, *arm_delays.TOGGLES,
+             *adversarial.NAMES, *anonymous.NAMES}
+    assert drawn - keyed == set(), drawn - keyed
+    for name in ("OTFLinUCB (authors' code)", "Skipper (oracle β)", "ODAAF (with bridges)", "ODAAF-B (without bridges)"):
+        assert style.style(name) == {"color": style.STYLES[name][0], "dash": "dashdot"}, name
+    text = bullet("Colours")
+    assert "Notebook 1's Discarding baselines are dash-dotted" in text
+    assert {style.STYLES[n][1] for n in ("Discarding UCB", "Discarding KL-UCB")} == {"dashdot"}
+    assert "dash-dotted, OTFLinUCB with the index of the authors' code, Skipper at the oracle β, ODAAF with bridge " \
+           "periods and ODAAF-B without" in text
+    dashdot = {n for n in keyed if style.STYLES[n][1] == "dashdot"}
+    assert dashdot == {"Discarding UCB", "Discarding KL-UCB", "OTFLinUCB (authors' code)", "Skipper (oracle β)",
+                       "ODAAF (with bridges)", "ODAAF-B (without bridges)"}, dashdot
+    # notebook 4's Appendix F references without delays: dotted in their algorithm's colour, as the text says
+    from delaylab.papers.pikeburke2018 import LinePlot
+
+    assert "as are notebook 4's references without delays (in their algorithm's colour)" in text
+    assert "a line dotted in its colour" in LinePlot.__doc__

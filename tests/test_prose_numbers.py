@@ -126,7 +126,7 @@ def test_a_stated_number_is_what_delaylab_computes(nb, text, value, fmt):
 
 def test_the_observed_means_stop_misleading_early_on_figure_5_and_never_with_alpha_0_1():
     """Notebook 02, Section 4: with a gap of 0.2 the observed means stop misleading early (under round robin,
-    after the step printed in Section 2); with α₂ = 0.1, Δ = 0.1 the better arm's expected observed mean is the
+    after the step printed in §2); with α₂ = 0.1, Δ = 0.1 the better arm's expected observed mean is the
     lower one at every step up to T = 3000, and by the estimate of Exercise 2.3 for about 8·10⁸ steps: with
     every step lag spaced by 2 (round robin), the bias is about μ₂ t^(−α)/(1 − α), the other arm's (α = 1)
     vanishes, so the crossing is at t = ((1 − α)(1 − μ₁/μ₂))^(−1/α)."""
@@ -138,7 +138,7 @@ def test_the_observed_means_stop_misleading_early_on_figure_5_and_never_with_alp
     e = manegueu2020.expected_observed_mean((0.6, 0.7), manegueu2020.pareto_arms((1.0, 0.1)), [200_000])[0]
     assert e[1] < e[0]
     text = _markdown("02")
-    assert "under round robin, after the step printed in Section 2" in text
+    assert "under round robin, after the step printed in §2" in text
     assert "under round robin its expectation is, at every step up to $T = 3000$ (by the estimate of Exercise 2.3, " \
            "for about $8\\cdot 10^8$ steps)" in text
 
@@ -310,7 +310,7 @@ def test_hints_name_sections_the_notebook_has():
 
 def test_the_panel_points_to_the_section_of_adapt_patient_bandits():
     text = _markdown("02")
-    assert "**Adapt-Patient Bandits** (Section 8 below)" in text and "## 8. Adapt-Patient Bandits" in text
+    assert "**Adapt-Patient Bandits** (§8 below)" in text and "## 8. Adapt-Patient Bandits" in text
 
 
 def test_adapt_patients_short_wait_is_zero_below_seventy_thousand_pulls():

@@ -419,7 +419,7 @@ register(Exercise(
     kind="explain",
     stars=2,
     minutes=8,
-    title="Why a window raises the lower bound, and delays do not",
+    title="Why a window raises the lower bound, and delays alone do not",
     solution=_WHY_WINDOW,
     points=("without a window, delays postpone the information but every conversion arrives",
             "the postponement is a constant that does not grow with T (an additive cost)",

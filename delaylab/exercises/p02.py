@@ -16,7 +16,7 @@ from ..settings.bernoulli import Conversions
 from ._core import Exercise, choice_grader, function_grader, numeric, register
 from .student import race_check, run_student
 
-# ---------------------------------------------------------------- 2.1 predict: which arm looks best (Section 2)
+# ---------------------------------------------------------------- 2.1 predict: which arm looks best (§2)
 _ALPHAS = (1.0, 0.3)
 _AT = 100
 _SEEN = (expected_observed_mean(FIG45_MEANS, pareto_arms(_ALPHAS), np.array([_AT]))[0] / np.array(FIG45_MEANS))
@@ -49,7 +49,7 @@ register(Exercise(
         "zero": rf"A Pareto delay is often short ($P(D \le 1) = {float(Pareto(0.3).cdf(1)):.2f}$ even for α = 0.3): "
                 "conversions trickle in from the start.",
     }),
-    hints=("Section 2 (What the learner estimates): the observed mean divides the conversions seen so far by all "
+    hints=("§2 (What the learner estimates): the observed mean divides the conversions seen so far by all "
            "the pulls, and how many have been seen depends on each arm's own delays.",
            r"$\mathbb{E}\,\hat\mu_i(t)$ is $\mu_i$ times the average over arm i's pulls of $\tau_i(t-1-s)$: compare "
            "that share for a tail index 1 and for 0.3."),
@@ -61,7 +61,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 2.2 compute: the bias of the observed mean (Section 2)
+# ---------------------------------------------------------------- 2.2 compute: the bias of the observed mean (§2)
 def _lags(p):
     return np.arange(p["n"])  # pulls at s = 0 … n − 1, decision t = n: lags t − 1 − s = n − 1 − s
 
@@ -103,7 +103,7 @@ register(Exercise(
                      rf"t = {p['n']}. By how much is its observed mean too low on average, "
                      r"$\mu - \mathbb{E}[\hat\mu(t)]$?"),
     **numeric(_bias, _bias_wrong, rtol=1e-3, name="bias"),
-    hints=(r"Section 2: the formula for $\mathbb{E}\,\hat\mu_i(t)$ — which share of the pulls can have shown their "
+    hints=(r"§2: the formula for $\mathbb{E}\,\hat\mu_i(t)$ — which share of the pulls can have shown their "
            "conversion by now?",
            r"$\mu - \mathbb{E}\,\hat\mu = \frac{\mu}{T_i}\sum_s P(D > t-1-s)$: here the lags are 0, 1, …, n − 1 and "
            r"$P(D > u) = (1 + u)^{-\alpha}$."),
@@ -115,7 +115,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 2.3 derive: how fast the bias vanishes (Section 2)
+# ---------------------------------------------------------------- 2.3 derive: how fast the bias vanishes (§2)
 def _rate(p):
     return p["mu"] / (1 - p["alpha"])
 
@@ -148,7 +148,7 @@ register(Exercise(
                      f"α = {p['alpha']}, is pulled at every step s = 0, …, T − 1; "
                      r"$b(T) = \mu - \mathbb{E}[\hat\mu]$ at the decision of step T."),
     **numeric(_rate, _rate_wrong, rtol=1e-3, name="bias_limit"),
-    hints=(r"Section 2's formula for $\mathbb{E}\,\hat\mu_i(t)$, with every step a pull: b(T) is μ times the average "
+    hints=(r"§2's formula for $\mathbb{E}\,\hat\mu_i(t)$, with every step a pull: b(T) is μ times the average "
            r"of $P(D > \text{lag})$ over the lags 0, …, T − 1.",
            r"With $v = \text{lag} + 1$, $b(T) = \frac{\mu}{T}\sum_{v=1}^{T} v^{-\alpha}$; compare the sum with "
            r"$\int_1^T x^{-\alpha}\,dx = \frac{T^{1-\alpha} - 1}{1-\alpha}$, then multiply by $T^\alpha$ and let "
@@ -166,7 +166,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 2.4 predict: the choice of alpha-hat (Section 3)
+# ---------------------------------------------------------------- 2.4 predict: the choice of alpha-hat (§3)
 _FIG2_T = 3000
 #: each arm's pulls at T under balanced play (K = 2)
 _FIG2_N = _FIG2_T // 2
@@ -196,9 +196,9 @@ register(Exercise(
                       rf"$T = {_FIG2_T}$ the better arm's observed mean is low by {_ACTUAL_BIAS:.3f} (exact, under round "
                       rf"robin), while $2 \cdot {_FIG2_N}^{{-0.3}} = {_BIAS_AT_N[0.3]:.2f}$: every $\hat\alpha$ up to "
                       rf"{_COVERS:.2f} pays more than that bias. What $\hat\alpha$ changes is how fast the width falls "
-                      "with $T_i$ (Section 5 explains why that matters).",
+                      "with $T_i$ (§5 explains why that matters).",
         "increasing": r"Only beyond a point: Figure 2 below finds the regret higher at the smallest $\hat\alpha$ too. "
-                      r"The paper reads that end as exploring too much; Section 5 finds the smallest $\hat\alpha$ "
+                      r"The paper reads that end as exploring too much; §5 finds the smallest $\hat\alpha$ "
                       "playing the worse arm more often, further from uniform play, not closer. A small "
                       r"$\hat\alpha$ makes the bias term $2T_i^{-\hat\alpha}$ large but nearly flat in $T_i$.",
         "u-shaped": r"That is what the paper reports, with the turn near $\hat\alpha = \min_i \alpha_i = 0.3$, "
@@ -213,10 +213,10 @@ register(Exercise(
                 "index need not change the regret much: Figure 2 below does find a U, a shallow one, spanning "
                 "under a tenth of the regret from top to bottom.",
     }),
-    hints=(r"Section 3: how does the bias term $2T_i^{-(\hat\alpha\wedge 1/2)}$ fall with $T_i$ when $\hat\alpha$ is "
+    hints=(r"§3: how does the bias term $2T_i^{-(\hat\alpha\wedge 1/2)}$ fall with $T_i$ when $\hat\alpha$ is "
            "small, and when it is large? Is it different for the two arms?",
            "While the better arm's observed mean is the lower one, the index never lets that arm get ahead in pulls "
-           "(Section 3). How far behind must it stay for the widths to offset the gap between the observed means? "
+           "(§3). How far behind must it stay for the widths to offset the gap between the observed means? "
            r"That depends on how fast the width falls with $T_i$, at either end of the range of $\hat\alpha$."),
     explanation=r"Figure 2 below: the regret against $\hat\alpha \in [0.02, 0.5]$, all values on the same draws, "
                 "beside uniform random play on the same draws; its verdict says which parts of the paper's reading "
@@ -227,7 +227,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- 2.5 implement: Patient Bandits' index (Section 3)
+# ---------------------------------------------------------------- 2.5 implement: Patient Bandits' index (§3)
 #: the pulls beyond which the bias term 2·n^(−0.3) exceeds the deviation term sqrt(2 log(2KT³)/n) (K = 2, T = 3000)
 _CROSS_03 = (np.sqrt(2 * log_term(2, _FIG2_T)) / 2) ** (1 / (0.5 - 0.3))
 def patient_ucb(mu_hat, T_i, alpha, K, T):
@@ -292,7 +292,7 @@ register(Exercise(
     solution=patient_ucb,
     grade=function_grader(lambda mu_hat, T_i, alpha, K, T: patient_index(mu_hat, T_i, alpha, K, T),
                           _patient_inputs, simulate=_patient_race, name="patient_ucb"),
-    hints=("Section 3 (Patient Bandits: pay for the bias explicitly): the index is the observed mean plus two "
+    hints=("§3 (Patient Bandits: pay for the bias explicitly): the index is the observed mean plus two "
            "terms, one for the random fluctuation and one for the conversions still on their way.",
            r"$\mathrm{UCB}_i = \hat\mu_i + \sqrt{2\log(2KT^3)/T_i} + 2T_i^{-(\alpha\wedge 1/2)}$, with "
            r"$\alpha\wedge 1/2 = \min(\alpha, 1/2)$; every operation works on whole arrays."),
@@ -341,7 +341,7 @@ register(Exercise(
             r"which cannot be told apart from a lower $\mu_i$ (not identifiable)",
             "Assumption 1 bounds the bias instead of removing it",
             "the bias term keeps the index an upper confidence bound (optimistic)"),
-    hints=("Section 1 (why this is hard — identifiability) and Section 3: what does notebook 01's correction need "
+    hints=("§1 (why this is hard — identifiability) and §3: what does notebook 01's correction need "
            "to know?",
            r"$\tilde N$ weights each pull by $\tau(\text{lag})$. Which τ, here? And what does Assumption 1 give "
            "instead?"),

@@ -38,7 +38,7 @@ import plotly.graph_objects as go
 from ..claims import Claim, estimate, lower, not_different, ratio_within
 from ..engine import simulate
 from ..grid import grid
-from ..laws import Fixed, Pareto, ScaledPareto
+from ..laws import Fixed, Pareto, ScaledPareto, SurvivalLaw
 from ..panels.reproduce import FigureReproduction
 from ..policies.delayed import DelayedUCB
 from ..policies.patient import AdaptPatientBandits, PatientBandits
@@ -437,8 +437,9 @@ def below_all(res, a, others, text) -> Claim:
 
 
 def live_panel_claims(runs=50, seed=0, horizon=1500) -> list:
-    """The claims of Section 4's text about the live panel, each on its own fixed parameters (the
-    panel's default instance and a few moves of its controls), never on the panel's state."""
+    """The claims of notebook 02's §4 about the live panel, each on its own fixed parameters (the
+    panel's default instance and a few moves of its controls), never on the panel's state; with
+    UCB1's slopes there, which docs/readings.md sets against the paper's Section 7."""
     fig5 = Conversions(FIG45_MEANS, delays=pareto_arms((1.0, 0.3)))
     true = pareto_arms((1.0, 0.3))
     pols = panel_policies()
@@ -459,7 +460,10 @@ def live_panel_claims(runs=50, seed=0, horizon=1500) -> list:
     return [
         lower(a, NO_BIAS, "Patient Bandits", text="the bias term costs regret here: Patient Bandits without it ends "
               "lower" + at),
-        lower(a, "UCB1", NO_BIAS, text="UCB1, with its narrower deviation term, ends lower still" + at),
+        below_all(a, "UCB1", ["Patient Bandits", NO_BIAS],
+                  text="UCB1, with its narrower deviation term, ends lower still" + at),
+        slope_ratio(a, "UCB1", "UCB1's regret bends over (not linear, although α₂ = 0.3 < 1/2): its slope over the "
+                    "second half is under two thirds of its mean slope over the first" + at, high=2 / 3),
         *(lower(a, n, UNIFORM, text=f"{n} ends below uniform random play" + at)
           for n in ("Patient Bandits", NO_BIAS, "UCB1")),
         lower(a, UNIFORM, "D-UCB", text="D-UCB (m = 50, told Pareto(0.7)) ends above uniform random play" + at),
@@ -473,6 +477,9 @@ def live_panel_claims(runs=50, seed=0, horizon=1500) -> list:
         lower(heavy, "Patient Bandits", NO_BIAS, text="α₂ = 0.1, Δ = 0.1: Patient Bandits ends below its twin "
               "without the bias term (T = 3,000)"),
         lower(heavy, NO_BIAS, "UCB1", text="α₂ = 0.1, Δ = 0.1: UCB1 ends higher still (T = 3,000)"),
+        slope_ratio(heavy, "UCB1", "α₂ = 0.1, Δ = 0.1: UCB1's regret grows linearly: its slope over the second half "
+                    "is at least its mean slope over the first (T = 3,000)", low=1.0),
+        lower(heavy, UNIFORM, "UCB1", text="α₂ = 0.1, Δ = 0.1: UCB1 ends above uniform random play (T = 3,000)"),
         lower(heavy, UNIFORM, "Patient Bandits", text="α₂ = 0.1, Δ = 0.1: Patient Bandits, the best of the three, "
               "ends above uniform random play (T = 3,000)"),
         estimate("α₂ = 0.1, Δ = 0.1: Patient Bandits plays the worse arm most of the time (share of its pulls, "
@@ -611,6 +618,27 @@ def figure2_claims(runs=100, seed=0, bottom_runs=400, bottom_seed=1, bottom_z=3.
               f"exact: actual bias {FIG2_MEANS[1] - exact_t[1]:.3f} at t = {HORIZON:,}, bias term "
               + ", ".join(f"{2 * (HORIZON // 2) ** -x:.3f}" for x in (0.3, 0.45, 0.5)) + " for α-hat = 0.3, 0.45, 0.5"),
     ]
+
+
+def figure2_resampled_bottom(res, resamples=2000, seed=0, lo=0.10, hi=0.18) -> list:
+    """Where the lowest point of Figure 2's U falls when the runs of ``res`` (:func:`figure2`, the paper's
+    400 runs) are resampled with replacement, ``resamples`` times (seeded): in [``lo``, ``hi``] nearly always,
+    and at more than one value — the bottom moves with the runs drawn. No new simulation: a check of the
+    text's "it moves" on the runs already drawn (fresh sets of 400 runs cost ten seconds each)."""
+    final = res.final("Patient Bandits")  # (25, R)
+    R = final.shape[1]
+    idx = np.random.default_rng(seed).integers(0, R, size=(resamples, R))
+    bottom = FIG2_ALPHA_HAT[[int(np.argmin(final[:, i].mean(axis=1))) for i in idx]]
+    inside = float(np.mean((bottom > lo - 1e-9) & (bottom < hi + 1e-9)))
+    values, counts = np.unique(bottom, return_counts=True)
+    top = float(counts.max() / resamples)
+    spread = ", ".join(f"{v:g}: {c / resamples:.1%}" for v, c in zip(values, counts))
+    on = f"{resamples:,} resamples, drawn with seed {seed}"
+    return [estimate(f"resampled, these {R} runs put the lowest point of the U between α-hat = {lo:g} and {hi:g} "
+                     f"nearly always (at least 95 % of resamples; {on})", inside,
+                     math.sqrt(inside * (1 - inside) / resamples), low=0.95, z=3),
+            estimate(f"… and at more than one value: none takes 90 % of the resamples (lowest points {spread})", top,
+                     math.sqrt(top * (1 - top) / resamples), high=0.9, z=3)]
 
 
 def draw_figure2(results, plot: CurvePlot) -> None:
@@ -887,6 +915,22 @@ def slopes(res, name, frac=0.5):
     return (r[:, -1] - r[:, k]) / (t[-1] - t[k])
 
 
+def slope_ratio(res, name, text, *, low=-math.inf, high=math.inf, z=3.0) -> Claim:
+    """``name``'s regret per step over the second half of the horizon divided by its mean regret per step
+    over the first half (the ratio of the means over runs, its standard error by the delta method from the
+    paired halves of each run), claimed to lie in [low, high] within ``z`` s.e.: under 1 the regret bends
+    over, 1 or more it grows at least linearly."""
+    late = slopes(res, name)
+    k = int(np.searchsorted(res.times, res.times[-1] / 2))
+    early = res.regret[name][:, k] / res.times[k]
+    me, ml = float(early.mean()), float(late.mean())
+    r = ml / me
+    cov = np.cov(late, early, ddof=1)
+    se = math.sqrt(max(0.0, cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / late.size) / me
+    return estimate(f"{text} (ratio of the slopes, second half to first: {ml:.4f} against {me:.4f} per step)",
+                    r, se, low=low, high=high, z=z, runs=late.size)
+
+
 def _mean_se(x) -> tuple[float, float]:
     x = np.asarray(x, float)
     return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
@@ -1098,6 +1142,36 @@ def figure6_claims(runs=10, seed=0) -> list:
         estimate("with the printed c = 0.7, α-hat_t ends a little higher than with the valid c (paired difference)",
                  *_mean_se(printed - oracle), low=0, high=0.1, z=3, runs=R),
     ]
+
+
+def section83_printed_law(alpha=FIG6_ALPHA, c=FIG6_C):
+    """Section 8.3's first arm exactly as printed: τ(0) = 1 − c·2^{−α}, P(D > m) = c(1 + m)^{−α} for m ≥ 1
+    (no delay equal to 1). :class:`~delaylab.laws.ScaledPareto` is our reading, P(D > 0) = c."""
+    return SurvivalLaw(lambda m: np.where(m < 1, c * 2.0 ** -alpha, c * (1.0 + m) ** -alpha),
+                       label=f"{c:g}(1+m)^-{alpha:g}, τ(0) as printed")
+
+
+def printed_tau0_claims(runs=10, seed=0) -> list:
+    """Adapt-Patient's d_t is 0 on Section 8.3's instance, so its estimate reads P(D ≤ 0), where our reading
+    of arm 1's law differs from the printed one. Figure 6's Adapt-Patient and Patient Bandits (α_hat = 0.1),
+    ``runs`` runs from ``seed``, T = 10,000, with arm 1's law as printed (:func:`section83_printed_law`),
+    against Figure 6's runs (:func:`figure6_results`, our reading) on the same seed: what changes."""
+    ours = figure6_results(runs, seed)
+    env = Conversions(FIG6_MEANS, delays=[section83_printed_law(), Pareto(FIG6_ALPHA)])
+    res = simulate(env, {"Adapt-Patient Bandits": AdaptPatientBandits(c=FIG6_C, alpha_low=0.1, mu_low=0.6),
+                         "Patient Bandits (α-hat = 0.1)": PatientBandits(0.1)},
+                   FIG6_HORIZON, runs, seed, checkpoints=CHECKPOINTS, trace=True)
+    used = res.traces["Adapt-Patient Bandits"]["alpha"]
+    gap = float(np.max(np.abs(res.final("Adapt-Patient Bandits") - res.final("Patient Bandits (α-hat = 0.1)"))))
+    end = res.traces["Adapt-Patient Bandits"]["alpha_hat"][:, -1] - ours.traces["Adapt-Patient Bandits"]["alpha_hat"][:, -1]
+    law = "with arm 1's τ(0) as printed (1 − 0.7·2^(−0.3))"
+    return [Claim(f"{law}, α_t = α_low = 0.1 at every recorded step of every run, as with our reading",
+                  bool(np.all(used == 0.1)), f"α_t ranges over [{used.min():g}, {used.max():g}], {runs} runs"),
+            Claim(f"{law}, Adapt-Patient Bandits still has the regret of Patient Bandits with α-hat = 0.1, run for run",
+                  gap < 1e-9, f"largest |difference| of the final regrets: {gap:.1e}, {runs} runs at "
+                  f"T = {FIG6_HORIZON:,}"),
+            estimate(f"{law}, the printed estimate α-hat_t ends within 0.01 of its value with our reading (paired, at "
+                     f"T = {FIG6_HORIZON:,})", *_mean_se(end), low=-0.01, high=0.01, z=3, runs=runs)]
 
 
 def draw_figure6(res, plot: CurvePlot) -> None:

@@ -219,6 +219,10 @@ def figure1_panel(runs=20, seed=0) -> FigureReproduction:
 
 # ------------------------------------------------------------------------------- Figure 2
 FIG2_NAMES = ["D-UCB", "D-KLUCB", "Discarding UCB", "Discarding KL-UCB", UNIFORM]
+#: Figure 2's run count, as printed (the paper's Section 7): the button's. Some of notebook 01's claims
+#: about Figure 2 hold at this scale only; at the figure's 40 runs they depend on the seed
+#: (:func:`figure2_claims`)
+FIG2_PAPER_RUNS = 200
 
 
 def figure2(runs=200, seed=0, progress=None, horizon=HORIZON, cache=None):
@@ -272,7 +276,7 @@ def figure2_panel(runs=40, seed=0) -> FigureReproduction:
                "play round robin (our reading: the paper only says they have no index yet), hence a linear "
                f"regret of (0 + 0.05 + 0.07)/3 = {round_robin_cost():.2f} per step, uniform random play's expected "
                "cost (the dashed grey curve). Bands: 95% confidence band of the mean.")
-    return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, 200, caption,
+    return FigureReproduction(lambda r, p: figure2(r, seed, p), draw_figure2, plot, runs, FIG2_PAPER_RUNS, caption,
                               name="vernade2017-figure2", summary=summary_figure2)
 
 
@@ -694,8 +698,9 @@ def late_difference(res, disc, ours, start=LATE) -> tuple[float, float]:
 #: Figure 2's times before T that notebook 01 compares the pairs at: t = m, 2m, and the live panel's T
 SHORT = (WINDOW, 2 * WINDOW, PANEL_HORIZON)
 #: D-UCB lies above Discarding UCB in Figure 2 (θ_L) from this time to the live panel's T, below it
-#: from UCB_AHEAD on
-UCB_BEHIND, UCB_AHEAD = 1500, 4000
+#: from UCB_AHEAD on (by 3 s.e. at the paper's 200 runs; at 40 runs, on some seeds, only from
+#: UCB_AHEAD_FEW: 1.6 s.e. at t = 4000 on seed 2)
+UCB_BEHIND, UCB_AHEAD, UCB_AHEAD_FEW = 1500, 4000, 4500
 
 
 def gap_at(res, a, b, t) -> tuple[float, float]:
@@ -716,24 +721,28 @@ def _smallest_z(res, a, b, start, end=np.inf) -> float:
 def short_horizon_claims(res) -> list:
     """Notebook §7 (Figure 2), before T: the paper's faster learning "on horizons of the order of m"
     (the paper's Section 4.1, as printed) holds for the KL pair, not for the UCB pair. D-KLUCB lies below
-    Discarding KL-UCB at every recorded time from t = m; D-UCB is level with round robin at t = m,
+    Discarding KL-UCB at every recorded time from t = m; D-UCB is no better than round robin at t = m,
     above Discarding UCB from :data:`UCB_BEHIND` to the live panel's T = 2500 (the panel's first 40
     runs meet the same draws: what ticking Discarding UCB there shows), and below it from
-    :data:`UCB_AHEAD` on. None for a result that stops before :data:`UCB_AHEAD`."""
+    :data:`UCB_AHEAD` on at the paper's 200 runs (:data:`FIG2_PAPER_RUNS`), from :data:`UCB_AHEAD_FEW`
+    with fewer. None for a result that stops before :data:`UCB_AHEAD_FEW`.
+
+    Not "level with round robin at t = m" (review general-r9): D-UCB is a little above it (1000 runs:
+    +0.37 ± 0.14), so "within 2 s.e. of 0" held on some seeds only (seed 1: +1.74 ± 0.52 at 40 runs)."""
     T, runs, m = res.times[-1], res.runs, WINDOW
-    if T < UCB_AHEAD:
+    if T < UCB_AHEAD_FEW:
         return []
     level, se = gap_at(res, "D-UCB", "Discarding UCB", m)
-    out = [claims.estimate(f"t = {m:,} (= m): D-UCB's regret is level with Discarding UCB's round robin (D-UCB "
-                           "minus Discarding UCB, within 2 s.e. of 0)", level, se, low=-2 * se, high=2 * se,
-                           runs=runs)]
+    out = [claims.estimate(f"t = {m:,} (= m): D-UCB's regret is no lower than Discarding UCB's round robin (D-UCB "
+                           "minus Discarding UCB, at least −2 s.e.)", level, se, low=-2 * se, runs=runs)]
     above = _smallest_z(res, "Discarding UCB", "D-UCB", UCB_BEHIND, PANEL_HORIZON)
-    below = _smallest_z(res, "D-UCB", "Discarding UCB", UCB_AHEAD)
+    ahead = UCB_AHEAD if runs >= FIG2_PAPER_RUNS else UCB_AHEAD_FEW
+    below = _smallest_z(res, "D-UCB", "Discarding UCB", ahead)
     kl = _smallest_z(res, "D-KLUCB", "Discarding KL-UCB", m)
     every = "at every recorded time (the smallest paired gap, in s.e.)"
     out += [claims.estimate(f"from t = {UCB_BEHIND:,} to {PANEL_HORIZON:,} (the live panel's T: tick Discarding UCB at "
                             f"its defaults), D-UCB lies above Discarding UCB {every}", above, 0.0, low=3, runs=runs),
-            claims.estimate(f"from t = {UCB_AHEAD:,} to T, D-UCB lies below Discarding UCB {every}", below, 0.0, low=3,
+            claims.estimate(f"from t = {ahead:,} to T, D-UCB lies below Discarding UCB {every}", below, 0.0, low=3,
                             runs=runs),
             claims.estimate(f"from t = {m:,} to T, D-KLUCB lies below Discarding KL-UCB {every}", kl, 0.0, low=3,
                             runs=runs)]
@@ -743,21 +752,31 @@ def short_horizon_claims(res) -> list:
 def figure2_claims(res) -> list:
     """Notebook §7 (Figure 2): the delay-corrected policies end below Discarding; late in the run,
     Discarding KL-UCB's regret still grows faster than D-KLUCB's (it has not caught up by T: the
-    paper's "only after a large number of rounds" is consistent, its catch-up not observed), while
-    Discarding UCB's and D-UCB's growth rates are not significantly different (no evidence either
-    way). Before T: :func:`short_horizon_claims`."""
+    paper's "only after a large number of rounds" is consistent, its catch-up not observed), by 3 s.e.
+    at the paper's 200 runs (:data:`FIG2_PAPER_RUNS`), with the same sign only at fewer; the UCB pair's
+    difference is within 3 s.e. of 0 at 40 runs and positive at 200 (no evidence either way). Before T:
+    :func:`short_horizon_claims`.
+
+    The run count decides which claims a result is held to (review general-r9): at the figure's 40
+    runs the late KL-UCB difference is 3.6 s.e. on seed 0 but 0.9 on seed 1 (1000 runs: 2.12 ± 0.17
+    per 1000 steps); the UCB pair's is 2.3 s.e. on seed 2 (1000 runs: 1.33 ± 0.23, Discarding UCB
+    still faster)."""
     out = [claims.lower(res, "D-KLUCB", "Discarding KL-UCB"), claims.lower(res, "D-UCB", "Discarding UCB"),
            *short_horizon_claims(res)]
-    for disc, ours, level in [("Discarding UCB", "D-UCB", True), ("Discarding KL-UCB", "D-KLUCB", False)]:
-        mean, se = (1000 * x for x in late_difference(res, disc, ours))
-        runs = res.runs
-        if level:
-            out.append(claims.estimate(f"after t = {LATE:,}, {disc}'s and {ours}'s regrets grow at rates not "
-                                       "significantly different (difference per 1000 steps, within 2 s.e. of 0)",
-                                       mean, se, low=-2 * se, high=2 * se, runs=runs))
-        else:
-            out.append(claims.estimate(f"after t = {LATE:,}, {disc}'s regret still grows faster than {ours}'s: it has "
-                                       "not caught up by T (difference per 1000 steps)", mean, se, low=0, z=3, runs=runs))
+    runs, full = res.runs, res.runs >= FIG2_PAPER_RUNS
+    mean, se = (1000 * x for x in late_difference(res, "Discarding UCB", "D-UCB"))
+    if full:
+        out.append(claims.estimate(f"after t = {LATE:,}, Discarding UCB's regret grows faster than D-UCB's too (difference "
+                                   f"per 1000 steps, positive at {FIG2_PAPER_RUNS} runs)", mean, se, low=0, runs=runs))
+    else:
+        out.append(claims.estimate(f"after t = {LATE:,}, Discarding UCB's and D-UCB's growth rates: too close for "
+                                   f"{runs} runs (difference per 1000 steps, within 3 s.e. of 0)",
+                                   mean, se, low=-3 * se, high=3 * se, runs=runs))
+    mean, se = (1000 * x for x in late_difference(res, "Discarding KL-UCB", "D-KLUCB"))
+    out.append(claims.estimate(f"after t = {LATE:,}, Discarding KL-UCB's regret still grows faster than D-KLUCB's: it has "
+                               "not caught up by T (difference per 1000 steps" +
+                               (", by 3 s.e.)" if full else f"; the sign only: at {runs} runs how clearly depends on "
+                                "the seed)"), mean, se, low=0, z=3 if full else 0, runs=runs))
     out += [claims.lower(res, n, UNIFORM) for n in FIG2_NAMES if n != UNIFORM]
     return out
 

@@ -4,9 +4,12 @@ Colours come from the Okabe–Ito palette and Paul Tol's "muted" scheme, both de
 distinguishable under the common colour-vision deficiencies. In the regret figures each algorithm
 keeps one colour across the notebooks. Most variants of an algorithm share its colour and differ by
 dash pattern (the uncensored UD- indices, Patient Bandits without its bias term; the indices
-"without Ñ" dotted, with open circles); some have a colour of their own (the indices with an
-estimated delay law, OTFLinUCB without its delay term, Skipper without skipping, ODAAF-B and
-ODAAF-V). The delay-blind baselines are dotted, uniform random play dashed grey. Figures that sweep
+"without Ñ" dotted, with open circles; dash-dotted, OTFLinUCB with the index of the authors' code,
+Skipper at the oracle β, ODAAF with bridge periods and ODAAF-B without, as any other "name
+(variant)" of a known name); some have a colour of their own (the indices with an estimated delay
+law, OTFLinUCB without its delay term, Skipper without skipping, ODAAF-B and ODAAF-V). Notebook
+01's Discarding baselines are dash-dotted, the delay-blind baselines dotted, uniform random play
+dashed grey. Figures that sweep
 a parameter colour by its value (an entry per value below, or the figure's own colours, as in
 notebook 04's Figure 2). The index notebook's colour key says the same (``tests/test_index_text.py``).
 Curves of one figure differ in (colour, dash, marker), and two close colours (blue/sky blue,
@@ -98,12 +101,16 @@ STYLES: dict[str, tuple[str, str]] = {
     # Vernade et al. 2020
     "OTFLinUCB": (BLUE, "solid"),
     "OTFLinUCB without delay term": (GREEN, "dash"),  # Algorithm 1 with α = 2f: what the delay term costs
+    "OTFLinUCB (authors' code)": (BLUE, "dashdot"),  # the index of the authors' public code
     "OTFLinTS": (VERMILLION, "solid"),
     "LinUCB": ("#000000", "dot"),
     # Pike-Burke et al. 2018
     "ODAAF": (BLUE, "solid"),
     "ODAAF-B": (PURPLE, "solid"),
     "ODAAF-V": (GREEN, "solid"),
+    # the bridge periods switched on (plain ODAAF) or off (ODAAF-B): notebook 04's bridge figure
+    "ODAAF (with bridges)": (BLUE, "dashdot"),
+    "ODAAF-B (without bridges)": (PURPLE, "dashdot"),
     "QPM-D": (VERMILLION, "solid"),
     "Improved UCB": ("#000000", "dot"),
     # Thune et al. 2019
@@ -111,6 +118,7 @@ STYLES: dict[str, tuple[str, str]] = {
     "DEW": (ORANGE, "solid"),
     "Skipper": (BLUE, "solid"),
     "Skipper without skipping": (GREEN, "dash"),  # its base at its rate, fed every loss: what skipping changes
+    "Skipper (oracle β)": (BLUE, "dashdot"),  # Example 8: Skipper at the β that minimises its bound
     "Doubling": (PURPLE, "solid"),
     # the student's own policy raced in a live panel (indigo, drawn thicker with diamond markers)
     "your policy": (INDIGO, "solid"),
@@ -223,7 +231,9 @@ PAPERS: dict[str, tuple[str, ...]] = {
                                         "Discarding KL-UCB", "D-KLUCB (estimated CDF)",
                                         "UD-KLUCB (estimated geometric law)"),
     "02 Manegueu et al. 2020": ("Patient Bandits", "Patient Bandits (no bias term)", "Adapt-Patient Bandits"),
-    "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinUCB without delay term", "OTFLinTS", "LinUCB"),
-    "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF-B", "ODAAF-V", "QPM-D", "Improved UCB"),
-    "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Skipper without skipping", "Doubling"),
+    "03 Vernade et al. 2020": ("OTFLinUCB", "OTFLinUCB (authors' code)", "OTFLinUCB without delay term", "OTFLinTS",
+                               "LinUCB"),
+    "04 Pike-Burke et al. 2018": ("ODAAF", "ODAAF (with bridges)", "ODAAF-B", "ODAAF-B (without bridges)", "ODAAF-V",
+                                  "QPM-D", "Improved UCB"),
+    "05 Thune et al. 2019": ("Exp3", "DEW", "Skipper", "Skipper (oracle β)", "Skipper without skipping", "Doubling"),
 }
