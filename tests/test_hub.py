@@ -170,8 +170,8 @@ def hub():
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "DELAYLAB_", "VIRTUAL_ENV", "IPYTHON"))}
         env.update(PATH=f"{base / 'hub' / 'bin'}{os.pathsep}{env['PATH']}", DELAYLAB_HUB_ENV=str(prefix),
                    DELAYLAB_HUB_REPOSITORY=repository, DELAYLAB_HUB_BRANCH="main", DELAYLAB_HUB_GROUP=GROUP,
-                   DELAYLAB_HUB_BIND_URL=url, DELAYLAB_HUB_STATE=str(base / "state"), DELAYLAB_HUB_PROXY=str(base / "proxy" / "node_modules" / ".bin" /
-                                                                "configurable-http-proxy"),
+                   DELAYLAB_HUB_BIND_URL=url, DELAYLAB_HUB_STATE=str(base / "state"),
+                   DELAYLAB_HUB_PROXY=str(base / "proxy" / "node_modules" / ".bin" / "configurable-http-proxy"),
                    DELAYLAB_HUB_API_URL=f"http://127.0.0.1:{free_port()}",
                    DELAYLAB_HUB_PROXY_API_URL=f"http://127.0.0.1:{free_port()}")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
