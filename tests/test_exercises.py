@@ -389,3 +389,29 @@ def test_a_rounding_aware_check_names_a_slip_only_where_the_answer_points_at_it(
     assert aware(90.0, {}).message == "90 is not it." and aware(100.0, {}).message == "100 is not it."
     with pytest.raises(ValueError, match="rounding_aware"):
         number_grader(lambda p: [1.0, 2.0], shape=(2,), rounding_aware=True)
+
+
+def test_a_derive_check_calls_close_only_what_more_digits_can_fix():
+    """Review nb03-r9, finding 3: within 10 tolerances (2 % at rtol 2e-3) a wrong derivation 1.5 % off was told
+    to give more digits. ``close_within=3`` narrows that window to 0.6 %; ``close_if_rounded`` keeps "Close" for
+    the right answer written to fewer digits (each entry less than one unit of its last digit away, within 5 %),
+    even where a slip's value lies within the tolerance of those digits. Hand-computed: goal (0.03978, 0.06849)."""
+    import numpy as np
+
+    from delaylab.exercises._core import number_grader
+
+    goal, slip = np.array([0.03978, 0.06849]), np.array([0.04005, 0.06805])
+    kw = dict(rtol=2e-3, shape=(2,), misconceptions=lambda p: [(slip, "the slip.")])
+    plain = number_grader(lambda p: goal, **kw)
+    narrow = number_grader(lambda p: goal, close_within=3.0, close_if_rounded=True, **kw)
+    off = goal * 1.015                                                  # 1.5 % off, no digits missing
+    assert plain(off, {}).message.startswith("Close:")
+    assert narrow(off, {}).message == "(0.04038, 0.06952) is not it."
+    assert narrow(goal * 1.005, {}).message.startswith("Close:")      # 0.5 %: within 3 tolerances
+    assert narrow(goal * 1.007, {}).message.endswith("is not it.")    # 0.7 %: not
+    for x in ([0.04, 0.068], [0.04, 0.069], [0.039, 0.068]):          # the goal to 1–2 digits: more digits
+        assert narrow(np.array(x), {}).message.startswith("Close:"), x
+    assert "is not it: the slip." in plain(np.array([0.04, 0.068]), {}).message   # within the slip's tolerance
+    assert "is not it: the slip." in narrow(slip, {}).message           # the slip to 4 digits: named
+    assert narrow(np.array([0.03, 0.07]), {}).message == "(0.03, 0.07) is not it."    # 25 % off in one entry
+    assert narrow(goal * 1.001, {}).correct

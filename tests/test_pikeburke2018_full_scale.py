@@ -14,6 +14,8 @@ import pytest
 from delaylab.papers import pikeburke2018 as paper
 
 ROOT = Path(__file__).resolve().parent.parent
+READINGS = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
+GUIDE = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
 CELLS = ["".join(c["source"]) for c in
          json.loads((ROOT / "notebooks" / "04_aggregated_anonymous.ipynb").read_text(encoding="utf-8"))["cells"]]
 
@@ -45,12 +47,21 @@ def test_figure_2s_claims_hold_at_full_scale(figure2):
     el = paper.figure2_eliminations(figure2)
     assert all(np.all(e >= 0) for e in el.values())  # "out by T in every run of every curve"
     assert np.all(el[("ODAAF-V", "half-normal")] == 25_307) and np.all(el[("ODAAF-V", "geometric")] == 35_408)
-    (t, r), = [(t, r) for p, n, law, t, r in paper.figure2_curves(figure2) if (n, law) == ("ODAAF", "d = 10")]
-    assert f"{r[-1]:.1f}" == "6.6"  # the curve the default figure's check covers (review nb04-r5, finding 5)
+    # over the last sixth (t = 41,800 → 50,000) every run of every curve has eliminated, and all 12 ratios fall,
+    # each by over 3 s.e. (review nb04-r12, finding 1: the verdict, the readings and the guide say so)
+    ch = paper.ratio_changes(figure2)
+    assert len(ch) == 12 and all(v[4] == 0 and v[0] / v[1] < -3 for v in ch.values()), ch
+    assert {v[-1] for v in ch.values()} == {41_800}
+    (falls,) = paper.ratio_ends(figure2)
+    assert falls.holds and falls.text.startswith("the 12 curves whose runs have all eliminated"), falls
     verdict = cell("**Verdict (Figure 2")
-    assert "6.6 at $T = 50{,}000$ at our full scale" in verdict
+    assert "6.6 at $T = 50{,}000$" not in verdict  # another policy than the default figure's (nb04-r12, finding 3)
     assert "the worse arm is then out by $T$ in every run of every curve, ODAAF-V's with half-normal delays at " \
-        "step 25,307 and with geometric delays at step 35,408, 71% of the horizon" in verdict
+        "step 25,307 and with geometric delays at step 35,408, 71% of the horizon, and over the last sixth all 12 " \
+        "ratios fall" in verdict
+    readings = " ".join(READINGS[READINGS.index("## 4. Delayed"):READINGS.index("## 5.")].split())
+    assert "At our full scale every run has eliminated by then and all 12 fall" in readings
+    assert "At full scale all 12 fall." in GUIDE[GUIDE.index("## Notebook 04"):GUIDE.index("## Notebook 05")]
     assert f"{35_408 / 50_000:.0%}" == "71%"
 
 

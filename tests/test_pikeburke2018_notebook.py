@@ -163,9 +163,10 @@ def test_r1_finding_1_figure_2_says_when_odaaf_v_eliminates_not_that_it_still_ri
     assert step1_end(sizes, 3) == 24_535
     verdict = cell("**Verdict (Figure 2")
     assert "still rise at this horizon" not in verdict and "not yet:" not in verdict
-    assert "In every run it eliminates the worse arm at the end of its third phase's Step 1: with half-normal " \
-        "delays at step 24,535 of 30,000" in verdict
-    assert "with geometric delays that step is 34,551, after $T$, so in no run by $T$" in verdict
+    assert "With half-normal delays it eliminates the worse arm in every run at the end of its third phase's " \
+        "Step 1, step 24,535 of 30,000" in verdict  # worded by review nb04-r12, finding 5
+    assert "With geometric delays it eliminates in no run by $T = 30{,}000$: that step would be 34,551, after $T$" \
+        in verdict
     f2 = paper.figure2(runs=40, horizon=30_000)
     el = paper.figure2_eliminations(f2)
     assert len(el) == 12 and np.all(el[("ODAAF-V", "half-normal")] == 24_535)
@@ -376,27 +377,25 @@ def test_r2_finding_1_odaaf_v_s_phases_are_longer_until_its_m_term_would_have_ca
     text = cell("### ✎ Exercise 4.5")
     assert "gives them shorter phases" not in text
     assert "ODAAF-B's are never longer than ODAAF's" in text and "from phase 6 in our Section 3's table" in text  # "our": review nb04-r3, finding 7
-    assert "nor for Section 5's half-normal and geometric delays" in text  # "which starts only after its T": r10
+    assert "nor with Section 5's half-normal and geometric delays" in text  # "which starts only after its T": r10
     assert "from phase 6 in the table below" in cell("## 3. The algorithm")
     assert "assert np.all(v[:5] > n[:5]) and np.all(v[5:] < n[5:])" in cell("# hand-computed values")
     assert "from phase 6" in readings4() and "from phase 6 in the table" in guide4()
 
 
 def test_r2_finding_2_the_ratios_keep_falling_they_do_not_converge():
-    """Once a curve's runs have eliminated the worse arm, its regret is flat and QPM-D's grows: the ratio falls
-    (checked by a claim on the default figure; ODAAF, d = 10, since review nb04-r5: 9.9 at t = 10,000, 7.2 at T)."""
+    """Once all of a curve's runs have eliminated the worse arm, its regret is flat and QPM-D's grows: the ratio
+    falls (checked on every curve of the default figure since review nb04-r12, finding 1: below)."""
     f2 = paper.figure2(runs=40, horizon=30_000)
-    claim = paper.ratio_falls(f2)
-    assert claim.holds and "2 such curves" in claim.text, claim
-    assert any(c.text == claim.text for c in paper.figure2_claims(f2))
-    (t, r), = [(t, r) for p, n, law, t, r in paper.figure2_curves(f2) if (n, law) == ("ODAAF", "d = 10")]
-    assert f"{r[np.searchsorted(t, 10_000)]:.1f}" == "9.9" and f"{r[-1]:.1f}" == "7.2"
+    claims = paper.ratio_ends(f2)
+    assert all(c.holds for c in claims) and "the 3 curves whose runs have all eliminated" in claims[0].text, claims
+    assert all(any(c.text == d.text for d in paper.figure2_claims(f2)) for c in claims)
     verdict = cell("**Verdict (Figure 2")
     assert "That a ratio *converges* is a statement about $t \\to \\infty$" not in verdict
     assert "convergence no finite run can show" not in verdict
-    assert "(i) not as stated" in verdict and "9.9 at $t = 10{,}000$, 7.2 at $T = 30{,}000$" in verdict
-    assert "keep falling if continued in $t$" in verdict and "**at the horizon, as $T$ grows**" in verdict
-    assert "do not \"converge to a constant\"" in readings4() and "keep falling" in guide4()
+    assert "(i) not as stated" in verdict and "**at the horizon, as $T$ grows**" in verdict
+    assert "its ratio falls rather than \"converge to a constant\"" in " ".join(readings4().split())
+    assert "its ratio falls rather than \"converge to a constant\"" in guide4()
 
 
 def test_r2_finding_3_only_just_is_quoted_as_printed_and_not_compared():
@@ -527,7 +526,8 @@ def test_r3_finding_4_the_ratio_plot_docstring_calls_uniform_plays_line_dashed_a
 def test_r3_finding_5_the_ratio_falls_on_runs_that_eliminated_not_to_zero_in_the_mean():
     verdict = cell("**Verdict (Figure 2")
     assert "it would tend to 0" not in verdict
-    assert "for runs that have eliminated the worse arm it would keep falling if continued in $t$" in verdict
+    # since review nb04-r12, finding 1: said only of curves whose runs have all eliminated, over the figure itself
+    assert "Once all of a curve's runs have eliminated the worse arm, its regret stays flat" in verdict
 
 
 def test_r3_finding_6_the_bridge_bound_holds_on_the_half_tolerance_event():
@@ -697,16 +697,14 @@ def test_r5_finding_4_statements_given_to_the_paper_have_a_place_or_another_sour
 
 def test_r5_finding_5_the_falling_ratio_is_quoted_on_a_curve_the_check_covers():
     f2 = paper.figure2(runs=40, horizon=30_000)
-    claim = paper.ratio_falls(f2)
-    assert claim.holds and "2 such curves by t = 20,040" in claim.text, claim
+    (falls, *_) = paper.ratio_ends(f2)
+    assert falls.holds and "ODAAF, d = 10: 7.63 → 7.25" in falls.evidence, falls  # covered by the check
     el = paper.figure2_eliminations(f2)
-    assert np.all((el[("ODAAF", "d = 10")] >= 0) & (el[("ODAAF", "d = 10")] < 20_040))  # covered by the check
-    assert not np.all((el[("ODAAF-B", "d = 10")] >= 0) & (el[("ODAAF-B", "d = 10")] < 20_040))  # not covered
-    (t, r), = [(t, r) for p, n, law, t, r in paper.figure2_curves(f2) if (n, law) == ("ODAAF", "d = 10")]
-    assert f"{r[np.searchsorted(t, 10_000)]:.1f}" == "9.9" and f"{r[-1]:.1f}" == "7.2"
+    assert np.all((el[("ODAAF", "d = 10")] >= 0) & (el[("ODAAF", "d = 10")] < 25_080))
+    assert not np.all((el[("ODAAF-B", "d = 10")] >= 0) & (el[("ODAAF-B", "d = 10")] < 25_080))  # not covered
     verdict = cell("**Verdict (Figure 2")
     assert "(ODAAF-B, $d = 10$: 7.8" not in verdict
-    assert "(ODAAF, $d = 10$, a curve the check covers: 9.9 at $t = 10{,}000$, 7.2 at $T = 30{,}000$" in verdict
+    assert "each by over 3 standard errors (ODAAF, $d = 10$: 7.6 → 7.2)" in verdict  # since review nb04-r12
 
 
 def test_r5_finding_7_figure_2_says_what_is_the_papers_and_what_it_told_for_the_half_normal():
@@ -1092,3 +1090,103 @@ def test_r11_finding_6_the_index_says_the_bridge_is_algorithm_1s_step_4():
     assert "add bridge periods" not in row
     assert "play Algorithm 1's bridge periods (its Step 4, Section 3, as printed), which the paper's analysis of " \
            "plain ODAAF (Section 4.1) and its experiments (Section 5) leave out" in row
+
+
+# ------------------------------------------------------------- review nb04-r12
+def test_r12_finding_1_figure_2s_verdict_says_how_each_curve_ends_and_the_check_covers_all_12():
+    """Main said "the ratios keep falling" and checked 2 curves of 12. Over the default figure's last sixth
+    (t = 25,080 → 30,000; change of the log ratio, delta-method s.e. over the 40 paired runs): the 3 curves
+    whose runs have all eliminated by then fall, each by over 3 s.e.; ODAAF-B with d = 10 falls too; ODAAF-V
+    with geometric delays, which eliminates in no run, rises; the 7 others, each with one or two runs that
+    eliminate later or never, change by less than 3 s.e. The check cell's claims (figure2_claims) cover all
+    12, and the verdict, the readings and the guide say exactly this."""
+    f2 = paper.figure2(runs=40, horizon=30_000)
+    ch = paper.ratio_changes(f2)
+    assert len(ch) == 12 and {v[-1] for v in ch.values()} == {25_080}
+    z = {k: v[0] / v[1] for k, v in ch.items()}
+    done = {k for k, v in ch.items() if v[4] == 0}
+    assert done == {("ODAAF", "d = 10"), ("ODAAF", "d = 40"), ("ODAAF-V", "half-normal")}
+    assert all(z[k] < -3 for k in done)
+    assert sorted(f"{-np.expm1(ch[k][0]):.1%}" for k in done) == ["3.5%", "3.7%", "5.0%"]
+    c10 = ch[("ODAAF", "d = 10")]
+    assert f"{c10[2]:.1f} → {c10[3]:.1f}" == "7.6 → 7.2"
+    also = ("ODAAF-B", "d = 10")
+    assert also not in done and z[also] < -3
+    geo = ("ODAAF-V", "geometric")
+    assert {k for k, v in ch.items() if v[5] == 40} == {geo} and z[geo] > 3 and f"{np.expm1(ch[geo][0]):.0%}" == "49%"
+    flat = set(ch) - done - {geo, also}
+    assert len(flat) == 7 and all(abs(z[k]) < 3 for k in flat) and all(ch[k][4] in (1, 2) for k in flat)
+    claims = paper.ratio_ends(f2)
+    assert len(claims) == 3 and all(c.holds for c in claims), claims
+    assert claims[0].text.startswith("the 3 curves whose runs have all eliminated the worse arm by t = 25,080")
+    assert "by 3.5% to 5.0%" in claims[0].text and "+49.1%" in claims[1].evidence
+    assert "1 falls by at least 3 s.e. (ODAAF-B, d = 10), 7 change by less than 3 s.e." in claims[2].text
+    assert all(any(c.text == d.text for d in paper.figure2_claims(f2)) for c in claims)  # in the check cell
+    verdict = cell("**Verdict (Figure 2")
+    assert "the ratios keep falling instead of settling at a constant" not in verdict
+    assert "once all of a curve's runs have eliminated the worse arm, its ratio falls instead of settling at a " \
+           "constant" in verdict
+    assert "Over the last sixth, from $t = 25{,}080$ to $T$ (all 12 curves checked below): the 3 curves whose runs " \
+           "have all eliminated by then fall by 3.5–5.0%, each by over 3 standard errors" in verdict
+    assert "and so does ODAAF-B with $d = 10$; ODAAF-V with geometric delays, which eliminates in no run, rises " \
+           "by 49%; the other 7, each with one or two runs that eliminate later or not at all, change by less " \
+           "than 3 standard errors (no change measurable at 40 runs)" in verdict
+    assert "once the worse arm is eliminated in every run, the variant's regret stops growing" in cell("## 5. Figure 2")
+    assert "eliminated in every run, the variant's regret stops growing" in paper.figure2_panel(runs=2, horizon=300).caption.value
+    readings, guide = " ".join(readings4().split()), guide4()
+    for text in (readings, guide):
+        assert "keeps falling" not in text and "keep falling" not in text
+    assert "the 3 curves whose runs have all eliminated by then fall, and one other; 7 show no change measurable " \
+           "at 40 runs; ODAAF-V with geometric delays, which eliminates in no run, rises" in readings
+    assert "the 3 curves whose runs have all eliminated falling, and one other; 7 with no change measurable at 40 " \
+           "runs; ODAAF-V with geometric delays, which eliminates in no run, rising" in guide
+
+
+def test_r12_finding_2_leaks_compensate_only_for_close_arms_and_plain_odaaf_uses_no_cancellation():
+    from delaylab.policies import odaaf
+
+    doc = " ".join(odaaf.__doc__.split())
+    assert "roughly compensate" not in doc
+    assert "compensate those that leak out of this one only when θ_j is close to θ_i" in doc
+    assert "Plain ODAAF's analysis (Section 4.1) uses no cancellation" in doc
+    assert "then the total reward leaving the period is compensated by total reward entering\"" in doc
+
+
+def test_r12_finding_3_the_falling_ratio_is_quoted_on_one_curve_and_printed_by_the_check():
+    verdict = cell("**Verdict (Figure 2")
+    assert "6.6 at $T = 50{,}000$" not in verdict and "9.9 at $t = 10{,}000$" not in verdict
+    assert "(ODAAF, $d = 10$: 7.6 → 7.2)" in verdict
+    f2 = paper.figure2(runs=40, horizon=30_000)
+    assert "ODAAF, d = 10: 7.63 → 7.25" in paper.ratio_ends(f2)[0].evidence  # printed under the figure's check
+
+
+def test_r12_finding_4_the_leader_bridge_is_our_choice():
+    from delaylab.policies import odaaf
+
+    text = cell("## 3. The algorithm")
+    assert "(our reading). As in the paper's experiments" not in text
+    assert "we play the **leader** $\\arg\\max_i \\bar X_{m,i}$ (our choice: the paper leaves it open)" in text
+    assert "(lowest index on ties; our choice: the paper leaves it open)" in " ".join(odaaf.__doc__.split())
+
+
+def test_r12_finding_5_odaaf_v_with_geometric_delays_is_not_said_to_eliminate_at_t_30000():
+    law = paper.unbounded_laws()["geometric"]
+    for T, step in ((30_000, 34_551), (50_000, 35_408)):
+        assert step1_end(dl.policies.odaaf.odaaf_v_sizes(np.arange(1, 4), T, float(law.mean), float(law.var)), 3) == step
+    verdict = cell("**Verdict (Figure 2")
+    assert "with geometric delays it eliminates last" not in verdict and "In every run it eliminates" not in verdict
+    assert "With geometric delays it eliminates in no run by $T = 30{,}000$: that step would be 34,551, after $T$ " \
+           "(at $T = 50{,}000$: step 35,408, in every run, checked below)" in verdict
+    assert "paper.odaaf_v_geometric_claims(runs=40, horizon=50_000)" in cell("f2 = paper.figure2(")
+    readings = " ".join(readings4().split())
+    assert "with geometric delays eliminating last" not in readings
+    assert "with geometric delays it eliminates in no run by T = 30,000" in readings
+
+
+def test_r12_finding_6_exercise_4_5_says_whose_phases_are_never_the_shorter_ones():
+    """Within T, ODAAF-V's phases are never shorter than ODAAF's on Section 3's table (n_5 > T, test_r10_finding_2)
+    nor, in any phase, with Figure 2's half-normal and geometric delays (test_r2_finding_1): the sentence has a verb."""
+    text = cell("### ✎ Exercise 4.5")
+    assert "So within $T$ in no phase there" not in text
+    assert "So within $T$, ODAAF-V's phases are never the shorter ones there, nor with Section 5's half-normal and " \
+           "geometric delays, whose variance is large." in text

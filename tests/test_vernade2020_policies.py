@@ -234,8 +234,8 @@ def test_linucb_sees_what_otflinucb_counts_when_the_setting_censors(law):
 
 def test_the_cheap_delay_term_is_nearly_twice_the_exact_one_while_t_is_about_m():
     """Review nb03-r1, 3: on one run of Algorithm 1 (m = μ = 100), the cheap sum of the stored norms
-    in V_s⁻¹ is about 1.7 times the exact one at t = m, and within 5 % of it at t = 10m; ``width=``
-    of ``delay_term`` computes either on the same state."""
+    in V_s⁻¹ is about 1.7 times the exact one at step m (the window's first fill), and within 5 % of it at
+    t = 10m; ``width=`` of ``delay_term`` computes either on the same state."""
     from delaylab.papers import vernade2020 as paper
 
     why = paper.otf_choices(m=100, mu=100, horizon=1000, runs=3, seed=1)

@@ -471,17 +471,25 @@ def expectation() -> str | None:
 
 
 # ------------------------------------------------------------------ graders
+#: an answer this many tolerances from the right one is "close: give more digits"
+CLOSE = 10.0
+
+
 def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: str = "",
                   misconceptions: Callable[[dict], dict] | None = None, shape: tuple = (),
-                  name: str = "the answer", digits: int = 4,
-                  rounding_aware: bool = False) -> Callable[[Any, dict], Feedback]:
+                  name: str = "the answer", digits: int = 4, rounding_aware: bool = False,
+                  close_within: float = CLOSE, close_if_rounded: bool = False) -> Callable[[Any, dict], Feedback]:
     """A grader for a number (or a small vector of ``shape``): right within ``rtol``/``atol`` of
     ``target(params)``.
 
     ``misconceptions(params)`` gives a list of (value, message) pairs: the typical wrong results
     (e.g. the raw count N instead of Ñ) with what the student did; an answer there is told so. An
     answer that is none of them but within :data:`CLOSE` times the tolerance is told to give more
-    digits (0.387 for 0.38741), not that it is wrong.
+    digits (0.387 for 0.38741), not that it is wrong. ``close_within`` sets that window (a derive check,
+    whose wrong derivations can land a few per cent off, narrows it); with ``close_if_rounded`` an answer
+    outside it whose every entry is the right one written to the digits the student gave (0.04 for
+    0.0398, see :func:`rounds_to`), within 5 %, is still told to give more digits, even where a
+    misconception's value lies within the tolerance (those digits cannot tell the two apart).
 
     ``rounding_aware`` (one number only), for checks whose misconceptions lie a few tolerances from
     the answer: a misconception is named only when the answer is within its tolerance, closer to it
@@ -504,11 +512,14 @@ def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: s
         if close(x, goal):
             return right(f"Right: {fmt(goal)}{unit}.")
         rounded = rounding_aware and rounds_to(goal, x)
+        written = (rounded or (close_if_rounded and all(rounds_to(g, v) for g, v in zip(np.ravel(goal), np.ravel(x))))
+                   ) and bool(np.all(np.abs(x - goal) <= 0.05 * np.abs(goal)))
         for value, msg in (misconceptions(p) if misconceptions else []):
             value = np.asarray(value, dtype=float).reshape(shape) if shape else float(value)
-            if close(x, value) and not (rounding_aware and (rounded or abs(x - value) >= abs(x - goal))):
+            if close(x, value) and not (rounding_aware and (rounded or abs(x - value) >= abs(x - goal))) and not (
+                    close_if_rounded and written):
                 return wrong(f"{fmt(x)} is not it: {msg}")
-        if close(x, goal, CLOSE) or (rounded and abs(x - goal) <= 0.05 * abs(goal)):
+        if close(x, goal, close_within) or written:
             return Feedback(False, f"Close: {fmt_close(x)} is near the answer, but the check wants it "
                                    f"{wanted(rtol, atol)}. Give more digits (compute it in the cell rather than "
                                    "copying a rounded value), or check a rounded intermediate step.")
@@ -518,10 +529,6 @@ def number_grader(target: Callable[[dict], Any], *, rtol=1e-3, atol=0.0, unit: s
         return repr(float(x)) if np.ndim(x) == 0 else "(" + ", ".join(repr(float(v)) for v in np.ravel(x)) + ")"
 
     return grade
-
-
-#: an answer this many tolerances from the right one is "close: give more digits"
-CLOSE = 10.0
 
 
 def wanted(rtol: float, atol: float = 0.0) -> str:
@@ -557,11 +564,12 @@ def separated(answer, others, rtol: float, factor: float = 3.0) -> bool:
 
 def numeric(target: Callable[[dict], Any], misconceptions: Callable[[dict], list], *, rtol: float, name: str,
             atol: float = 0.0, shape: tuple = (), also_wrong=(0.0,), when: Callable[[dict], bool] | None = None,
-            rounding_aware: bool = False) -> dict:
+            rounding_aware: bool = False, close_within: float = CLOSE, close_if_rounded: bool = False) -> dict:
     """The ``solution``, ``grade``, ``accept`` and ``wrong_answers`` of an exercise whose answer is a number
     (or a small vector): graded within ``rtol`` of ``target(params)``; the natural wrong answers are the
     misconceptions' values and ``also_wrong``; a drawn instance is kept when every misconception is far from
-    the answer (and ``when(params)`` holds, if given); ``rounding_aware`` is :func:`number_grader`'s."""
+    the answer (and ``when(params)`` holds, if given); ``rounding_aware``, ``close_within`` and
+    ``close_if_rounded`` are :func:`number_grader`'s."""
     def accept(p):
         return (when is None or when(p)) and separated(target(p), [v for v, _ in misconceptions(p)], rtol)
 
@@ -571,7 +579,8 @@ def numeric(target: Callable[[dict], Any], misconceptions: Callable[[dict], list
 
     return {"solution": target, "accept": accept, "wrong_answers": wrong_answers, "tolerance": (rtol, atol),
             "grade": number_grader(target, rtol=rtol, atol=atol, shape=shape, misconceptions=misconceptions, name=name,
-                                   rounding_aware=rounding_aware)}
+                                   rounding_aware=rounding_aware, close_within=close_within,
+                                   close_if_rounded=close_if_rounded)}
 
 
 def choice_grader(solution: str, why: dict[str, str]) -> Callable[[Any, dict], Feedback]:

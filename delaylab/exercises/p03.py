@@ -13,7 +13,7 @@ import numpy as np
 from ..laws import Geometric
 from ..policies.linear import OTFLinUCB, confidence_radius, weighted_norms
 from ..settings.linear import LinearConversions
-from ._core import Exercise, choice_grader, function_grader, numeric, register
+from ._core import Exercise, choice_grader, function_grader, numeric, register, separated
 from .student import race_check, run_student
 
 
@@ -88,11 +88,25 @@ def _width_wrong(p):
     return [
         (2 * f * norm, r"you left out the delay term: $\alpha_{t,\delta} = 2f_{t,\delta} + "
                        r"\sum_s \lVert A_s\rVert_{V^{-1}}$, and the sum is the price of the delays."),
+        ((2 * (f - np.sqrt(p["lam"])) + dt) * norm,
+         r"$f_{t,\delta}$ starts with $\sqrt\lambda$ (the ridge's bias, $\sqrt\lambda\lVert\theta\rVert$ with "
+         r"$\lVert\theta\rVert \le 1$): $f_{t,\delta} = \sqrt\lambda + \sqrt{2\log(1/\delta) + "
+         r"d\log\frac{d\lambda + t}{d\lambda}}$."),
         ((f + dt) * norm, r"$\alpha_{t,\delta}$ has $2f_{t,\delta}$, not $f_{t,\delta}$."),
         ((2 * f + dt) * float(np.sqrt(a @ V @ a)), r"the norm is taken in $V^{-1}$ (the ellipse is narrow where V is "
                                                    "large), not in V."),
         ((2 * f + dt) * norm ** 2, r"$\lVert a\rVert_{V^{-1}}$ is the square root of $a^\top V^{-1}a$."),
     ]
+
+
+def _distinct(misconceptions, rtol, factor=3.0):
+    """True when the misconceptions' values of an instance are ``factor`` tolerances apart from each other
+    (as ``accept`` keeps each of them apart from the answer), so that an answer is named for one slip only:
+    with a delay term of 2√λ, leaving √λ out of f gives what leaving the delay term out gives."""
+    def check(p):
+        values = [v for v, _ in misconceptions(p)]
+        return all(separated(v, values[i + 1:], rtol, factor) for i, v in enumerate(values))
+    return check
 
 
 def _round_of(V, lam, d=2) -> int:
@@ -133,8 +147,8 @@ register(Exercise(
         f"a = ({q['a'][0]}, "
         rf"{q['a'][1]}), and the delay term $\sum_{{s=t-m}}^{{t-1}} \lVert A_s\rVert_{{V^{{-1}}}}$ equals "
         f"{q['delay_term']}."),
-    **numeric(_width, _width_wrong, rtol=2e-3, name="width"),
-    hints=(r"Sections 2 and 3: the width is the factor $\alpha_{t,\delta}$ of OTFLinUCB's index times the norm of "
+    **numeric(_width, _width_wrong, rtol=2e-3, name="width", when=_distinct(_width_wrong, 2e-3)),
+    hints=(r"Notebook §2 and §3: the width is the factor $\alpha_{t,\delta}$ of OTFLinUCB's index times the norm of "
            r"a in $V^{-1}$.",
            r"$\alpha_{t,\delta} = 2f_{t,\delta} + \text{(delay term)}$, "
            r"$f_{t,\delta} = \sqrt\lambda + \sqrt{2\log(1/\delta) + d\log\frac{d\lambda + t}{d\lambda}}$, and "
@@ -165,7 +179,11 @@ def _target(p):
 def _target_wrong(p):
     G, theta, tm = _gram(p), np.asarray(p["theta"], dtype=float), _tau(p["mu"], p["m"])
     V = G + p["lam"] * np.eye(2)
+    n3 = p["counts"][2]
+    G11 = G + n3 / 2 * np.ones((2, 2))     # u = (1, 1): u uᵀ has entries 1, not 1/2
     return [
+        (tm * np.linalg.solve(G11 + p["lam"] * np.eye(2), G11 @ theta),
+         r"that takes u = (1, 1); u = (1/√2, 1/√2) has norm 1, so $uu^\top$ has entries 1/2, not 1."),
         (tm * theta, r"that is $\tau_m\theta$, the limit as $t \to \infty$; at finite t the regulariser $\lambda I$ "
                      r"shrinks the estimate too: $\mathbb{E}\,\hat\theta^W = \tau_m V^{-1}(V - \lambda I)\theta$."),
         (np.linalg.solve(V, G @ theta), "that is ridge regression without censoring: only a share "
@@ -216,8 +234,9 @@ register(Exercise(
                      rf"with mean μ = {p['mu']}, i.e. $P(D > d) = (\mu/(1+\mu))^{{d+1}}$ (as in notebook 01); "
                      rf"the window is m = {p['m']}. Give $\mathbb{{E}}[\hat\theta^W_t]$ as two numbers, e.g. "
                      "np.array([x, y])."),
-    **numeric(_target, _target_wrong, rtol=2e-3, shape=(2,), name="mean_estimate"),
-    hints=(r"Section 2: $\hat\theta^W_t = V_t^{-1}B_t$, $V_t$ holds every action and $\lambda I$, $B_t$ only the "
+    **numeric(_target, _target_wrong, rtol=2e-3, shape=(2,), name="mean_estimate", close_within=3.0,
+              close_if_rounded=True),
+    hints=(r"Notebook §2: $\hat\theta^W_t = V_t^{-1}B_t$, $V_t$ holds every action and $\lambda I$, $B_t$ only the "
            r"conversions seen within m steps; the actions are fixed, so take the expectation of $B_t$ alone.",
            r"For a pull more than m steps old, $\mathbb{E}[\tilde Y_s] = P(D \le m)\langle A_s, \theta\rangle$, so "
            r"$\mathbb{E}[B_t] = \tau_m\left(\sum_s A_s A_s^\top\right)\theta = \tau_m(V_t - \lambda I)\theta$; then "
@@ -301,8 +320,8 @@ register(Exercise(
     solution=otf_index,
     grade=function_grader(_reference_index, _index_inputs, rtol=1e-8, atol=1e-10, simulate=_otf_race,
                           name="otf_index"),
-    hints=("Section 3 (Algorithm 1): the index of an action is its estimated mean plus the half-width of the "
-           "confidence ellipse along it.",
+    hints=("Notebook §3 (the paper's Algorithm 1, in its Section 5): the index of an action is its estimated mean "
+           "plus the half-width of the confidence ellipse along it.",
            r"$\langle a, \hat\theta^W_t\rangle + \alpha_{t,\delta}\sqrt{a^\top V_t^{-1}a}$ with "
            r"$\alpha_{t,\delta} = 2f_{t,\delta} + \text{delay term}$, for every run b and action k: np.einsum (or @ "
            r"with a batch axis) computes $a^\top\hat\theta$ and $a^\top V^{-1}a$ for all of them."),
@@ -396,7 +415,7 @@ register(Exercise(
             "randomness is noise covered by 2f",
             r"the last m actions may still get conversions that will count: $B_t$ misses them for now",
             r"that missing part biases the estimate along those actions, at most their norms in $V_t^{-1}$"),
-    hints=(r"Section 2: which actions' conversions can still change $B_t$, and which are settled for good?",
+    hints=(r"Notebook §2: which actions' conversions can still change $B_t$, and which are settled for good?",
            "Think of an action 2m steps old and one m/2 steps old: what can still happen to each, and what does "
            r"estimating $\tau_m\theta$ instead of θ already take into account?"),
     wrong_answers=[],

@@ -313,7 +313,7 @@ def figure2_claims(results) -> list:
         f"runs (of {runs}) with the worse arm eliminated by T = {T:,}: "
         + "; ".join(f"{n}, {law}: {k}" for (n, law), k in done.items() if (n, law) != late)
         + f"; needs ≥ {need} each" + (f"; short: {', '.join(short)}" if short else "")))
-    out.append(ratio_falls(results))
+    out.extend(ratio_ends(results))
     for law in ("half-normal", "geometric"):
         out.append(third_phase_claim(el[("ODAAF-V", law)], unbounded_laws()[law], T, law))
     return out
@@ -360,35 +360,74 @@ def third_phase_claim(e, law, horizon, label) -> _claims.Claim:
         holds, f"steps {', '.join(f'{v:,}' for v in np.unique(e))} (−1: not by T) in {e.size} runs")
 
 
-def ratio_falls(results, start=2 / 3) -> _claims.Claim:
-    """Claim: a ratio curve of Figure 2 does not converge to a constant while the run goes on — once all
-    its runs have eliminated the worse arm, the variant's regret is flat and QPM-D's still grows, so the
-    ratio falls. Checked on every curve whose runs have all eliminated by ``start``·T: the change of the
-    log ratio from there to T, with its standard error (delta method over the paired runs); the least
-    fall must be below 0 by 3 s.e."""
+def ratio_changes(results, start=5 / 6) -> dict:
+    """{(variant, delay label): (change, s.e., ratio at the start, ratio at T, runs not eliminated by the
+    start, runs not eliminated by T)} for the 12 curves of Figure 2: the change of the log ratio from the
+    first recorded time at or after ``start``·T to T, with its standard error (delta method over the runs,
+    each variant's run paired with QPM-D's)."""
     el = figure2_eliminations(results)
-    falls = []
+    out = {}
     for panel, law, a, b, cell in _cells(results):
         t = np.asarray(a.times)
         s = int(np.searchsorted(t, start * a.horizon))
         for name in ("ODAAF", "ODAAF-B") if panel == 0 else ("ODAAF", "ODAAF-V"):
             e = el[(name, law)]
-            if not np.all((e >= 0) & (e < t[s])):
-                continue
             x, y = _at(a.regret[name], cell), _at(b.regret["QPM-D"], cell)
             cols = [x[:, -1], x[:, s], y[:, -1], y[:, s]]
             m = [float(c.mean()) for c in cols]
             change = math.log(m[0] / m[1]) - math.log(m[2] / m[3])
             infl = sum(sign * (c - mc) / mc for sign, c, mc in zip((1, -1, -1, 1), cols, m))
-            falls.append((change, float(infl.std(ddof=1) / np.sqrt(infl.size)), f"{name}, {law}", int(t[s])))
-    if not falls:
-        return _claims.Claim("the ratio falls once a curve's runs have all eliminated the worse arm", False,
-                             f"no curve has all its runs eliminated by {start:.2g}·T")
-    change, se, label, ts = max(falls, key=lambda f: f[0] + 3 * f[1])
-    return _claims.estimate(
-        f"the ratio keeps falling once a curve's runs have all eliminated the worse arm (not a constant): "
-        f"{len(falls)} such curves by t = {ts:,}; from there to T each ratio falls, the least surely {label}, "
-        f"by {1 - math.exp(change):.1%}; its change of log ratio", change, se, high=0, z=3, runs=results["bounded"][0].runs)
+            out[(name, law)] = (change, float(infl.std(ddof=1) / np.sqrt(infl.size)), m[1] / m[3], m[0] / m[2],
+                                int(np.sum((e < 0) | (e >= t[s]))), int(np.sum(e < 0)), int(t[s]))
+    return out
+
+
+def ratio_ends(results, start=5 / 6, z=3.0) -> list:
+    """Claims on how each of the 12 ratio curves of Figure 2 ends, over its last stretch from ``start``·T
+    to T (the change of the log ratio, :func:`ratio_changes`), by what its runs have done: (a) every curve
+    whose runs have all eliminated the worse arm by then falls (its variant's regret is flat, QPM-D's
+    still grows), by ``z`` s.e. at least; (b) every curve that eliminates in no run by T rises, by ``z``
+    s.e. at least; (c) no other curve rises by ``z`` s.e.: each falls by ``z`` s.e. or changes by less
+    than ``z`` s.e. (no change measurable at this run count). Each evidence lists every curve of its class."""
+    ch = ratio_changes(results, start)
+    runs = results["bounded"][0].runs
+    ts = next(iter(ch.values()))[-1]
+
+    def pct(c):
+        return f"{np.expm1(c):+.1%}"
+
+    def row(k):
+        c, se, r0, r1, late = ch[k][:5]
+        return f"{k[0]}, {k[1]}: {r0:.2f} → {r1:.2f}, log ratio {c:+.4f} ± {se:.4f} ({pct(c)}), {late} run{'' if late == 1 else 's'} out later or never"
+    done = [k for k, v in ch.items() if v[4] == 0]
+    never = [k for k, v in ch.items() if v[5] == runs]
+    other = [k for k in ch if k not in done and k not in never]
+    out = []
+    if not done:
+        out.append(_claims.Claim("the curves whose runs have all eliminated the worse arm by the last stretch fall",
+                                 False, f"no curve has all its runs eliminated by t = {ts:,}"))
+    else:
+        worst = max(done, key=lambda k: ch[k][0] + z * ch[k][1])
+        out.append(_claims.Claim(
+            f"the {len(done)} curves whose runs have all eliminated the worse arm by t = {ts:,}: each ratio falls "
+            f"from there to T (by {-np.expm1(max(ch[k][0] for k in done)):.1%} to {-np.expm1(min(ch[k][0] for k in done)):.1%}), "
+            f"each by at least {z:g} s.e.", all(ch[k][0] + z * ch[k][1] < 0 for k in done),
+            f"least sure {worst[0]}, {worst[1]}; " + "; ".join(row(k) for k in done) + f"; {runs} runs"))
+    if never:
+        out.append(_claims.Claim(
+            f"the {len(never)} curve{'s' if len(never) > 1 else ''} that eliminate{'' if len(never) > 1 else 's'} in no "
+            f"run by T: the ratio rises from t = {ts:,} to T, "
+            f"by at least {z:g} s.e.", all(ch[k][0] - z * ch[k][1] > 0 for k in never),
+            "; ".join(row(k) for k in never) + f"; {runs} runs"))
+    if other:
+        falls = [k for k in other if ch[k][0] + z * ch[k][1] < 0]
+        flat = [k for k in other if abs(ch[k][0]) < z * ch[k][1]]
+        out.append(_claims.Claim(
+            f"the {len(other)} other curves (runs that eliminate after t = {ts:,} or not at all): none rises by "
+            f"{z:g} s.e.; {len(falls)} fall{'s' if len(falls) == 1 else ''} by at least {z:g} s.e. ({'; '.join(', '.join(k) for k in falls) or 'none'}), "
+            f"{len(flat)} change by less than {z:g} s.e. (no change measurable at {runs} runs)",
+            len(falls) + len(flat) == len(other), "; ".join(row(k) for k in other) + f"; {runs} runs"))
+    return out
 
 
 def summary_figure2(results) -> str:
@@ -428,7 +467,7 @@ def figure2_panel(runs=10, seed=0, horizon=HORIZON) -> FigureReproduction:
                f"(b) Poisson, half-normal and geometric delays with mean ≈ {MEAN:g}. Each curve is the "
                "mean regret of the variant divided by the mean regret of QPM-D (same draws). The jumps "
                "are the changes of arm at fixed steps of the phase schedule; once the worse arm is "
-               "eliminated, the variant's regret stops growing while QPM-D's still grows like log t, so the "
+               "eliminated in every run, the variant's regret stops growing while QPM-D's still grows like log t, so the "
                "ratio falls. Dashed grey: uniform random play's expected regret, t·Δ/2, divided by QPM-D's "
                "(one line per delay law), in the same terms: a variant above it does worse than not learning at "
                "all. Below it is not proof of learning: the better arm is played first in each phase, so a variant "
@@ -1011,7 +1050,7 @@ def timeline_figure(tl, zoom=60, show_until=None):
 
 __all__ = ["THETA", "HORIZON", "RUNS", "BOUNDS", "MEAN", "MEANS_F", "FAR_MEANS", "unbounded_laws", "figure2",
            "figure2_curves", "figure2_panel", "figure2_claims", "figure2_eliminations", "summary_figure2", "step1_end",
-           "third_phase_claim", "ratio_falls",
+           "third_phase_claim", "ratio_changes", "ratio_ends",
            "odaaf_v_geometric_claims", "summary_appendix_f", "FULL_SCALE", "appendix_f", "qpmd_far",
            "final_regret", "linear_fit", "slopes", "appendix_f_claims", "appendix_f_panel", "bridges",
            "bridges_figure", "bridges_claims", "BRIDGE_CASES", "BRIDGE_NAMES", "bridge_policies", "doubling", "doubling_claims", "Finals", "phase_table", "timeline", "timeline_figure",

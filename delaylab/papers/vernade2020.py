@@ -30,10 +30,11 @@ import numpy as np
 
 from typing import NamedTuple
 
+from .._validate import check_choice
 from ..engine import simulate
 from ..laws import Geometric, criteo
 from ..panels.reproduce import FigureReproduction
-from ..policies.linear import NO_DELAY_TERM, OTFLinTS, OTFLinUCB, weighted_norms
+from ..policies.linear import NO_DELAY_TERM, WIDTHS, OTFLinTS, OTFLinUCB, weighted_norms
 from ..policies.simple import UNIFORM, with_uniform
 from ..settings.linear import LinearConversions
 from ..sweep import sweep
@@ -230,16 +231,23 @@ def summary_figure3(res) -> str:
     return f"regret at T = {int(res.times[-1]):,}: {_finals(res)}{_above_uniform(res)}."
 
 
+#: what Figure 3's caption says of the delay term, by ``width``: V_t⁻¹ is Algorithm 1 as printed but, for
+#: OTFLinTS, Section 7's text (line 4 of Algorithm 2 writes V_s⁻¹, the stored norms)
+_FIG3_TERM = {"exact": "in V_t⁻¹ (Algorithm 1 as printed; for OTFLinTS, Section 7's text)",
+              "cheap": "with the stored norms in V_s⁻¹ (cheap; for OTFLinTS, line 4 of Algorithm 2 as printed)"}
+
+
 def figure3_panel(runs=10, seed=0, horizon=FIG3_HORIZON, width="exact") -> FigureReproduction:
     """Figure 3's panel (Criteo delays rescaled, m = 2000): by default the fewest runs the notebook's checks
     need; its button reruns at ``RUNS``."""
+    width = check_choice("width", width, WIDTHS)
     law = criteo(FIG3_SCALE)
     t_m = float(law.cdf(FIG3_WINDOW))
     plot = CurvePlot(NAMES, title=f"Figure 3: Criteo delays / 100, m = 2000 (τ_m = {t_m:.2f})", height=420)
     caption = (f"Figure 3 of the paper: heavy-tailed delays (Criteo, Diemert et al. 2017) rescaled by 0.01, so one "
                f"step is 100 s (the delays read as seconds: our reading); m = 2000, T = 10,000, other parameters "
                f"as in Figure 1; the delay term "
-               f"{'in V_t⁻¹, as printed' if width == 'exact' else 'with the stored norms in V_s⁻¹ (cheap)'}. "
+               f"{_FIG3_TERM[width]}. "
                f"Bands: 95% confidence band of the mean; dashed grey: uniform random play.")
     return FigureReproduction(lambda r, p: figure3(r, seed, p, horizon, width), draw_figure3, plot, runs, RUNS,
                               caption, name="vernade2020-figure3", summary=summary_figure3, full_scale=FULL_SCALE)

@@ -34,7 +34,7 @@ The delay term, ``width=``:
   count, the sum being kept as a running sum (here the m stored scalars are re-added, O(m) per
   round). Since V_s ⪯ V_t for s ≤ t, each term is larger: the paper calls it a slight increase,
   which it is once t ≫ m; while t is of the order of m, the cheap sum is markedly larger (notebook
-  03, Section 3, checks it).
+  03, §3, checks it).
 
 Reading taken where the paper is ambiguous: the text of Section 7 defines β_{t,δ} with V_t^{-1}
 but line 4 of Algorithm 2 writes V_s^{-1}; OTFLinTS accepts both (``width="exact"``: the text,

@@ -2,8 +2,13 @@ r"""ODAAF, ODAAF-B and ODAAF-V: Algorithm 1 of Pike-Burke, Agrawal, Szepesvári,
 
 Only the sum of the rewards that arrive at the end of each step is observed, with no arm label
 (:class:`~delaylab.AggregatedAnonymous`). ODAAF learns anyway by playing each arm in long
-blocks: most of what arrives while arm i is played comes from arm i itself, and the rewards
-that leak in from the previous block roughly compensate those that leak out of this one.
+blocks: most of what arrives while arm i is played comes from arm i itself. The rewards that leak
+in from the previous block's arm j compensate those that leak out of this one only when θ_j is
+close to θ_i ("if [θ_j] is close to [θ_i], then the total reward leaving the period is compensated
+by total reward entering": Proposition 1's sketch, Section 4.2, bounded delays, as printed, our
+brackets; with bridges, arm j is active in the current phase). Plain ODAAF's analysis (Section 4.1)
+uses no cancellation: it bounds each block's discrepancy by E[τ] and adds this bound over the m
+blocks that X̄_{m,i} pools (notebook 04, Exercise 4.5).
 
 Algorithm 1 (*reconstructed*: our copy of the paper lost its equations; we implement the
 reading of ``docs/readings.md``, paper 4), phases m = 1, 2, …, tolerance Δ̃_1 = 1/2, active set A_1 = all:
@@ -15,7 +20,8 @@ reading of ``docs/readings.md``, paper 4), phases m = 1, 2, …, tolerance Δ̃_
 * **Step 3** — Δ̃_{m+1} = Δ̃_m / 2.
 * **Step 4** (bridge period, ODAAF-B and ODAAF-V only, as in the paper's Section 5) — play one
   active arm for n_m − n_{m−1} steps and discard what is observed. The paper says "an active
-  arm"; we take the leader argmax_{i ∈ A_{m+1}} X̄_{m,i} (lowest index on ties). ``bridge=``
+  arm"; we take the leader argmax_{i ∈ A_{m+1}} X̄_{m,i} (lowest index on ties; our choice: the paper
+  leaves it open). ``bridge=``
   switches the bridge periods on or off for any variant, all else equal (ODAAF with bridges,
   ODAAF-B without): what the bridges alone change (notebook 04, Section 7).
 
