@@ -16,6 +16,7 @@ import pytest
 from traitlets.config import Config
 
 from delaylab.serve import extension
+from test_browser import browser  # noqa: F401  (a fixture: chromium)
 
 ROOT = Path(__file__).resolve().parents[1]
 VOILA_JSON = json.loads((ROOT / "voila.json").read_text())
@@ -216,7 +217,8 @@ class JupyterServer:
     """``jupyter server`` with delaylab's extension (the repository's jupyter-config) on a free
     loopback port, a notebook printing what its kernel is (:data:`PROBE_CELL`) in its root."""
 
-    def __init__(self, tmp_path: Path, *args: str):
+    def __init__(self, tmp_path: Path, *args: str, notebooks=()):
+        import shutil
         import socket
         import tempfile
         import time
@@ -224,6 +226,8 @@ class JupyterServer:
 
         self.root = tmp_path / "home"
         (self.root / "course").mkdir(parents=True, exist_ok=True)
+        for notebook in notebooks:  # in the root, as a course's notebooks folder served as the root
+            shutil.copy(notebook, self.root / Path(notebook).name)
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Probe"),
                                              nbformat.v4.new_code_cell(PROBE_CELL)])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -470,3 +474,380 @@ def test_the_first_page_waits_for_the_spare_being_started_rather_than_starting_i
             provisioner.process.terminate()
             provisioner.process.wait(30)
         spares.close()
+
+
+# ============================================================================ the spare's imports ahead
+#: what a page's kernel is, as far as the modules a spare imports ahead can change it: printed by a
+#: cell added at the end of a copy of notebook 01 (``state.ipynb``), compared between a page on a
+#: spare and a page whose kernel the server started for it
+STATE_CELL = r'''import json, logging, os, signal, sys, threading, warnings
+import plotly.io as _pio, comm as _comm
+from delaylab.serve import preimport as _preimport
+from delaylab.exercises import ui as _ui
+_ip = get_ipython()
+for _t in threading.enumerate():  # the compiled kernels' warm-up done (a started kernel's runs beside its cells)
+    if _t.name == "delaylab-warmup":
+        _t.join(300)
+def _name(f):
+    return f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', type(f).__name__)}"
+def _handler(s):
+    h = signal.getsignal(s)
+    return _name(h) if callable(h) else str(h)
+print("STATE" + json.dumps({
+    "pid": os.getpid(), "ahead": list(_preimport.IMPORTED_AHEAD),
+    "renderer": _pio.renderers.default, "render_on_display": _pio.renderers.render_on_display,
+    "renderers_to_activate": [type(r).__name__ for r in _pio.renderers._to_activate],
+    "template": str(_pio.templates.default),
+    "comm_targets": sorted(_comm.get_comm_manager().targets),
+    "events": {e: sorted(map(_name, c)) for e, c in _ip.events.callbacks.items()},
+    "answer_capture_in_this_kernel": bool(_ui._HOOKED) and _ui._HOOKED[0] is _ip,
+    "formatters": {m: sorted(map(str, f.type_printers)) + sorted(map(str, f.deferred_printers))
+                   for m, f in _ip.display_formatter.formatters.items()},
+    "warning_filters": [repr(f) for f in warnings.filters],
+    "streams": [type(sys.stdout).__name__, type(sys.stderr).__name__, type(sys.displayhook).__name__,
+                _name(sys.excepthook)],
+    "signals": {s.name: _handler(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE)},
+    "logging": {n: [type(h).__name__ for h in logging.getLogger(n or None).handlers]
+                for n in ("", "plotly", "delaylab", "traitlets", "numba")},
+    "cwd": os.getcwd(), "path": sys.path, "argv": sys.argv[1:2],
+    "modules": sorted(sys.modules),
+}) + "STATE")'''
+
+#: modules a spare has that a started kernel has not: its own hand-over's
+SPARE_OWN_MODULES = {"delaylab.serve.spare"}
+
+
+def state_notebook(folder: Path) -> Path:
+    """Notebook 01 with :data:`STATE_CELL` added at its end (its first cell unchanged)."""
+    nb = nbformat.read(ROOT / "notebooks" / "01_delayed_conversions.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(STATE_CELL))
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / "state.ipynb")
+    return folder / "state.ipynb"
+
+
+def page_state(server: JupyterServer) -> dict:
+    """What :data:`STATE_CELL` printed on the page of ``state.ipynb`` (Voila runs every cell)."""
+    import html
+    import re
+    import urllib.request
+
+    with urllib.request.urlopen(f"{server.url}/voila/render/state.ipynb", timeout=300) as r:
+        text = html.unescape(r.read().decode())
+    found = re.search(r"STATE(\{.*?\})STATE", text)
+    assert found, text[-3000:]
+    return json.loads(found.group(1))
+
+
+def spares_ahead(server: JupyterServer) -> dict:
+    """The server's spares not handed over yet that import modules ahead: {pid: those modules}."""
+    out = {}
+    for pid, spare in dashboard_kernels(server.proc.pid).items():
+        try:
+            cmd = (Path("/proc") / str(pid) / "cmdline").read_bytes().decode().split("\0")
+        except OSError:
+            continue
+        if spare and "--import-ahead" in cmd:
+            out[pid] = cmd[cmd.index("--import-ahead") + 1].split(",")
+    return out
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(os.name != "posix", reason="process groups, /proc: POSIX only")
+def test_a_page_on_a_spare_that_imported_ahead_draws_reruns_and_is_what_a_started_kernel_gives(tmp_path, browser):  # noqa: F811
+    """A server whose root holds the notebooks: its spare imports ahead what every notebook's
+    first cell imports (plotly, ipywidgets, delaylab's figures). Notebook 01's page on that spare
+    passes the dashboard test of tests/test_browser.py in chromium (every figure drawn, a slider
+    and a selection rerun and redraw, a bad seed answered, the save button). The next page, a copy
+    of 01 that prints its kernel's state, is on the next spare, which had those modules imported
+    before its page (its ``IMPORTED_AHEAD``); its state is that of the same page's kernel on a
+    server without a spare: plotly's renderer, the widgets' comm targets, the exercises' answer
+    capture, IPython's hooks and formatters, warning filters, streams, signals, loggers, paths and
+    the modules imported."""
+    import test_browser as dashboards
+
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb")) + [state_notebook(tmp_path / "state")]
+    server = JupyterServer(tmp_path / "spare", notebooks=notebooks)
+    try:
+        spare, ahead = next(iter(wait_until(lambda: spares_ahead(server), 120, "a spare importing ahead").items()))
+        assert {"plotly.graph_objects", "ipywidgets", "delaylab.viz.widget", "delaylab.viz.plots"} <= set(ahead)
+        dashboards.test_dashboard_loads_draws_and_responds(server, browser, ROOT / "notebooks" / "01_delayed_conversions.ipynb")
+        assert f"a page's kernel is the spare (pid {spare}," in server.log_path.read_text()
+        second = wait_until(lambda: [p for p in spares_ahead(server) if p != spare], 120, "the next spare")[0]
+        on_spare = page_state(server)
+        assert on_spare["pid"] == second
+        # the modules were imported in the spare, before its page: none failed, none left out
+        assert on_spare["ahead"] == ahead
+        assert "Traceback" not in server.log_path.read_text()
+    finally:
+        server.close()
+    # the same sweep cache (the figures at their defaults read, not computed, as on the spare's page)
+    (tmp_path / "started").mkdir()
+    (tmp_path / "started" / "cache").symlink_to(tmp_path / "spare" / "cache", target_is_directory=True)
+    started = JupyterServer(tmp_path / "started", "--SpareDashboardKernel.enabled=False", notebooks=notebooks)
+    try:
+        fresh = page_state(started)
+    finally:
+        started.close()
+    assert fresh["ahead"] == [] and fresh["renderer"] == "plotly_mimetype"
+    assert {"jupyter.widget", "jupyter.widget.control"} <= set(fresh["comm_targets"])
+    assert fresh["answer_capture_in_this_kernel"]
+    spare_modules, fresh_modules = set(on_spare.pop("modules")), set(fresh.pop("modules"))
+    assert spare_modules - fresh_modules <= SPARE_OWN_MODULES and fresh_modules <= spare_modules, \
+        (spare_modules - fresh_modules, fresh_modules - spare_modules)
+    assert on_spare.pop("cwd") == str(tmp_path / "spare" / "home") and fresh.pop("cwd") == str(tmp_path / "started" / "home")
+    for key in ("pid", "ahead"):
+        on_spare.pop(key), fresh.pop(key)
+    assert on_spare == fresh
+
+
+#: run in a fresh Python as a spare is (its costly import skipped, ipykernel imported, delaylab
+#: imported by its warm-up), then the spare's imports ahead for the repository's notebooks, with
+#: everything recorded that those imports read or change and that differs between a spare before
+#: its page and a kernel running its first cell: IPython's shell (``get_ipython()``, the shell
+#: class's instance, the comm manager), the environment, the working folder and relative paths,
+#: ``sys.argv``, the standard streams held, signal handlers, threads and log handlers
+AUDIT = r'''
+import gc, json, logging, os, signal, sys, threading, traceback
+del sys.path[0]  # as the spare (delaylab.serve.kernel.main): not the working folder first
+sys.modules.setdefault("rfc3987_syntax", None)
+from ipykernel import kernelapp
+import delaylab.warmup
+from delaylab.serve import preimport
+modules = preimport.modules_every_notebook_imports(sys.argv[1])
+import comm, IPython, IPython.core.getipython as getipython
+from IPython.core.interactiveshell import InteractiveShell
+seen = {"kernel": set(), "environ": set(), "cwd": set(), "argv": set()}
+on = [False]
+def where():
+    for f in reversed(traceback.extract_stack()[:-2]):
+        if "importlib" not in f.filename and not f.filename.startswith("<") and "getipython" not in f.filename:
+            return f"{f.filename}:{f.lineno}"
+    return "?"
+def spy(kind, original):
+    def call(*args, **kwargs):
+        if on[0]:
+            seen[kind].add(where())
+        return original(*args, **kwargs)
+    return call
+getipython.get_ipython = IPython.get_ipython = spy("kernel", getipython.get_ipython)
+InteractiveShell.initialized = classmethod(spy("kernel", InteractiveShell.initialized.__func__))
+comm.get_comm_manager = spy("kernel", comm.get_comm_manager)
+comm.create_comm = spy("kernel", comm.create_comm)
+os.getcwd = spy("cwd", os.getcwd)
+Environ = type(os.environ)
+for name in ("__getitem__", "__contains__"):
+    original = getattr(Environ, name)
+    def read(self, key, _original=original):
+        if on[0]:
+            seen["environ"].add(key)
+        return _original(self, key)
+    setattr(Environ, name, read)
+class Argv(list):
+    def __getitem__(self, i):
+        if on[0]:
+            seen["argv"].add(where())
+        return list.__getitem__(self, i)
+    def __iter__(self):
+        if on[0]:
+            seen["argv"].add(where())
+        return list.__iter__(self)
+    def __len__(self):
+        if on[0]:
+            seen["argv"].add(where())
+        return list.__len__(self)
+sys.argv = Argv(sys.argv)
+def audit(event, args):
+    if on[0] and event in ("open", "os.listdir", "os.scandir", "os.chdir") and args and args[0] is not None \
+            and isinstance(args[0], (str, bytes, os.PathLike)) and not os.path.isabs(os.fsdecode(args[0])):
+        seen["cwd"].add(f"{event} {os.fsdecode(args[0])} at {where()}")
+sys.addaudithook(audit)
+def held(stream):
+    return {id(r) for r in gc.get_referrers(stream) if not isinstance(r, type(sys._getframe())) and r is not sys.__dict__}
+def handlers():
+    loggers = [logging.getLogger()] + [l for l in logging.Logger.manager.loggerDict.values() if isinstance(l, logging.Logger)]
+    return {id(h) for l in loggers for h in l.handlers}
+def signals():
+    return {s.name: repr(signal.getsignal(s)) for s in signal.valid_signals() if isinstance(s, signal.Signals)}
+import warnings
+filters = list(warnings.filters)
+before = (held(sys.stdout), held(sys.stderr), handlers(), signals(), {t.name for t in threading.enumerate()},
+          sys.displayhook, sys.excepthook)
+on[0] = True
+imported, said = preimport.import_ahead(modules)
+on[0] = False
+after = (held(sys.stdout), held(sys.stderr), handlers(), signals(), {t.name for t in threading.enumerate()},
+         sys.displayhook, sys.excepthook)
+print(json.dumps({"modules": modules, "imported": imported, "said": said,
+                  **{k: sorted(v) for k, v in seen.items()},
+                  "stdout_held": len(after[0] - before[0]), "stderr_held": len(after[1] - before[1]),
+                  "log_handlers": len(after[2] - before[2]),
+                  "signals": sorted(k for k in after[3] if after[3][k] != before[3].get(k)),
+                  "threads": sorted(after[4] - before[4]), "hooks_changed": after[5:] != before[5:],
+                  "filters_first": len(warnings.filters) - len(filters),
+                  "filters_kept": warnings.filters[len(warnings.filters) - len(filters):] == filters}))
+'''
+
+#: the module-level code that asks for IPython's shell while imported ahead, and what
+#: :func:`delaylab.serve.preimport.complete` does for it once the kernel's shell exists
+KERNEL_AT_IMPORT = {
+    "plotly/io/_renderers.py": "plotly's default renderer chosen again",
+    "ipywidgets/__init__.py": "ipywidgets' _handle_ipython(): its comm targets",
+    "delaylab/exercises/ui.py": "delaylab.exercises.install_capture(): the answer capture",
+}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="as the spare: POSIX only")
+def test_what_a_spare_imports_ahead_depends_on_nothing_of_its_page_but_what_hand_over_completes():
+    from delaylab.serve.spare import PAGE_PREFIXES, PAGE_VARIABLES
+
+    out = subprocess.run([sys.executable, "-c", AUDIT, str(ROOT / "notebooks")], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    seen = json.loads(out.stdout.splitlines()[-1])
+    # the notebooks' shared imports, all imported, silently
+    assert {"plotly.graph_objects", "ipywidgets", "delaylab.viz.widget"} <= set(seen["modules"])
+    assert seen["imported"] == seen["modules"] and seen["said"] == []
+    # the kernel asked for only where hand-over completes what the import would have done
+    asked = {site.split("site-packages/")[-1].split(str(ROOT) + "/")[-1].rsplit(":", 1)[0] for site in seen["kernel"]}
+    assert asked <= set(KERNEL_AT_IMPORT) and "ipywidgets/__init__.py" in asked, seen["kernel"]
+    assert "PLOTLY_RENDERER" in seen["environ"]  # plotly told a renderer: it looked for no browser
+    # no page's own variable read (the spare's environment is the page's but for those), nor the
+    # working folder, a relative path or the command line (a spare's differ from the page kernel's)
+    page_own = [k for k in seen["environ"] if k in PAGE_VARIABLES or k.startswith(PAGE_PREFIXES)]
+    assert page_own == [] and seen["cwd"] == [] and seen["argv"] == [], seen
+    # no standard stream held (a kernel's are its own, made at its start), no signal handler, thread,
+    # log handler or interpreter hook set
+    assert seen["stdout_held"] == seen["stderr_held"] == seen["log_handlers"] == 0, seen
+    assert seen["signals"] == [] and seen["threads"] == [] and not seen["hooks_changed"], seen
+    # warning filters only put first (hand-over puts them first again, after the kernel's own)
+    assert seen["filters_kept"], seen
+
+
+FIRST_CELL_RUN = r'''
+import json, sys
+del sys.path[0]
+exec(compile(sys.argv[1], "<first cell>", "exec"), {"__name__": "__main__"})
+print(json.dumps(sorted(sys.modules)))
+'''
+
+
+def test_what_is_imported_ahead_is_what_every_notebook_s_first_cell_imports_when_it_runs():
+    """Read from the source, never more than running it imports: each notebook's first cell, run,
+    imports every module :func:`certain_imports` says it does, and the spare's list is what all
+    of them import."""
+    from delaylab.serve import preimport
+
+    notebooks = preimport.dashboard_notebooks(ROOT / "notebooks")
+    assert [p.name for p in notebooks] == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    ahead = preimport.modules_every_notebook_imports(ROOT / "notebooks")
+    assert {"plotly.graph_objects", "ipywidgets", "delaylab.viz.widget", "delaylab.viz.plots"} <= set(ahead)
+    for path in notebooks:
+        cell = preimport.first_code_cell(path)
+        certain = preimport.certain_imports(cell)
+        assert set(ahead) <= certain
+        out = subprocess.run([sys.executable, "-c", FIRST_CELL_RUN, cell], capture_output=True, text=True,
+                             timeout=300, cwd=path.parent, env={**os.environ, "DELAYLAB_WARMUP": "0"})
+        assert out.returncode == 0, out.stderr[-2000:]
+        imported = set(json.loads(out.stdout.splitlines()[-1]))
+        assert certain <= imported, (path.name, sorted(certain - imported))
+    # a package comes before its modules (imported in that order)
+    assert all(ahead.index(m.rpartition(".")[0]) < ahead.index(m) for m in ahead if m.rpartition(".")[0] in ahead)
+    # what a cell imports only under a condition, or in a function, is not counted; nor a magic
+    assert preimport.certain_imports("if x:\n    import plotly\ndef f():\n    import ipywidgets\n") == set()
+    assert preimport.certain_imports("%matplotlib inline\nimport plotly") == set()
+    assert preimport.certain_imports("try:\n    import numpy.linalg\n    x = f()\n    import plotly\n"
+                                     "except Exception:\n    pass") == {"numpy", "numpy.linalg"}
+
+
+def test_a_page_whose_notebook_imports_less_or_whose_folder_shadows_an_import_does_not_get_the_spare(tmp_path):
+    import logging
+    import shutil
+
+    from delaylab.serve import preimport
+    from delaylab.serve.spare import SpareDashboardKernel
+
+    first = ROOT / "notebooks" / "01_delayed_conversions.ipynb"
+    ahead = preimport.modules_every_notebook_imports(ROOT / "notebooks")
+
+    def page(folder, name):
+        return {"SCRIPT_NAME": f"/user/a/voila/render/{folder.name}/{name}", "SERVER_SOFTWARE": "voila/0.5.13"}
+
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy(first, course)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import math\nimport delaylab")])
+    nbformat.write(nb, course / "mine.ipynb")
+    assert preimport.refusal(ahead, page(course, first.name), course) is None
+    assert preimport.refusal([], page(course, "mine.ipynb"), course) is None  # nothing imported ahead
+    assert "does not import" in preimport.refusal(ahead, page(course, "mine.ipynb"), course)
+    assert "no notebook" in preimport.refusal(ahead, page(course, "gone.ipynb"), course)
+    assert "no notebook" in preimport.refusal(ahead, {"SCRIPT_NAME": "/voila/render/x.py"}, course)
+    for shadow in ("plotly.py", "ipywidgets/__init__.py", "plotly-9.0.dist-info/METADATA"):
+        folder = tmp_path / shadow.split("/")[0].replace(".", "_")
+        folder.mkdir()
+        shutil.copy(first, folder)
+        (folder / shadow).parent.mkdir(parents=True, exist_ok=True)
+        (folder / shadow).write_text("")
+        said = preimport.refusal(ahead, page(folder, first.name), folder)
+        assert said and shadow.split("/")[0].removesuffix(".py") in said, (shadow, said)
+    (tmp_path / "ns" / "plotly").mkdir(parents=True)  # a folder without __init__: shadows nothing
+    shutil.copy(first, tmp_path / "ns")
+    assert preimport.refusal(ahead, page(tmp_path / "ns", first.name), tmp_path / "ns") is None
+    # the server's spare: kept for the next page when a page must not get it
+    root = tmp_path / "root"
+    root.mkdir()
+    for path in (ROOT / "notebooks").glob("*.ipynb"):
+        shutil.copy(path, root)
+    (root / "mine").mkdir()  # a student's own notebook, its first cell importing less
+    nbformat.write(nb, root / "mine" / "mine.ipynb")
+    cmd = [sys.executable, "-m", "delaylab.serve.kernel", "-f", str(tmp_path / "k.json")]
+    base = {**os.environ, "DELAYLAB_WARMUP": "0", "JPY_PARENT_PID": str(os.getpid())}
+    spares = SpareDashboardKernel(lambda: dict(base), cwd=str(root), log=logging.getLogger("test"))
+    try:
+        assert spares.wait_ready(120)
+        spare = spares.spare
+        assert list(spare.ahead) == ahead and "--import-ahead" in spare.process.args
+        assert spares.take(cmd, {**base, **page(root / "mine", "mine.ipynb")}, root / "mine") is None
+        assert spares.spare is spare and spare.alive  # kept
+        taken = spares.take(cmd, {**base, **page(root, first.name)}, root)
+        assert taken is spare.process
+    finally:
+        spares.close()
+        if spare.alive:
+            spare.stop()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="as the spare: POSIX only")
+def test_a_spare_whose_imports_ahead_said_something_becomes_a_kernel_started_afresh(tmp_path):
+    """What an import prints, warns or raises would have been the page's first cell's output: a
+    spare whose imports ahead said anything starts the page's kernel afresh in its own process
+    (the same pid, the provisioner's), with nothing imported ahead; one whose imports were silent
+    keeps them."""
+    from jupyter_client import BlockingKernelClient
+    from jupyter_client.connect import write_connection_file
+
+    from delaylab.serve.spare import Spare
+
+    probe = "import os; from delaylab.serve import preimport as p; print(os.getpid(), ','.join(p.IMPORTED_AHEAD))"
+    env = {**os.environ, "DELAYLAB_WARMUP": "0", "JPY_PARENT_PID": str(os.getpid())}
+    for ahead, kept in ((["json", "delaylab_no_such_module"], ""), (["json", "csv"], "json,csv")):
+        spare = Spare(env, cwd=tmp_path, ahead=ahead)
+        client = None
+        try:
+            wait_until(lambda s=spare: s.ready, 60, "the spare ready")
+            connection = str(tmp_path / f"kernel-{len(kept)}.json")
+            write_connection_file(connection, ip="127.0.0.1")
+            spare.hand_over(["-f", connection], env, tmp_path)
+            client = BlockingKernelClient(connection_file=connection)
+            client.load_connection_file()
+            client.start_channels(hb=False)  # (a heartbeat missed while the process execs is no death)
+            client.wait_for_ready(timeout=120)
+            said = []
+            client.execute_interactive(probe, timeout=60,
+                                       output_hook=lambda m, out=said: out.append(m["content"].get("text", "")))
+            assert "".join(said).split() == [str(spare.process.pid)] + ([kept] if kept else [])
+        finally:
+            if client is not None:
+                client.stop_channels()
+            spare.stop()

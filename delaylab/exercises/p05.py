@@ -28,50 +28,130 @@ def _zeros_update(L_hat, run, arm, loss, p_pull, p_now):
 
 
 # ---------------------------------------------------------------- 5.1 compute: DEW's learning rate
+#: 5.1's draws: Theorem 1's η and the cap 1/(4e d_max) differ by at least this share, one way or the other
+_ETA_MARGIN = 0.05
+#: ... and where the cap does not bind, the larger delays move D by at least this share of KTe/2 + D (left
+#: out, counted as d, or counted twice), which moves η by about half as much: 0.44 %, above three tolerances
+_ETA_D_SHARE = 0.0088
+
+
 def _D(p):
     return (p["T"] - p["n"]) * p["d"] + p["n"] * p["s"]
 
 
+def _eta1(p, D=None):
+    """Theorem 1's η for ``p``'s sequence (or for the total delay ``D`` a slip gives)."""
+    return theorem1_eta(p["K"], p["T"], _D(p) if D is None else D)
+
+
+def _cap(p):
+    return 1 / (4 * E * p["s"])
+
+
 def _eta_p(p):
-    return min(theorem1_eta(p["K"], p["T"], _D(p)), 1 / (4 * E * p["s"]))
+    return min(_eta1(p), _cap(p))
+
+
+def _eta_d_slips(p):
+    """The total delays D of the slips that miscount the larger delays: left out, counted as d, counted twice."""
+    T, d, n, s = p["T"], p["d"], p["n"], p["s"]
+    return {"left out": (T - n) * d, "counted as d": T * d, "counted twice": T * d + n * s}
 
 
 def _eta_wrong(p):
-    K, T, D, s = p["K"], p["T"], _D(p), p["s"]
-    trunc = 1 / (4 * E * s)
+    K, T, n, s, d = p["K"], p["T"], p["n"], p["s"], p["d"]
+    trunc, eta = _cap(p), _eta1(p)
     no_d = math.sqrt(math.log(K) / (K * T * E / 2))
-    no_e = math.sqrt(math.log(K) / (K * T / 2 + D))
-    # a mistake that makes η too large ends, through the min, on the truncation (or within the check's tolerance
-    # of it): name those that do here
-    near = trunc * (1 - 2e-3)
-    too_large = ([r"without the e ($\sqrt{\ln K/(KT/2 + D)}$ = " + f"{no_e:.4g})"] * (no_e > near)
-                 + [r"without D ($\sqrt{\ln K/(KTe/2)}$ = " + f"{no_d:.4g})"] * (no_d > near))
-    why = (" If you computed η " + " or ".join(too_large) + ", it came out at or above the truncation, and the min gave "
-           r"the truncation: the denominator is $KTe/2 + D$, with the e and with D, the sum of all the delays."
-           if too_large else "")
+    no_e = math.sqrt(math.log(K) / (K * T / 2 + _D(p)))
+    log10 = math.sqrt(math.log10(K) / (K * T * E / 2 + _D(p)))
+    slips = _eta_d_slips(p)
+    larger = {k: _eta1(p, D) for k, D in slips.items()}
     then_min = r" Then take the smaller of η and the truncation $1/(4e\,d_{\max})$."
-    return [
-        (trunc, rf"that is the truncation $1/(4e\,d_{{\max}}) = 1/(4e \cdot {s})$. Here Theorem 1's "
-                r"$\eta = \sqrt{\ln K/(KTe/2 + D)}$ is smaller than it, so the minimum is η itself." + why),
+    if trunc < eta:  # the cap binds: Theorem 1's η itself is the slip of a student who skips the min
+        first = [(eta, rf"that is Theorem 1's η, before the truncation. DEW uses $\eta' = \min(\eta, 1/(4e\,d_{{\max}}))$ "
+                       rf"with $d_{{\max}}$ the largest delay of your sequence ({s}, not the typical delay {d}): "
+                       "compare the two.")]
+    else:
+        # a mistake that makes η too large ends, through the min, on the truncation (or within the check's
+        # tolerance of it): name those that do here
+        near = trunc * (1 - 2e-3)
+        too_large = ([r"without the e ($\sqrt{\ln K/(KT/2 + D)}$ = " + f"{no_e:.4g})"] * (no_e > near)
+                     + [r"without D ($\sqrt{\ln K/(KTe/2)}$ = " + f"{no_d:.4g})"] * (no_d > near))
+        why = (" If you computed η " + " or ".join(too_large) + ", it came out at or above the truncation, and the min "
+               r"gave the truncation: the denominator is $KTe/2 + D$, with the e and with D, the sum of all the delays."
+               if too_large else "")
+        first = [(trunc, rf"that is the truncation $1/(4e\,d_{{\max}}) = 1/(4e \cdot {s})$. Here Theorem 1's "
+                         r"$\eta = \sqrt{\ln K/(KTe/2 + D)}$ is smaller than it, so the minimum is η itself." + why)]
+    return first + _name_coinciding_slips([
         (no_d, r"you left out D, the sum of all the delays: $\eta = \sqrt{\ln K/(KTe/2 + D)}$."
                + then_min * (no_d > trunc)),
         (no_e, r"the first term of the denominator is $KTe/2$ (with $e = 2.718\ldots$), not $KT/2$."
                + then_min * (no_e > trunc)),
-        (math.sqrt(math.log10(K) / (K * T * E / 2 + D)), r"$\ln K$ is the natural logarithm (math.log), "
-                                                          r"not $\log_{10}$."),
-        (1 / (4 * E * p["d"]), r"$d_{\max}$ is the largest delay of the sequence, and the truncation does not bind "
-                               "here anyway: compare it with Theorem 1's η."),
-    ]
+        *[(larger[k], rf"your D leaves out the {n} larger delays: each of those rounds adds {s} to D, the sum of ALL "
+                      "the delays, not " + ("0" if k == "left out" else str(d)) + "." + then_min * (larger[k] > trunc))
+          for k in ("left out", "counted as d")],
+        (larger["counted twice"], rf"your D counts the {n} rounds with delay {s} twice, once with delay {d} and once "
+                                  rf"with {s}: they are among the T rounds, so {T - n:,} rounds have delay {d}."
+                                  + then_min * (larger["counted twice"] > trunc)),
+        (log10, r"$\ln K$ is the natural logarithm (math.log), not $\log_{10}$." + then_min * (log10 > trunc)),
+        (1 / (4 * E * d), rf"$d_{{\max}}$ is the largest delay of your sequence ({s}), not the typical delay {d}: the "
+                          r"truncation is $1/(4e\,d_{\max})$; then compare it with Theorem 1's η."),
+    ])
+
+
+def _name_coinciding_slips(slips, rtol=1e-3):
+    """Where two slips give values within two tolerances of each other (η without D equals η without the e when
+    D = KT(e - 1)/2), an answer near them is either: each message names both. (The first entry, the truncation or
+    η itself, is matched first and keeps its own message: it already names the slips that end on it.)"""
+    out = []
+    for value, msg in slips:
+        others = [m for v, m in slips if m != msg and abs(v - value) <= 2 * rtol * abs(value)]
+        out.append((value, msg if not others else "two slips give this value: " + " Or: ".join([msg, *others])))
+    return out
 
 
 def _eta_draw(d):
-    return {"K": d.integer(2, 6), "T": int(d.grid(2000, 20000, 100)), "d": d.integer(2, 8), "n": d.integer(1, 5),
-            "s": d.integer(10, 40)}
+    """Half the students get a sequence where the cap binds (η' = 1/(4e d_max): the min is what counts), half one
+    where it does not and the larger delays move η beyond the tolerance (D is what counts)."""
+    binds = d.choice((False, True))
+    K, T, dd = d.integer(2, 6), int(d.grid(2000, 20000, 100)), d.integer(3, 8)
+    base = K * T * E / 2 + T * dd
+    if binds:  # n huge rounds, each at least (1 + margin)·sqrt((KTe/2 + D)/ln K)/(4e): the cap is below η
+        n = d.integer(1, 20)
+        s = dd
+        for _ in range(40):  # the least such delay: a fixed point (D grows with s, more slowly than the cap falls)
+            s = math.ceil((1 + _ETA_MARGIN) * math.sqrt((base + n * (s - dd)) / math.log(K)) / (4 * E))
+        return {"K": K, "T": T, "d": dd, "n": n, "s": d.integer(s, 4 * s)}
+    # the largest delay s keeps the cap above η with the margin even with only 95 % of the rounds at d
+    s_max = int(math.sqrt((K * T * E / 2 + 0.95 * T * dd) / math.log(K)) / (4 * E * (1 + _ETA_MARGIN)))
+    s = d.integer(dd + 3, max(dd + 3, s_max))
+    n_min = math.ceil(_ETA_D_SHARE * base / min(dd, s - dd))
+    return {"K": K, "T": T, "d": dd, "n": d.integer(n_min, n_min * 5 // 4), "s": s}
 
 
-def _eta_not_truncated(p):
-    """Theorem 1's η is DEW's rate (the truncation does not bind), and the huge rounds are huge."""
-    return p["s"] > p["d"] + 2 and 1 / (4 * E * p["s"]) > 1.05 * theorem1_eta(p["K"], p["T"], _D(p))
+def _eta_instance_ok(p):
+    """The draw's promise holds: η and the cap differ by the margin; where the cap does not bind, it does not for
+    any of the slips that miscount the larger delays either (they are named, not turned into the cap by the min);
+    the larger delays are larger (by 3 or more) and at most one round in 20."""
+    eta, cap = _eta1(p), _cap(p)
+    if not (p["s"] >= p["d"] + 3 and p["n"] <= p["T"] // 20):
+        return False
+    if cap < eta:
+        return eta >= (1 + _ETA_MARGIN) * cap
+    return cap >= (1 + _ETA_MARGIN) * max(_eta1(p, D) for D in _eta_d_slips(p).values())
+
+
+def _eta_explanation(p):
+    K, T, D, s, eta, cap = p["K"], p["T"], _D(p), p["s"], _eta1(p), _cap(p)
+    head = (rf"$D = ({T} - {p['n']}) \cdot {p['d']} + {p['n']} \cdot {s} = {D:,}$, $\eta = \sqrt{{\ln {K}/({K} \cdot {T} "
+            rf"\cdot e/2 + {D:,})}} = {eta:.4e}$; the truncation $1/(4e \cdot {s}) = {cap:.4e}$ ")
+    if cap < eta:
+        return head + (r"is smaller, so $\eta' = 1/(4e\,d_{\max})$: the largest delay sets DEW's rate, and Theorem 1 "
+                       r"no longer gives $2\sqrt{(KTe/2 + D)\ln K}$ (that needs η below the cap), as for the "
+                       "sequence of Section 1.")
+    return head + (r"is larger, so $\eta' = \eta$: Theorem 1's tuning holds and gives $2\sqrt{(KTe/2 + D)\ln K}$. Your "
+                   f"{p['n']} larger delays count in D: leaving them out moves η by "
+                   f"{100 * abs(_eta1(p, (T - p['n']) * p['d']) / eta - 1):.2g} %, more than the check's tolerance.")
 
 
 register(Exercise(
@@ -90,21 +170,16 @@ register(Exercise(
         "eta = math.sqrt(math.log(K) / (K * T * math.e / 2 + D))     # Theorem 1\n"
         f"eta_prime = min(eta, 1 / (4 * math.e * {p['s']}))            # d_max = {p['s']}\n"),
     draw=_eta_draw,
-    default={"K": 2, "T": 5000, "d": 5, "n": 3, "s": 20},
+    default={"K": 2, "T": 5000, "d": 5, "n": 80, "s": 12},
     given=lambda p: (f"K = {p['K']} arms, T = {p['T']:,} rounds; every round has delay d = {p['d']} except {p['n']} "
                      f"round{'s' if p['n'] > 1 else ''} with delay {p['s']}. DEW is tuned as in Theorem 1 (T and D "
-                     r"known) and truncated with $d_{\max}$, the largest delay. The few larger delays add little to "
-                     r"D; what they set is $d_{\max}$: compare Theorem 1's η with the cap $1/(4e\,d_{\max})$."),
-    **numeric(_eta_p, _eta_wrong, rtol=1e-3, name="eta_prime", when=_eta_not_truncated),
+                     r"known) and truncated with $d_{\max}$, the largest delay."),
+    **numeric(_eta_p, _eta_wrong, rtol=1e-3, name="eta_prime", when=_eta_instance_ok),
     hints=("Section 2: DEW's learning rate is the smaller of two numbers, one from Theorem 1's tuning and one from "
            "the largest delay.",
            r"$\eta = \sqrt{\ln K/(KTe/2 + D)}$ with D the sum of ALL the delays, then "
            r"$\eta' = \min(\eta, 1/(4e\,d_{\max}))$; compute both and compare."),
-    explanation=lambda p: (rf"$D = {_D(p):,}$, $\eta = \sqrt{{\ln {p['K']}/({p['K']} \cdot {p['T']} \cdot e/2 + "
-                           rf"{_D(p):,})}} = {theorem1_eta(p['K'], p['T'], _D(p)):.4e}$; the truncation "
-                           rf"$1/(4e \cdot {p['s']}) = {1 / (4 * E * p['s']):.4e}$ is larger, so $\eta' = \eta$: with "
-                           r"delays this small, Theorem 1's tuning holds and gives $2\sqrt{(KTe/2 + D)\ln K}$. The "
-                           "sequence of Section 1, with five delays of 500, is the opposite case."),
+    explanation=_eta_explanation,
 ))
 
 

@@ -42,8 +42,11 @@ README), gives those pages the same settings:
   starts behind it. A page whose kernel would start with another command or environment, or that
   finds no spare (a second page right after the first, before the next spare exists), starts its
   kernel as before. The spare is stopped with the server's kernels, and exits by itself when the
-  server is killed. ``c.SpareDashboardKernel.enabled = False`` turns it off (it holds one
-  idle kernel's memory per running server).
+  server is killed. The spare also imports what every dashboard notebook's first cell under the
+  server's root imports (plotly, ipywidgets, delaylab's figures: :mod:`delaylab.serve.preimport`),
+  a page whose notebook imports less starting its kernel as before.
+  ``c.SpareDashboardKernel.enabled = False`` turns it off (it holds one idle kernel's memory per
+  running server).
 * **A dashboard's kernel whose page is gone is stopped** (:class:`DashboardCuller`), as
   :mod:`delaylab.serve` stops it: a page that closed sends Voila's shutdown request, but a
   crashed or killed tab, or a lost network, sends nothing, and a hub culls only idle servers. A
@@ -411,7 +414,8 @@ class DashboardProvisioner(LocalProvisioner):
             if not kwargs.get("independent"):  # as jupyter_client's launch_kernel
                 env["JPY_PARENT_PID"] = str(os.getpid())
             await asyncio.get_running_loop().run_in_executor(None, spares.wait_started, SPARE_START_WAIT)
-            process = spares.take(cmd, env, kwargs.get("cwd"))
+            # (in a thread: it reads the page's notebook, for what its first cell imports)
+            process = await asyncio.get_running_loop().run_in_executor(None, spares.take, cmd, env, kwargs.get("cwd"))
             if process is not None:
                 self.process, self.pid = process, process.pid
                 try:

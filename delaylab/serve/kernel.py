@@ -16,9 +16,12 @@
 It also leaves out an import that costs every kernel start much and serves no dashboard
 (:data:`SKIPPED_IMPORTS`). Then it runs ipykernel exactly as ``python -m ipykernel_launcher`` does.
 
-``python -m delaylab.serve.kernel --spare`` is a spare kernel (:mod:`delaylab.serve.spare`): the
-same steps, ipykernel imported, then it waits on its standard input for the arguments,
-environment and folder of the page's kernel it becomes (:func:`take_handover`).
+``python -m delaylab.serve.kernel --spare [--import-ahead a,b,…]`` is a spare kernel
+(:mod:`delaylab.serve.spare`): the same steps, ipykernel imported, the modules named imported
+(:func:`delaylab.serve.preimport.import_ahead`), then it waits on its standard input for the
+arguments, environment and folder of the page's kernel it becomes (:func:`take_handover`), and
+starts that kernel as ``ipykernel_launcher`` does, with :func:`delaylab.serve.preimport.complete`
+run once the kernel's shell exists (before extensions, startup files and the first cell).
 """
 
 from __future__ import annotations
@@ -105,8 +108,13 @@ def take_handover(warming: threading.Thread | None) -> None:
         set_memory_cap(int(memory))
 
 
+#: the spare's argument naming the modules it imports before its page (comma-separated)
+AHEAD = "--import-ahead"
+
+
 def main() -> None:
     spare = sys.argv[1:2] == ["--spare"]
+    ahead = sys.argv[sys.argv.index(AHEAD) + 1].split(",") if spare and AHEAD in sys.argv[:-1] else []
     memory = os.environ.get("DELAYLAB_KERNEL_MEMORY_MB")
     if memory:
         set_memory_cap(int(memory))
@@ -121,9 +129,31 @@ def main() -> None:
         del sys.path[0]
     from ipykernel import kernelapp
 
-    if spare:
-        take_handover(warming)
-    kernelapp.launch_new_instance()
+    if not spare:
+        kernelapp.launch_new_instance()
+        return
+    from . import preimport
+
+    ahead = [m for m in ahead if m]
+    imported, said = preimport.import_ahead(ahead) if ahead else ([], [])
+    take_handover(warming)
+    if said:  # what the page's first cell would have shown: a kernel started afresh shows it
+        print(f"delaylab: the spare's imports said something; the page's kernel starts afresh ({said[0][:200]})",
+              file=sys.stderr)
+        os.execv(sys.executable, [sys.executable, "-m", __spec__.name, *sys.argv[1:]])
+    # as kernelapp.launch_new_instance(), with what the modules imported ahead would have done
+    # in this kernel done once its shell exists, before anything else runs in it (extensions,
+    # startup files, the first cell)
+    app = kernelapp.IPKernelApp.instance()
+    init_shell = app.init_shell
+
+    def init_shell_and_complete():
+        init_shell()
+        preimport.complete(imported)
+
+    app.init_shell = init_shell_and_complete
+    app.initialize()
+    app.start()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,12 @@ before the page, one line of JSON (:func:`handover_message`) with the kernel's a
 connection file), its whole environment (Voila's ``SERVER_*``, ``QUERY_STRING``, ``VOILA_*`` of
 the page) and its working folder. It then becomes that page's kernel exactly as a kernel started
 for it would be (:func:`delaylab.serve.kernel.take_handover`), and a new spare starts behind it.
+It has also imported what the first cell of every dashboard notebook under the server's root
+imports (:mod:`delaylab.serve.preimport`: read from the notebooks at each spare's start; the
+spare's ``--import-ahead`` argument), and completes at hand-over what those imports do in a
+kernel; a page whose notebook's first cell imports less, or whose folder would shadow one of
+those modules, gets a kernel started as usual, and the spare waits for the next page
+(``c.SpareDashboardKernel.import_ahead = False``: the spare imports nothing ahead).
 
 A spare is used only when it is what a normal start would have been: the same command, and an
 environment equal to the page's except for the page's own variables (:func:`server_part`); else,
@@ -55,25 +61,28 @@ def handover_message(args: list, env: dict, cwd) -> bytes:
     return json.dumps({"args": list(args), "env": dict(env), "cwd": os.fspath(cwd) if cwd else None}).encode() + b"\n"
 
 
-def spare_command(python: str = sys.executable) -> list:
-    return [python, "-m", MODULE, "--spare"]
+def spare_command(python: str = sys.executable, ahead=()) -> list:
+    """The spare's command; ``ahead``: the modules it imports before its page
+    (:mod:`delaylab.serve.preimport`)."""
+    return [python, "-m", MODULE, "--spare", *(["--import-ahead", ",".join(ahead)] if ahead else [])]
 
 
 class Spare:
     """One spare kernel process, started with ``env`` (the server's part of a page kernel's
-    environment); ``process`` is the :class:`subprocess.Popen` a provisioner then holds."""
+    environment), that imports ``ahead`` before its page; ``process`` is the
+    :class:`subprocess.Popen` a provisioner then holds."""
 
-    def __init__(self, env: dict, cwd=None):
+    def __init__(self, env: dict, cwd=None, ahead=()):
         # ipykernel reads its parent's pid (JPY_PARENT_PID: its kernel exits when that process is
         # gone) when it is imported, before the handover: the spare's parent is this server, as a
         # kernel's is (jupyter_client's launch_kernel)
         env = {**env, "JPY_PARENT_PID": str(os.getpid())}
         self.env, self.parent = server_part(env), env["JPY_PARENT_PID"]
-        self.started = time.monotonic()
+        self.started, self.ahead = time.monotonic(), tuple(ahead)
         read, write = os.pipe()
         os.set_blocking(read, False)
         try:
-            self.process = subprocess.Popen(spare_command(), stdin=subprocess.PIPE, env={**env, READY_FD: str(write)},
+            self.process = subprocess.Popen(spare_command(ahead=self.ahead), stdin=subprocess.PIPE, env={**env, READY_FD: str(write)},
                                             cwd=cwd, start_new_session=True, pass_fds=(write,))
         except BaseException:
             os.close(read)
@@ -149,6 +158,9 @@ class SpareDashboardKernel(LoggingConfigurable):
 
     enabled = Bool(True, config=True, help="Keep one dashboard kernel started ahead, which the next Voila page "
                                            "takes as its kernel (one idle kernel's memory, held by each running server).")
+    import_ahead = Bool(True, config=True, help="The spare also imports what the first cell of every dashboard "
+                                                "notebook under the server's root imports (delaylab.serve.preimport); "
+                                                "a page whose notebook imports less gets a kernel started as usual.")
 
     def __init__(self, environment, cwd=None, **kwargs):
         super().__init__(**kwargs)
@@ -169,16 +181,27 @@ class SpareDashboardKernel(LoggingConfigurable):
     def _start(self) -> None:
         try:
             env = self.environment()
+            ahead = self.modules_ahead()
             with self._lock:
                 if self.closed or self.spare is not None:
                     return
-                self.spare = Spare(env, cwd=self.cwd)
-            self.log.info("delaylab: a spare dashboard kernel started (pid %d)", self.spare.process.pid)
+                self.spare = Spare(env, cwd=self.cwd, ahead=ahead)
+            self.log.info("delaylab: a spare dashboard kernel started (pid %d, %d modules imported ahead)",
+                          self.spare.process.pid, len(ahead))
         except Exception as exc:  # a page's kernel then starts as usual
             self.log.warning("delaylab: no spare dashboard kernel (%s: %s)", type(exc).__name__, exc)
         finally:
             with self._lock:
                 self._starting = None
+
+    def modules_ahead(self) -> list:
+        """What the next spare imports before its page: what every dashboard notebook under the
+        server's root imports in its first cell (read from the files at each spare's start)."""
+        if not self.import_ahead or not self.cwd:
+            return []
+        from .preimport import modules_every_notebook_imports
+
+        return modules_every_notebook_imports(self.cwd)
 
     def wait_started(self, timeout: float) -> None:
         """Wait (at most ``timeout`` s) for a spare being started now: the first page after the
@@ -196,6 +219,15 @@ class SpareDashboardKernel(LoggingConfigurable):
         try:
             if spare is None:
                 return None
+            refused = spare.fits(cmd, env) and self.refusal(spare, env, cwd)
+            if refused:  # kept for the next page
+                self.log.info("delaylab: spare dashboard kernel not used for this page (%s)", refused)
+                with self._lock:
+                    if self.spare is None and not self.closed:
+                        self.spare, spare = spare, None
+                if spare is not None:
+                    spare.stop(timeout=1.0)
+                return None
             if not spare.fits(cmd, env):
                 page = server_part(env)
                 differ = sorted(k for k in set(page) | set(spare.env) if page.get(k) != spare.env.get(k))
@@ -211,6 +243,16 @@ class SpareDashboardKernel(LoggingConfigurable):
             return process
         finally:
             self.refill()
+
+    @staticmethod
+    def refusal(spare: Spare, env: dict, cwd) -> str | None:
+        """Why the page with ``env`` in ``cwd`` must not get ``spare`` (its notebook's first cell
+        imports less than the spare did, or its folder shadows a module the spare imported), or None."""
+        if not spare.ahead:
+            return None
+        from .preimport import refusal
+
+        return refusal(spare.ahead, env, cwd)
 
     def wait_ready(self, timeout: float) -> bool:
         """Wait until a spare has done its imports and warm-up (benchmarks, tests); whether it has."""
