@@ -195,9 +195,52 @@ def _caller_paths(args, *options) -> list:
     return out
 
 
+#: the background filling of the caches started by ``lab`` appends its output here
+PREFILL_LOG = VENV / "prefill.log"
+
+
+def start_prefill(notebooks: Path = ROOT / "notebooks", env: dict | None = None, parent: int | None = None,
+                  log: Path = PREFILL_LOG) -> int | None:
+    """Start ``python -m delaylab.serve.prefill`` in the background, at the lowest priority, to
+    fill this user's caches for a first Run All (the compiled kernels, the notebooks' figures at
+    their defaults) once per version of the code: it checks, and exits at once when they are
+    current (README, "Set-up"). Detached: a session of its own, on POSIX a grandchild of this
+    process (nothing waits for it, nothing is left to reap); its output is appended to ``log``;
+    it stops when ``parent`` stops, by default this process (JupyterLab, after ``exec``). Never
+    fails the caller. Returns the pid of the process started, or None (``DELAYLAB_PREFILL=off``
+    in ``env``, or it could not start)."""
+    env = dict(os.environ if env is None else env)
+    if env.get("DELAYLAB_PREFILL", "").strip().lower() in ("off", "0", "no", "false"):
+        return None
+    cmd = [str(PY), "-m", "delaylab.serve.prefill", str(notebooks)]
+    try:
+        with open(log, "ab") as out:
+            if os.name != "posix":
+                flags = getattr(subprocess, "IDLE_PRIORITY_CLASS", 0) | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+                return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=ROOT, env=env,
+                                        creationflags=flags).pid
+            cmd += ["--parent", str(os.getpid() if parent is None else parent)]
+            # a short-lived middle process lowers its priority and starts the prefill in a session
+            # of its own, says its pid and exits: the prefill is then nobody's child to reap
+            spawned = subprocess.run([sys.executable, "-I", "-S", "-c", _SPAWN, *cmd], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=out, cwd=ROOT, env=env, timeout=60)
+        return int(spawned.stdout) if spawned.returncode == 0 and spawned.stdout.strip() else None
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        say(f"the caches are not filled in the background ({exc})")
+        return None
+
+
+_SPAWN = ("import os, subprocess, sys; os.setpriority(os.PRIO_PROCESS, 0, 19); "
+          "print(subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=2, stderr=2, "
+          "start_new_session=True).pid)")
+
+
 def cmd_lab(args) -> None:
     ensure_venv(extras=())
     configure_git_filter()
+    if start_prefill():
+        say(f"the notebooks' figures at their defaults and the compiled kernels are checked, and made if "
+            f"missing, in the background at low priority (once per version of the code; {PREFILL_LOG})")
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
     # the checkout's folder, opening notebooks/00_index.ipynb (as on Binder or a hub): the notebooks'
     # links to ../docs/readings.md then open in JupyterLab; unless the caller chose a folder (Jupyter

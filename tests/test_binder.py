@@ -231,3 +231,43 @@ def test_the_container_image_is_built_by_binder_s_recipe_outside_the_home():
     assert any("conda env create" in s and "binder/environment.yml" in s for s in steps)
     assert any("bash binder/postBuild" in s and "NB_PYTHON_PREFIX=/opt/conda/envs/delaylab" in s for s in steps)
     assert not [s for s in steps if "/home/" in s and ("COPY" in s or "DELAYLAB" in s or "pip install" in s)]
+
+
+@pytest.mark.skipif(not is_root() or not Path(SYSTEM_PYTHON).exists() or not shutil.which("runuser"),
+                    reason="the check runs as root, as an admin does (CI runs as root)")
+def test_postbuild_as_root_refuses_an_environment_students_cannot_run():
+    """Root reads everything: a venv made from root's pyenv Python (under /root, 0700) builds and
+    precomputes fine, then no student's server starts. binder/postBuild's own check (sourced, its
+    function called as the script calls it) fails such an environment, naming the Python it
+    points to and the fix, and passes one made from Debian's Python. (About a second: two venvs
+    without pip.)"""
+    base = Path(tempfile.mkdtemp(prefix="delaylab-postbuild-check-"))
+    try:
+        base.chmod(0o755)
+        private = base / "root-home"  # as /root: only root may enter it
+        private.mkdir(mode=0o700)
+        python = private / "python3"  # as pyenv's: a Python installed in root's home
+        shutil.copy2(os.path.realpath(SYSTEM_PYTHON), python)
+        subprocess.run([python, "-m", "venv", "--without-pip", base / "trap"], check=True)
+        subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", base / "fine"], check=True)
+        script = BINDER / "postBuild"
+
+        def check(prefix):
+            return subprocess.run(["bash", "-c", f'source "{script}" && check_others_can_run "$1" "import sys"',
+                                   "check", str(prefix)], capture_output=True, text=True, cwd="/", timeout=120)
+
+        trap = check(base / "trap")
+        assert trap.returncode == 1, trap
+        assert f"cannot run {base / 'trap' / 'bin' / 'python'} (it is {python})" in trap.stderr, trap.stderr
+        assert f"/usr/bin/python3 -m venv {base / 'trap'}" in trap.stderr, trap.stderr
+        fine = check(base / "fine")
+        assert fine.returncode == 0 and not fine.stderr, fine
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    # the script itself runs the check before its long steps, and on the finished environment
+    text = script.read_text()
+    main = text[text.index('[[ "${BASH_SOURCE[0]}" == "$0" ]] || return 0'):]
+    calls = [i for i, line in enumerate(main.splitlines()) if line.startswith("check_others_can_run ")]
+    steps = [i for i, line in enumerate(main.splitlines()) if line.startswith("python ")]
+    assert len(calls) == 2 and calls[0] < min(steps) and calls[1] > max(steps), calls
+    assert main.splitlines()[calls[1]].endswith('"import delaylab"')

@@ -116,9 +116,12 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
     token, port = secrets.token_hex(16), _free_port()
     # the runtime folder (connection files, sockets) as short as a home's ~/.local/share/jupyter/runtime
     runtime = Path(tempfile.mkdtemp(prefix="dl-rt-", dir="/tmp"))
+    # (the caches' background filling, started by tasks.py: into a new folder, stopped with JupyterLab)
     env = {**t.jupyter_env(), "JUPYTER_TOKEN": token, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
            "JUPYTER_DATA_DIR": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(runtime),
-           "IPYTHONDIR": str(tmp_path / "ipython"), "GIT_DIR": str(tmp_path / "no-git")}
+           "IPYTHONDIR": str(tmp_path / "ipython"), "GIT_DIR": str(tmp_path / "no-git"),
+           "DELAYLAB_CACHE": str(tmp_path / "sweeps")}
+    env.pop("DELAYLAB_PREFILL", None)
     log = open(tmp_path / "lab.log", "w")
     python = shutil.which("python3") or sys.executable
     proc = subprocess.Popen([python, str(ROOT / "tasks.py"), "lab", f"--notebook-dir={tmp_path}", "--no-browser",
@@ -156,9 +159,12 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(60)
         deadline = time.time() + 30
-        while (_group_alive(proc.pid) or _running(f"kernel-{kernel}")) and time.time() < deadline:
+        prefill = f"delaylab.serve.prefill {ROOT / 'notebooks'} --parent {proc.pid}"
+        while ((_group_alive(proc.pid) or _running(f"kernel-{kernel}") or _running(prefill))
+               and time.time() < deadline):
             time.sleep(0.2)
-        orphans = _group_alive(proc.pid) + _running(f"kernel-{kernel}")  # (a kernel has a session of its own)
+        # (a kernel, and the prefill, have sessions of their own)
+        orphans = _group_alive(proc.pid) + _running(f"kernel-{kernel}") + _running(prefill)
     finally:
         _stop_group(proc)
         log.close()
@@ -173,6 +179,7 @@ def test_jupyterlab_starts_quietly_and_its_kernels_use_unix_sockets(tmp_path):
     assert refused[0] == 404 and refused[1] in (403, 404)  # a document not served; a way out (Voila's refusal)
     assert f"Kernel started: {kernel}" in output
     assert "[delaylab] " in output and "-m jupyter lab " in output  # tasks.py's own line
+    assert "in the background at low priority" in output
     alarms = [a for a in alarming(output) if "/course/docs/" not in a]  # the refusals asked for above
     assert not alarms, alarms
 

@@ -165,21 +165,20 @@ def hub():
             passwords[name] = secrets.token_urlsafe(12)
             subprocess.run(["chpasswd"], input=f"{name}:{passwords[name]}\n", text=True, check=True)
             every_cell_rendered(name)
-        data = base / "data"
-        data.mkdir(mode=0o700)
         url = f"http://127.0.0.1:{free_port()}"
         repository = f"{git.url}/delaylab.git"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "DELAYLAB_", "VIRTUAL_ENV", "IPYTHON"))}
         env.update(PATH=f"{base / 'hub' / 'bin'}{os.pathsep}{env['PATH']}", DELAYLAB_HUB_ENV=str(prefix),
                    DELAYLAB_HUB_REPOSITORY=repository, DELAYLAB_HUB_BRANCH="main", DELAYLAB_HUB_GROUP=GROUP,
-                   DELAYLAB_HUB_URL=url, DELAYLAB_HUB_PROXY=str(base / "proxy" / "node_modules" / ".bin" /
-                                                                "configurable-http-proxy"),
+                   DELAYLAB_HUB_BIND_URL=url, DELAYLAB_HUB_STATE=str(base / "state"),
+                   DELAYLAB_HUB_PROXY=str(base / "proxy" / "node_modules" / ".bin" / "configurable-http-proxy"),
                    DELAYLAB_HUB_API_URL=f"http://127.0.0.1:{free_port()}",
                    DELAYLAB_HUB_PROXY_API_URL=f"http://127.0.0.1:{free_port()}")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         log_path = ARTIFACTS / "hub.log"
         log = open(log_path, "w")
-        proc = subprocess.Popen([str(base / "hub" / "bin" / "jupyterhub"), "-f", str(CONFIG)], cwd=data, env=env,
+        # started from a folder students can enter: the config keeps the hub's state in its own (0700)
+        proc = subprocess.Popen([str(base / "hub" / "bin" / "jupyterhub"), "-f", str(CONFIG)], cwd=base, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)
         processes.append(proc)
         deadline = time.time() + 120
@@ -464,6 +463,19 @@ def test_two_students_on_a_real_hub(hub, browser):  # noqa: F811
     lab_kernels = kernels_of[ada] - {crashed}
     assert lab_kernels and lab_kernels <= {k["id"] for k in kernels}, (lab_kernels, kernels)
     log = hub["log"].read_text()
+    # ---- the config's settings reached the hub and the students' servers (docs/hub.md, section 5)
+    state = hub["base"] / "state"
+    assert (state.stat().st_mode & 0o777) == 0o700 and (state / "jupyterhub.sqlite").is_file() \
+        and (state / "jupyterhub_cookie_secret").is_file(), sorted(state.iterdir())
+    assert not [p.name for p in hub["base"].iterdir() if p.name.startswith("jupyterhub")], sorted(hub["base"].iterdir())
+    assert "Culling kernels with idle durations > 1800 seconds at 300 second intervals" in log, log[-3000:]
+    servers = [pid for pid, argv in _processes() if any(a.endswith("/jupyterhub-singleuser") for a in argv)
+               and Path(f"/proc/{pid}").stat().st_uid == pwd.getpwnam(ada).pw_uid]
+    assert servers, "no server of " + ada
+    server_env = dict(line.split("=", 1) for line in Path(f"/proc/{servers[0]}/environ").read_bytes().decode()
+                      .split("\0") if "=" in line)
+    assert server_env.get("DELAYLAB_SOLUTIONS") == "lecture" and server_env.get("DELAYLAB_CACHE_MAX") == "200M", \
+        {k: v for k, v in server_env.items() if k.startswith("DELAYLAB_")}
     culled = re.findall(rf"stopping dashboard kernel {crashed}: no page connected for (\d+) s", log)
     assert culled and int(culled[0]) >= 45, log[-3000:]
     report["killed browser's dashboard kernel stopped after (s)"] = round(gone_after, 1)

@@ -245,8 +245,8 @@ def test_r6_1_row_2_says_what_notebook_2_measures_of_the_bias_term_and_d_ucb():
             "m = 10 and 50, while m = 100 plays close to uniformly at T = 3000 and only m = 200 recovers") in text
     assert "only with small windows" not in text  # nb02-r7, finding 1: m = 100 does not recover either
     # general-r8, finding 2: "best of all" said which curves, and is checked in figure45_claims
-    assert ("told each arm's own law, it ends lowest of all the curves (level with UD-UCB, the same index without a "
-            "window), helped also by a narrower width than Patient Bandits'") in text
+    assert ("told each arm's own law, it ends lowest of all the curves (level with D-UCB without a window told the "
+            "same laws), helped also by a narrower width than Patient Bandits'") in text
     # what notebook 02 says and checks
     nb02 = _flat(notebook_source("02_arm_dependent_delays.ipynb"))
     assert "the bias term is not what finds the better arm here" in nb02

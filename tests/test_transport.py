@@ -63,7 +63,7 @@ def test_the_ipc_manager_falls_back_to_tcp_where_the_paths_would_be_too_long(mon
     # macOS's temporary folder, /var/folders/xx/<28 characters>/T/: no room for the socket paths
     monkeypatch.setattr(tempfile, "tempdir", "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T")
     km = transport.IPCKernelManager(kernel_name="python3")
-    assert km.transport == "tcp" and km._folder is None
+    assert km.transport == "tcp" and km.socket_folder is None
     # a transport chosen by the caller is the caller's
     monkeypatch.setattr(tempfile, "tempdir", None)
     assert transport.IPCKernelManager(kernel_name="python3", transport="tcp").transport == "tcp"

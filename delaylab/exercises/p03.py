@@ -185,7 +185,7 @@ def _target_wrong(p):
         (tm * np.linalg.solve(G11 + p["lam"] * np.eye(2), G11 @ theta),
          r"that takes u = (1, 1); u = (1/√2, 1/√2) has norm 1, so $uu^\top$ has entries 1/2, not 1."),
         (tm * theta, r"that is $\tau_m\theta$, the limit as $t \to \infty$; at finite t the regulariser $\lambda I$ "
-                     r"shrinks the estimate too: $\mathbb{E}\,\hat\theta^W = \tau_m V^{-1}(V - \lambda I)\theta$."),
+                     r"shrinks the estimate too: $V_t$ holds it, $B_t$ does not."),
         (np.linalg.solve(V, G @ theta), "that is ridge regression without censoring: only a share "
                                         r"$\tau_m = P(D \le m)$ of the conversions is counted in $B_t$."),
         (_tau(p["mu"], p["m"] - 1) * np.linalg.solve(V, G @ theta), r"$\tau_m = P(D \le m) = 1 - (\mu/(\mu + 1))^{m+1}$ "

@@ -7,8 +7,9 @@ for the decision of step t (the learner knows every conversion with s + D_s ≤ 
 * T_i(t) — pulls of arm i so far;
 * μ_hat_i(t) — conversions of arm i seen so far divided by T_i(t) (Eq. 4). No delay correction:
   μ_hat_i is biased low, by at most the share of arm i's conversions still on their way;
-* Assumption 1: P(D > m) ≤ m^{−α} for every arm and m ≥ 1. Summing the tails 1 − τ_i = P(D > u)
-  over the worst case (all pulls in the last T_i rounds) bounds the bias by 2 T_i^{−(α ∧ 1/2)} (Theorem 1);
+* Assumption 1: P(D > m) ≤ m^{−α} for every arm and m ≥ 1 (printed for m ∈ ℕ; vacuous at m = 0).
+  Summing the tails 1 − τ_i = P(D > u) over the worst case (all pulls in the last T_i rounds)
+  bounds the bias by 2 T_i^{−(α ∧ 1/2)} (Theorem 1);
 * **Patient Bandits** (Algorithm 1): pull each arm once, then the arm maximising
 
       UCB_i(t) = μ_hat_i(t) + sqrt(2 log(2KT³) / T_i(t)) + 2 T_i(t)^{−(α ∧ 1/2)},

@@ -24,13 +24,33 @@ import time
 from pathlib import Path
 
 
-def precompute(folder: Path, shared: bool = False) -> dict:
+def cells(nb, hidden: bool = False) -> list:
+    """The cells of the notebook ``nb`` that :func:`execute` runs: every cell if ``hidden``, else
+    those not tagged ``hide`` (the checks a dashboard leaves out)."""
+    return [c for c in nb.cells if hidden or "hide" not in c.get("metadata", {}).get("tags", [])]
+
+
+def execute(path: Path, hidden: bool = False, **client) -> float:
+    """Execute the notebook at ``path`` once, from its folder, in a kernel of its own on Unix
+    sockets (:class:`~delaylab.serve.transport.IPCKernelManager`), its outputs discarded: the cells
+    of :func:`cells`. ``client``: more settings of nbclient's ``NotebookClient`` (e.g.
+    ``allow_errors``, or ``km``, a kernel manager not started yet, which the caller then shuts
+    down). Returns the seconds it took."""
     import nbformat
     from nbclient import NotebookClient
 
-    from delaylab.cache import Cache, default_folder, environment_folder
-
     from .transport import IPCKernelManager
+
+    nb = nbformat.read(path, as_version=4)
+    nb.cells = cells(nb, hidden)
+    t0 = time.perf_counter()
+    NotebookClient(nb, **{"timeout": 600, "kernel_name": "python3", "kernel_manager_class": IPCKernelManager,
+                          "resources": {"metadata": {"path": str(path.parent)}}, **client}).execute()
+    return time.perf_counter() - t0
+
+
+def precompute(folder: Path, shared: bool = False) -> dict:
+    from delaylab.cache import Cache, default_folder, environment_folder
 
     target = environment_folder() if shared else default_folder()
     cache = Cache(target, shared=()) if shared else Cache(target)
@@ -38,12 +58,7 @@ def precompute(folder: Path, shared: bool = False) -> dict:
     print(f"sweep cache: {cache.folder}", flush=True)
     times = {}
     for path in sorted(Path(folder).glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        nb.cells = [c for c in nb.cells if "hide" not in c.get("metadata", {}).get("tags", [])]
-        t0 = time.perf_counter()
-        NotebookClient(nb, timeout=600, kernel_name="python3", kernel_manager_class=IPCKernelManager,
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
-        times[path.name] = round(time.perf_counter() - t0, 1)
+        times[path.name] = round(execute(path), 1)
         print(f"{path.name}: {times[path.name]} s", flush=True)
     if shared:
         readable_by_all(cache.folder)

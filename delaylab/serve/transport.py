@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import uuid
 
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager, KernelManager
 from jupyter_core.utils import run_sync
 
 #: the longest path a Unix socket can have: ``sun_path`` holds 108 bytes on Linux and 104 on
@@ -55,27 +55,49 @@ def private_folder() -> str | None:
     return tempfile.mkdtemp(prefix="delaylab-kernel-")
 
 
-class IPCKernelManager(KernelManager):
-    """jupyter_client's ``KernelManager`` whose kernel talks over Unix sockets in a private
-    folder of its own (:func:`private_folder`, removed with the kernel's files), where their paths
-    fit; elsewhere TCP, as jupyter_client does. For clients that create their kernel managers
-    without any configuration, such as nbval (see ``conftest.py``)."""
+class PrivateSockets:
+    """What :class:`IPCKernelManager` and :class:`AsyncIPCKernelManager` add to jupyter_client's
+    kernel managers: the kernel talks over Unix sockets in a private folder of its own
+    (:func:`private_folder`, removed with the kernel's files: :meth:`remove_folder`), where their
+    paths fit; elsewhere TCP, as jupyter_client does."""
 
     def __init__(self, **kwargs):
-        self._folder = None
+        self.socket_folder = None
         if "transport" not in kwargs and "connection_file" not in kwargs:
-            self._folder = private_folder()
-            if self._folder is not None:
+            self.socket_folder = private_folder()
+            if self.socket_folder is not None:
                 kwargs["transport"] = "ipc"
-                kwargs["connection_file"] = os.path.join(self._folder, f"kernel-{uuid.uuid4()}.json")
+                kwargs["connection_file"] = os.path.join(self.socket_folder, f"kernel-{uuid.uuid4()}.json")
         super().__init__(**kwargs)
 
     # (the sockets' paths, ``ip``, are then ``<connection file without .json>-ipc-N``:
     # jupyter_client's default for the ipc transport)
 
+    def remove_folder(self) -> None:
+        if self.socket_folder is not None:
+            shutil.rmtree(self.socket_folder, ignore_errors=True)
+
+
+class IPCKernelManager(PrivateSockets, KernelManager):
+    """jupyter_client's ``KernelManager`` on Unix sockets (:class:`PrivateSockets`). For clients
+    that create their kernel managers without any configuration, such as nbval (see ``conftest.py``)."""
+
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
-        if not restart and self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
+        if not restart:
+            self.remove_folder()
 
     cleanup_resources = run_sync(_async_cleanup_resources)
+
+
+class AsyncIPCKernelManager(PrivateSockets, AsyncKernelManager):
+    """jupyter_client's ``AsyncKernelManager`` on Unix sockets (:class:`PrivateSockets`): with it,
+    nbclient's clients are asynchronous and notice within a second that their kernel died (with the
+    synchronous one, a client waiting for the kernel's output waits for good)."""
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if not restart:
+            self.remove_folder()
+
+    cleanup_resources = _async_cleanup_resources
