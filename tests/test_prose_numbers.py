@@ -103,10 +103,11 @@ CLAIMS = [
     ("04", "$V(\\tau) = {}$", float(dl.Uniform(0, 20).var), ".1f"),
     ("04", "$\\tilde\\Delta_3 = {}$", 0.5 ** 3, ".3f"),
     ("04", "about $0.6\\,\\mathbb E[\\tau] = {}$ of its own rewards leave", 0.6 * float(dl.Uniform(0, 200).mean), ".0f"),
-    # the live panel's defaults (Δ = 0.3, T = 5000): ODAAF-V's regret Δ·n_1, its first worse-arm block (review nb04-r11)
-    ("04", "(regret $\\Delta\\,n_1$: {} at the true $V$", 0.3 * float(odaaf_v_sizes(1, 5000, 10.0, float(dl.Uniform(0, 20).var))),
-     ".0f"),
-    ("04", "at the true $V$, {} at $V = 100$)", 0.3 * float(odaaf_v_sizes(1, 5000, 10.0, 100.0)), ".0f"),
+    # the live panel's defaults (Δ = 0.3, T = 5000): ODAAF-V's regret Δ·n_1, its first worse-arm block (review nb04-r11),
+    # in the table of "What a loose d or V costs" since nb04-r13 (the other columns: test_r13_finding_1 in
+    # tests/test_pikeburke2018_notebook.py, from the runs)
+    ("04", "| 492.0 | {} | 740.7 |", 0.3 * float(odaaf_v_sizes(1, 5000, 10.0, float(dl.Uniform(0, 20).var))), ".1f"),
+    ("04", "| 370.8 | {} | 0 |", 0.3 * float(odaaf_v_sizes(1, 5000, 10.0, 100.0)), ".1f"),
     # notebook 05
     ("05", "the first {} rounds, those with", int(np.count_nonzero(dl.sequences.example8_delays(8192, 2))), "d"),
     ("05", "those with $t < \\sqrt{{KT/\\ln K}} \\approx {}$", math.sqrt(2 * 8192 / math.log(2)), ".1f"),

@@ -6,16 +6,12 @@ told, the gap Δ, the horizon and the number of runs. When the law or its mean c
 reset to the law's true values (a bound: 2E[τ] for the uniform law, the 99.9% quantile otherwise —
 unbounded laws have none, so there ODAAF-B runs outside the paper's Assumption 2; V exactly, which
 the slider shows to its step of 0.1); raise them to see what a loose belief costs: longer phases (for
-d, only past :func:`odaaf_b_binding_bound`), a cost in regret only at a horizon where the variant
-eliminates (the status line). At the defaults (T = 5000) ODAAF-V eliminates nothing even told the true
-V, so its regret at T only shows where T cuts its fixed order of play: a larger V first lengthens the
-worse arm's first block within T (regret Δ·n_1: 371 at the true V, 741 at V = 100), then pushes it past
-T, and from a V of about 240 its first phase outlasts T: it plays only the better arm, regret 0
-(:func:`delaylab.papers.pikeburke2018.loose_variance_claims`). At T = 50,000, where it eliminates in
-every run, each looser V raises its regret (:func:`delaylab.papers.pikeburke2018.loose_variance_costs`). An
-understated d or V voids the paper's guarantees, a cost the curves cannot show: a d below that
-threshold changes nothing, a smaller V shortens ODAAF-V's phases and can even lower its regret
-(tests/test_pikeburke2018_panel.py). A d below E[τ] is not a bound: ODAAF-B is then not run. Uniform random
+d, only past :func:`odaaf_b_binding_bound`). Told less than the truth, the variants run outside the
+paper's Assumptions 2 and 3, so the paper's guarantees do not apply. What ODAAF-V's regret does, told
+each of a few V at the defaults (T = 5000) and at T = 50,000, is in notebook 04 ("What a loose d or V
+costs"), checked there by :func:`delaylab.papers.pikeburke2018.loose_variance_claims` and
+:func:`delaylab.papers.pikeburke2018.loose_variance_costs`, for those V only. A d below E[τ] is not a
+bound: ODAAF-B is then not run. Uniform random
 play is drawn as the reference, as its exact expected regret t·Δ/2 (:func:`uniform_regret`: it
 ignores feedback, so the delays do not change it; a simulation of ``dl.UniformRandom`` agrees, within
 its noise, tests/test_pikeburke2018_panel.py).

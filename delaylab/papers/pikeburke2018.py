@@ -551,16 +551,19 @@ def slopes(study, name):
 def n3_slope_claim(slope, means, horizon, theta, *, phase=3, within=0.1) -> _claims.Claim:
     """ODAAF's slope (per run, per unit of told E[τ]) against the derivation: an elimination at the end of
     phase ``phase`` costs Δ·n_phase pulls' regret (two arms, the better played first, no bridges), so each
-    unit of E[τ] adds Δ·(n(E_hi) − n(E_lo))/(E_hi − E_lo); "close" is within ``within`` of it."""
+    unit of E[τ] adds Δ·(n(E_hi) − n(E_lo))/(E_hi − E_lo); "close" is within ``within`` of it, or within
+    2 s.e. of it (the slope's, over runs: a run that eliminates in another phase moves a 10-run mean by
+    more than 10%, review nb04-r13, finding 3)."""
     from ..policies.odaaf import odaaf_sizes
     lo, hi = float(means[0]), float(means[-1])
     per_unit = float(odaaf_sizes(phase, horizon, hi) - odaaf_sizes(phase, horizon, lo)) / (hi - lo)
     gap = float(max(theta) - min(theta))
     a, se = float(np.mean(slope)), float(np.std(slope, ddof=1) / np.sqrt(np.size(slope)))
     return _claims.Claim(f"ODAAF's slope is close to Δ times what each unit of told E[τ] adds to its n_{phase}",
-                         bool(abs(a - gap * per_unit) <= within * gap * per_unit),
+                         bool(abs(a - gap * per_unit) <= max(within * gap * per_unit, 2 * se)),
                          f"slope {a:.3g} ± {se:.2g} (s.e.) against {gap:g} × {per_unit:.1f} = {gap * per_unit:.3g} "
-                         f"(n_{phase} from E[τ] = {lo:g} to {hi:g} at T = {horizon:,}), needs within {within:.0%}")
+                         f"(n_{phase} from E[τ] = {lo:g} to {hi:g} at T = {horizon:,}), needs within {within:.0%} "
+                         "or 2 s.e.")
 
 
 def appendix_f_claims(study, far=None) -> list:
@@ -808,21 +811,37 @@ def _eliminating_runs(res, name) -> int:
 
 
 def loose_variance_claims(study) -> list:
-    """What notebook 04 says a loose V does at the live panel's T = 5000. ODAAF-V eliminates in no run,
-    whatever V it is told here, so its regret at T is Δ times the steps of the worse arm's first block
-    (steps n_1 … 2n_1 − 1) before T: where T cuts its fixed order of play, in every run. A V between the
-    truth and the loosest one (the notebook's V = 100) raises the regret that way, with no elimination;
-    the loosest V's first phase outlasts T, so it plays only the better arm: regret exactly 0."""
+    """What notebook 04 says ODAAF-V does at the live panel's T = 5000, for each V it is told (the study's).
+    Told the true V or more, it eliminates in no run, so its regret at T is Δ times the steps of the worse
+    arm's first block (steps n_1 … 2n_1 − 1) before T: where T cuts its fixed order of play, in every run;
+    a V between the truth and the loosest one raises the regret that way, with no elimination; the
+    loosest V's first phase outlasts T, so it plays only the better arm: regret exactly 0. Told less than
+    the true V (review nb04-r13, finding 1), its phases are shorter and it eliminates the worse arm (never the
+    better one) in some runs; its regret at T is the same in every run (the claim's text gives it)."""
     res, T, told = study["result"], study["result"].horizon, study["told"]
     runs = res.run_ids.size
     gap = float(study["theta"][0] - study["theta"][1])
     names = sorted(told, key=told.get)
-    truth, loose = names[0], names[-1]
-    n1 = {n: int(odaaf_v_sizes(1, T, study["mean"], told[n])) for n in names}
+    (truth,) = [n for n in names if math.isclose(told[n], study["V"])] or [None]
+    if truth is None:
+        raise ValueError(f"loose_variance_claims: the study must tell the true V = {study['V']:.4g} (factors=(1.0,))")
+    below, names = names[:names.index(truth)], names[names.index(truth):]
+    loose = names[-1]
+    n1 = {n: int(odaaf_v_sizes(1, T, study["mean"], told[n])) for n in told}
     cut = {n: gap * max(0, min(n1[n], T - n1[n])) for n in names}
-    out = [_claims.Claim(f"T = {T:,}: ODAAF-V told {n}{' (the true V)' if n == truth else ''} eliminates an arm "
-                         "in no run", _eliminating_runs(res, n) == 0, f"{_eliminating_runs(res, n)} of {runs} runs")
-           for n in names]
+    out = []
+    for n in below:
+        f, el = res.final(n), res.traces[n]["eliminated_at"][:, -1, :]
+        k = _eliminating_runs(res, n)
+        out.append(_claims.Claim(
+            f"T = {T:,}: ODAAF-V told {n} (below the true {truth}) has shorter phases and eliminates the worse arm in "
+            f"{k} of {runs} runs, with regret {f.mean():,.1f} at T in every run",
+            bool(n1[n] < n1[truth] and k > 0 and np.all(el[:, 0] < 0) and np.allclose(f, f.mean(), rtol=0, atol=1e-6)),
+            f"n_1 = {n1[n]:,} < {n1[truth]:,}; the better arm eliminated in {int(np.sum(el[:, 0] >= 0))} runs; regret "
+            f"at T from {f.min():,.1f} to {f.max():,.1f}"))
+    out += [_claims.Claim(f"T = {T:,}: ODAAF-V told {n}{' (the true V)' if n == truth else ''} eliminates an arm "
+                          "in no run", _eliminating_runs(res, n) == 0, f"{_eliminating_runs(res, n)} of {runs} runs")
+            for n in names]
     out += [_claims.Claim(f"told {n}, its regret at T is Δ × the worse arm's first-block steps before T "
                           f"(n_1 = {n1[n]:,}): {cut[n]:,.1f}, in every run",
                           bool(np.allclose(res.final(n), cut[n], rtol=0, atol=1e-6)),
@@ -833,10 +852,11 @@ def loose_variance_claims(study) -> list:
         out.append(_claims.estimate(f"told {n} rather than the true {truth} (regret {res.final(truth).mean():,.1f}), "
                                     "with no elimination: its regret at T rises by", float(d.mean()),
                                     float(d.std(ddof=1) / np.sqrt(d.size)), low=0, z=3, runs=runs))
-    zero = res.final(loose)
-    out.append(_claims.Claim(f"told {loose}, its first phase outlasts T, so it plays only the better arm: regret 0",
-                             bool(n1[loose] > T and np.all(zero == 0)),
-                             f"n_1 = {n1[loose]:,} > T = {T:,}; regret at T {zero.mean():g} in all {runs} runs"))
+    if loose != truth:
+        zero = res.final(loose)
+        out.append(_claims.Claim(f"told {loose}, its first phase outlasts T, so it plays only the better arm: regret 0",
+                                 bool(n1[loose] > T and np.all(zero == 0)),
+                                 f"n_1 = {n1[loose]:,} > T = {T:,}; regret at T {zero.mean():g} in all {runs} runs"))
     return out
 
 
@@ -910,8 +930,6 @@ def bridges_claims(results) -> list:
     """What notebook 04 says the bridge periods do, as claims (each pair on the same runs)."""
     two, three = results["two arms"], results["three arms"]
     return [
-        _claims.lower(two, "ODAAF-B (without bridges)", "ODAAF",
-                      text="two arms: without bridges, ODAAF-B's phase sizes still end below ODAAF"),
         _claims.not_different(two, "ODAAF-B", "ODAAF-B (without bridges)",
                               text="two arms: with or without bridges, ODAAF-B ends level (within the noise)"),
         _claims.not_different(two, "ODAAF (with bridges)", "ODAAF",
@@ -926,6 +944,15 @@ def bridges_claims(results) -> list:
                                    "without bridges"),
         worst_arm_out_after_phase_1(three),
     ]
+
+
+def bridges_phase_sizes_claim(results) -> _claims.Claim:
+    """§7(a): on Figure 2's two arms, ODAAF-B without bridges still ends below ODAAF (the gap is their phase
+    sizes'). Checked at 100 runs only (tests/test_pikeburke2018_full_scale.py): at the notebook's 20 runs the
+    ODAAF runs that need a fourth phase make the standard error so large that some seeds do not resolve the
+    gap (review nb04-r13, finding 2), so this claim is not in :func:`bridges_claims`."""
+    return _claims.lower(results["two arms"], "ODAAF-B (without bridges)", "ODAAF",
+                         text="two arms: without bridges, ODAAF-B's phase sizes still end below ODAAF")
 
 
 def worst_arm_out_after_phase_1(three) -> _claims.Claim:
