@@ -536,7 +536,7 @@ def test_r5_3_every_curve_bends_down_in_100_500_is_checked_in_code():
     cell = _check_cell("# §5's statements on Figure 1")
     assert "slope = lambda r, n, a, b: (r.at(n, b) - r.at(n, a)) / (b - a)" in cell
     assert "drop = lambda r, n: paper.paired(slope(r, n, 1000, 2000), slope(r, n, 2000, 3000))" in cell
-    assert "*drop(slow, n), low=0,\n                z=5, runs=10)\n     for n in paper.NAMES[:3]]" in cell   # r11: z = 5
+    assert "*drop(slow, n), low=0,\n                z=4, runs=10)\n     for n in paper.NAMES[:3]]" in cell   # r11: z = 4
 
 
 def test_r5_4_the_window_of_figure_3_is_not_larger_than_the_mean_delay_under_our_reading():
@@ -586,7 +586,7 @@ def test_r6_1_the_linear_regime_is_given_in_numbers_not_a_verdict():
             "The authors' index keeps 30–85% (40 runs).") in neither
     assert ("a curve $\\propto t$ keeps its regret per step, $\\propto \\sqrt t$ 77% of it, $\\propto \\log t$ 58%. "
             "Algorithms 1 (with or without its delay term) and 2 keep 75–95%: near the paper's \"linear regime\", yet "
-            "each slope falls (a paired drop of more than 5 s.e., 10 runs)") in md
+            "each slope falls (a paired drop of more than 4 s.e., 10 runs)") in md
     cell = _check_cell("# §5's statements on Figure 1")
     assert "no 'linear regime'" not in cell
     assert "*keep(slow, n), low=0.75, high=0.95, z=2, runs=10) for n in paper.NAMES[:3]]" in cell
@@ -953,10 +953,10 @@ def test_r10_1_the_radius_alone_losing_at_t_1000_is_not_credited_to_a_small_tau_
 def test_r10_2_the_slopes_fall_by_more_than_the_check_used_to_require():
     """"(by 3 s.e.)" read as the size of the fall; the paired drops are 20, 13 and 14 s.e. (10 runs, seed 0). The
     text said "more than 10 s.e." and the check asked for it; round 11 found that held on seed 0 only, and both
-    now say 5 (test_r11_2)."""
+    now say 4 (test_r11_2)."""
     md = _markdown()
     assert "(by 3 s.e.)" not in md
-    assert "yet each slope falls (a paired drop of more than 5 s.e., 10 runs)." in md
+    assert "yet each slope falls (a paired drop of more than 4 s.e., 10 runs)." in md
 
 
 def test_r10_3_exercise_3_3s_tau_m_theta_slip_is_named_without_the_answer_formula():
@@ -1019,22 +1019,23 @@ def test_r11_1_the_larger_window_ends_higher_by_about_40_percent_checked_in_1_2_
     assert 1.2 <= r - 2 * se and r + 2 * se <= 1.6, (r, se)
 
 
-def test_r11_2_each_slope_falls_by_more_than_5_standard_errors_not_10():
-    """The paired drops of the regret per step in (100, 500) are 7.7–20 s.e. over seeds 0–9 (5.6 at the least over
-    seeds 0–63), so "more than 10 s.e." held on seed 0 only (seed 3: 8.3, 7.7, 10.8). Text and check now say 5;
-    here seed 3, where z = 10 failed (one panel, three learners and uniform play, 10 runs: about 1 s of CPU)."""
+def test_r11_2_each_slope_falls_by_more_than_4_standard_errors_not_10():
+    """The paired drops of the regret per step in (100, 500) are 7.7–20 s.e. over seeds 0–9 and 4.4 at the least
+    over seeds 0–139 (seed 82; 5.6 the next), so "more than 10 s.e." held on seed 0 only (seed 3: 8.3, 7.7, 10.8).
+    Text and check now say 4; here seed 3, where z = 10 failed (one panel, three learners and uniform play,
+    10 runs: about 1 s of CPU)."""
     from delaylab.papers import vernade2020 as paper
 
     md = _markdown()
     assert "more than 10 s.e." not in md and "z=10" not in _check_cell("# §5's statements on Figure 1")
-    assert "yet each slope falls (a paired drop of more than 5 s.e., 10 runs)." in md
+    assert "yet each slope falls (a paired drop of more than 4 s.e., 10 runs)." in md
     slow = _slow_panel(3)
     slope = lambda n, a, b: (slow.at(n, b) - slow.at(n, a)) / (b - a)   # noqa: E731
     zs = []
     for n in paper.NAMES[:3]:
         m, se = paper.paired(slope(n, 1000, 2000), slope(n, 2000, 3000))
         zs.append(m / se)
-    assert min(zs) > 5 and min(zs) < 10, zs
+    assert min(zs) > 4 and min(zs) < 10, zs
 
 
 def test_r11_3_no_effective_delay_is_mu_1_not_tau_m_near_1():
