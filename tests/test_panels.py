@@ -172,3 +172,16 @@ def test_the_notebooks_checks_see_what_the_panel_shows_at_its_defaults():
     res = paper.comparison(names=[n for n in p.selected() if n != UNIFORM])
     for name in p.selected():
         assert p.regret.curve(name)[1][-1] == pytest.approx(res.final(name).mean(), rel=1e-12), name
+
+
+@pytest.mark.parametrize("start", [500, 100])
+def test_the_mean_delay_slider_returns_to_its_start_and_reaches_its_double(start):
+    """Review nb01-r8, finding 6: with min = 1 and step 0.05 the slider's values were 10^(1 + 0.05k),
+    so once moved it could not come back to μ = 500 (the checked defaults), only to 501. The grid now
+    runs through the initial value by factors of 2^(1/6): the value, its double (the guide's
+    500 → 1000) and its half are on it, as rounded whole steps."""
+    s = ConversionsPanel(mean_delay=start, horizon=500, runs=10).mean_delay
+    grid = 10 ** (s.min + s.step * np.arange(int((s.max - s.min) / s.step) + 1))
+    for mu in (start, 2 * start, start // 2):
+        assert round(float(grid[np.argmin(abs(grid - mu))])) == mu
+    assert grid[0] <= 10 < grid[1] and s.max == pytest.approx(np.log10(5000)) and s.value == start

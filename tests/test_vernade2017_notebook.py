@@ -100,17 +100,17 @@ def test_the_claims_of_section_4_fail_where_they_should():
     assert sum("cuts the changes of arm of D-UCB without Ñ at least fivefold" in t for t in texts) == 2
     assert sum("the factor then cuts them by a further factor of at least 2.5" in t for t in texts) == 2
     flat = [int(re.search(r"changes arm between (\d+) and", t).group(1)) for t in texts if "(the same Ñ)" in t]
-    assert len(flat) == 2 and min(flat) >= 50, flat
+    assert len(flat) == 2 and min(flat) >= 40, flat
     short_delays = paper.comparison(names=["D-UCB", paper.FACTORLESS])  # μ = 500: D-UCB ends below uniform
     swapped = paper.ntilde_claims(at_defaults, at_defaults, streaks_high, short_delays, streaks)
     failed = [c.text.split(":")[:2] for c in swapped if not c.holds]
     assert failed == [["θ_H", " D-KLUCB ends well below D-KLUCB without Ñ"],
                       ["θ_H", " D-UCB gains little from Ñ (level with D-UCB without Ñ)"],
-                      ["θ_H", " D-UCB without √(N/Ñ) (the same Ñ) changes arm between 50 and 100 times per run in 2,500 "
-                              "steps"],
+                      ["θ_H", " D-UCB without √(N/Ñ) (the same Ñ) changes arm between 40 and 100 times per run in 2,500 "
+                              "steps; the mean only, at 10 runs"],
                       ["θ_H", " D-UCB without Ñ changes arm about every third step"],
                       ["θ_L", " D-UCB without √(N/Ñ) (the same Ñ) changes arm between 75 and 200 times per run in 2,500 "
-                              "steps"],
+                              "steps; the mean only, at 10 runs"],
                       ["θ_L", " D-UCB without Ñ changes arm about every other step"],
                       ["θ_L, μ = 5000", " D-UCB ends above uniform random play"]]
 
@@ -353,7 +353,7 @@ def test_r1_3_figure_1_says_what_else_differs_and_checks_how_much_it_explains():
             assert np.array_equal(results[m].final(n), fig[("θ_L", m)].final(n))
     # a factor that explains nothing (the variant's regret replaced by D-UCB's) fails every claim about it
     nothing = {m: dataclasses.replace(r, regret={**r.regret, paper.FLAT: r.regret["UCB"]}) for m, r in results.items()}
-    assert [c.holds for c in paper.factor_claims(nothing)] == [False, False, False, True] * 2
+    assert [c.holds for c in paper.factor_claims(nothing)] == [False, True, False] * 2
 
 
 def test_r1_4_the_discarding_row_is_its_own_index():
@@ -445,7 +445,7 @@ def test_r1_11_the_poisson_remark_is_not_called_unchecked_against_the_curve_it_i
             p, q = tau * np.array(theta[1:]), tau * theta[0]
             assert np.all(dl.indices.kl_bernoulli(p, q) / dl.indices.kl_poisson(p, q) <= paper.poisson_factor(theta, m))
     claims = [c.text for c in paper.figure1_claims(paper.figure1(runs=20))]
-    assert sum("KLUCB ends below c·log T" in c for c in claims) == 2
+    assert sum("KLUCB ends below c·log T" in c for c in claims) == 0  # r8-1: at the paper's 100 runs only
 
 
 def test_r1_12_the_rates_are_five_to_ten_times_higher():
@@ -646,7 +646,7 @@ def test_r3_1_the_streaks_are_credited_to_n_tilde_and_the_factor_together():
     text = cell_with("### What the panel shows at its defaults")
     assert "but the long streaks are the factor's" not in text
     assert "Both $\\tilde N$ and the factor make them long" in text
-    assert "between 50 and 100 times on $\\theta_H$ and between 75 and 200 times on $\\theta_L$, at least five times " \
+    assert "between 40 and 100 times on $\\theta_H$ and between 75 and 200 times on $\\theta_L$, at least five times " \
            "less often than without $\\tilde N$" in text
     assert "by a further factor of at least 2.5, to fewer than 50" in text
     remember = cell_with("## What to remember")
@@ -1019,7 +1019,7 @@ def test_r7_1_the_geometric_law_is_section_7s_the_theory_holds_for_any_tau():
     exponential fit is quoted in Section 1. "Quasi-optimal" is in Section 7."""
     cell = cell_with("The paper's theory holds for any known delay CDF")
     assert "The paper models the delays with a **geometric law**" not in markdown()
-    assert "The paper's theory holds for any known delay CDF $\\tau$ (the paper's Section 2)." in cell
+    assert "The paper's theory holds for any known delay CDF $\\tau$ (the paper's Section 2)" in cell
     assert "For its implementation and experiments (the paper's Section 7) it takes a **geometric law**" in cell
     assert "exponential delays a reasonable fit on Criteo's data (the paper's Section 1)." in cell
     assert 'calls its algorithms only "quasi-optimal" (the paper\'s Section 7).' in cell_with("## 7. Figure 2")
@@ -1107,3 +1107,72 @@ def test_r9_figure_2s_late_and_t_m_verdicts_say_at_which_scale_they_hold():
     assert any(t.startswith("from t = 4,500 to T, D-UCB lies below Discarding UCB") for t in texts)
     assert any("the sign only: at 40 runs how clearly depends on the seed" in t for t in texts)
     assert not any("level with" in t or "by 3 s.e." in t or "from t = 4,000" in t for t in texts)
+
+
+def test_r8_1_figure_1s_verdict_is_stated_at_the_papers_100_runs():
+    """Review nb01-r8, finding 1: the verdict's checks at 20 runs held on seed 0 only (1 seed of 16):
+    UD-KLUCB below c·log T (its margin, about 3, is 2.6 s.e. at 20 runs), the factorless D-UCB more
+    than twice D-KLUCB (about 2.1), the factor's share within 0.3-0.5, θ_H within a quarter (1.27 at
+    100 runs on seed 1). The verdict now states its numbers at the paper's 100 runs (the button; checked
+    on two seeds in tests/test_vernade2017_full_scale.py) and says what the 20 runs show on any seed."""
+    verdict = cell_with("**Verdict — the paper's two comparisons reproduce")
+    for old in ("within a quarter of each other", "still less than half of it", "both KL curves end below",
+                "All checked above, at 20 runs"):
+        assert old not in verdict, old
+    assert "cannot measure it.** At the paper's 100 runs (the button):" in verdict
+    assert "the UCB and KL-UCB variants end within a half of each other" in verdict
+    assert "and D-KLUCB's is about half of it." in verdict
+    assert "on $\\theta_L$ D-KLUCB (censored) ends below $c\\log T$." in verdict
+    assert "the factor's share of the gap varies with the seed, from about a fifth to two thirds." in verdict
+    assert "resolve the margin" not in verdict  # not checked (seed 0's 20 runs do resolve it): left out
+    assert "tests/test_vernade2017_full_scale.py" in cell_with("paper.figure1_claims(")
+    assert paper.FIG1_PAPER_RUNS == 100 == paper.figure1_panel(runs=2).paper_runs
+    assert "at the paper's 100 runs, about 40 %" in cell_with("## What to remember")
+    assert "at the paper's 100 runs about 40 % of the UCB–KL gap" in " ".join(readings_part().split())
+    assert "but at the paper's 100 runs (the button) about 40 % of that gap" in guide_part()
+    # the 20-run check: what it holds the figure to, and what it no longer claims
+    texts = [c.text for c in paper.figure1_claims(paper.figure1(runs=20)) +
+             paper.factor_claims(paper.figure1_factor(runs=20))]
+    assert not any("within a quarter" in t or "c·log T" in t or "about 40 %" in t or "about half" in t for t in texts)
+    assert sum("lies between a fifth and two thirds (at 20 runs it varies with the seed)" in t for t in texts) == 2
+    assert sum("within a half of each other (ratio between 2/3 and 1.5)" in t for t in texts) == 2
+
+
+def test_r8_2_the_streak_ranges_are_means_checked_by_3_se_at_40_runs():
+    """Review nb01-r8, finding 2: the streak ranges were asked of 10 runs by 3 s.e. and held on 3 seeds
+    of 12 (the factorless index on θ_H: 62.7 ± 2.4 at 60 runs, 57.8 ± 6.3 at 10 on seed 2). The text
+    gives the ranges as means; the notebook's 10 runs are held to the mean, 40 runs to 3 s.e.
+    (tests/test_vernade2017_full_scale.py); the θ_H range starts at 40, not 50."""
+    text = cell_with("### What the panel shows at its defaults")
+    assert "(means over runs: the check below traces 10 runs, `tests/` 40)" in text
+    assert "tests/test_vernade2017_full_scale.py" in cell_with("at_defaults = paper.comparison()")
+    assert paper.STREAK_FULL_RUNS == 40 and paper.STREAK_RANGES["θ_H"][3] == (40, 100)
+    texts = [c.text for c in paper.streak_claims(paper.comparison(paper.THETA_H, names=paper.STREAKS, runs=10,
+                                                                  trace=True), "θ_H")]
+    assert sum("the mean only, at 10 runs" in t for t in texts) == 2
+
+
+def test_r8_3_the_guide_credits_d_ucbs_small_gain_from_n_tilde_to_nothing():
+    """Review nb01-r8, finding 3: "D-UCB, whose √(N/Ñ) keeps it on the arm just played, gains little"
+    credited the gain to the factor; nothing compares D-UCB's gain from Ñ with and without the factor."""
+    guide = guide_part()
+    assert "whose √(N/Ñ) keeps it on the arm just played" not in guide
+    assert "D-UCB gains little (checked there; nothing checks why, so credit it to nothing)" in guide
+
+
+def test_r8_4_and_5_the_papers_own_n_tilde_formula_and_its_assumptions():
+    """Review nb01-r8, findings 4 and 5: the paper's formula above Eq. (6) weights the newest pull by
+    1 − λ, as the corrected recursion does; the theory needs a finite mean delay (Section 1), and
+    Corollaries 10 and 12 assume 1 − τ_m ≤ c/m."""
+    lam, pulls, t = 0.7, [1, 2, 4, 5], 5  # the paper's O_k(t) = Σ_{s ≤ t} λ^(t−s+1) 1{A_s = k}
+    o = 0.0
+    for s in range(1, t + 1):
+        o = lam * (o + (s in pulls))  # the corrected recursion
+    assert o == pytest.approx(sum(lam ** (t - s + 1) for s in pulls))
+    assert ("The paper's own formula just above Eq. (6), $\\tilde N_k(t) = \\sum_{s \\le t}(1-\\lambda^{t-s+1})"
+            "\\mathbb 1\\{A_s = k\\}$, weights the newest pull by $1-\\lambda$: it agrees with our recursion, not "
+            "with the printed one.") in cell_with("This is the paper's Eq. (6), corrected")
+    assert "already weights the newest pull by 1 − λ: it agrees with the corrected recursion" in \
+        " ".join(readings_part().split())
+    assert ("(the paper's Section 2) with a finite mean (the paper's Section 1); Corollaries 10 and 12 also assume "
+            "$1-\\tau_m \\le c/m$.") in cell_with("The paper's theory holds for any known delay CDF")

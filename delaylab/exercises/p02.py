@@ -75,9 +75,11 @@ def _bias_wrong(p):
     return [
         (float(law.sf(lags).mean()), "that is the share of conversions still on their way; the bias is μ times that "
                                      "share (only pulls that convert can be missing)."),
-        (float(mu * law.sf(lags + 1).mean()), "the lags are off by one: at the decision of step t the learner knows "
-                                              r"what was revealed by the end of step $t-1$, so the lag of a pull at s "
-                                              f"is $t-1-s$ (0 for the pull at s = {n - 1})."),
+        (float(mu * law.sf(lags + 1).mean()), "that is the paper's own timing, not a slip: in its Eq. 1 a pull at s "
+                                              "is seen from round s + D on, so its lag is t − s ≥ 1. This workbook "
+                                              "reveals a conversion one decision later (§2, the paragraph under the "
+                                              "formula for the observed mean): the lag of a pull at s is $t-1-s$ "
+                                              f"(0 for the pull at s = {n - 1}). Answer in the workbook's timing."),
         (2 * n ** -min(a, 0.5), r"that is Theorem 1's worst-case bound $2T_i^{-(\alpha\wedge 1/2)}$, which holds for "
                                 "every law of Assumption 1; the bias of this arm is smaller."),
         (float(mu * (1 - law.sf(lags).mean())), r"that is $\mathbb{E}[\hat\mu]$, the observed mean itself; the bias is "
@@ -100,7 +102,7 @@ register(Exercise(
     default={"mu": 0.8, "alpha": 0.3, "n": 10},
     given=lambda p: (rf"an arm with μ = {p['mu']} and Pareto delays, $P(D > u) = (1 + u)^{{-{p['alpha']}}}$ for "
                      f"u = 0, 1, 2, …, was pulled at every step s = 0, …, {p['n'] - 1}; the learner now decides step "
-                     rf"t = {p['n']}. By how much is its observed mean too low on average, "
+                     rf"t = {p['n']} (in this workbook's timing, §2). By how much is its observed mean too low on average, "
                      r"$\mu - \mathbb{E}[\hat\mu(t)]$?"),
     **numeric(_bias, _bias_wrong, rtol=1e-3, name="bias"),
     hints=(r"§2: the formula for $\mathbb{E}\,\hat\mu_i(t)$ — which share of the pulls can have shown their "

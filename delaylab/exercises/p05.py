@@ -100,9 +100,10 @@ def _eta_wrong(p):
 
 
 def _name_coinciding_slips(slips, rtol=1e-3):
-    """Where two slips give values within two tolerances of each other (η without D equals η without the e when
-    D = KT(e - 1)/2), an answer near them is either: each message names both. (The first entry, the truncation or
-    η itself, is matched first and keeps its own message: it already names the slips that end on it.)"""
+    """Where two slips give values within two tolerances of each other (5.1: η without D equals η without the e
+    when D = KT(e - 1)/2; 5.3: β without D_β ≤ D equals β with KT/2 at the same D), an answer near them is either:
+    each message names both. (In 5.1 the first entry, the truncation or η itself, is matched first and keeps its
+    own message: it already names the slips that end on it.)"""
     out = []
     for value, msg in slips:
         others = [m for v, m in slips if m != msg and abs(v - value) <= 2 * rtol * abs(value)]
@@ -303,7 +304,7 @@ def _beta_wrong(p):
     K, T, D = p["K"], p["T"], p["D"]
     lnK = math.log(K)
     no_skips = _beta_without_skips(p)
-    return [
+    return _name_coinciding_slips([
         (math.sqrt((E * K * T / 2 + D) / (4 * E * lnK)), r"with $\eta = 1/(4e\beta)$ the two terms are "
                                                          r"$4e\beta\ln K$ and $(\ldots)/(4e\beta)$: balancing them gives "
                                                          r"$(4e)^2\ln K$ below the fraction, and $|S_\beta| \le D/\beta$ "
@@ -323,7 +324,12 @@ def _beta_wrong(p):
            "larger part of the numerator, but it is not the minimiser.")
           for kt, what in ((K * T, "$KT$ (the e and the /2 are missing)"), (E * K * T, "$eKT$ (the /2 is missing)"),
                            (K * T / 2, "$KT/2$ (the e is missing)"))],
-    ]
+        # the slip symmetric to dropping |S_β| ≤ D/β: dropping D_β ≤ D (review nb05-r10, finding 3); it equals the
+        # KT/2 slip where D = KT(e - 1)/2, and then both are named
+        (math.sqrt((E * K * T / 2 + 4 * E * D) / (16 * E * E * lnK)),
+         r"you left out $D_\beta \le D$: the last term of Theorem 3 adds D to the numerator, besides the 4eD of the "
+         "skipped rounds."),
+    ], rtol=_BETA_RTOL)
 
 
 #: tight enough that every slip of Theorem 3's KTe/2 lies more than 3 tolerances from β* on every draw (the

@@ -10,6 +10,10 @@ only what it affects (results are cached per policy and setting) and redraws, in
 regret curves, the observed means μ_hat_i(t) of Patient Bandits against the true μ_i, and the tails
 P(D_i > m) on log–log axes (the arms in colours that no regret curve uses).
 
+Adapt-Patient Bandits runs with Section 8.3's printed constants (c = 0.7, α_low = 0.1, μ_low = 0.6).
+Assumption 2 never holds on the panel (it asks min_k μ_k > μ_low, and μ_1 = 0.6); on the default
+instance its α_t stays at 0.1 and it plays exactly as Patient Bandits with α_hat = 0.1, run for run.
+
 Ranges are bounded so that no combination fails or takes more than about two seconds:
 α_i ∈ [0.05, 2], Δ ∈ [−0.4, 0.35], α_hat ∈ [0.02, 1], m ∈ [1, 1000], T ≤ 5000, runs ≤ 200.
 """

@@ -77,13 +77,28 @@ class Computed(NamedTuple):
     mean_delay: float
 
 
+#: the mean-delay slider's step, in log10: a factor of 2^(1/6) (about 1.12), so that doubling μ (the
+#: guide's 500 → 1000) is six steps
+MU_STEP = float(np.log10(2) / 6)
+
+
+def mean_delay_grid_min(value, lowest=10.0) -> float:
+    """The slider's lower end (log10): the grid point at or below ``lowest`` of a grid through
+    ``value``, so that the slider can return to its initial value (the one the notebook's checks
+    use) after it was moved (review nb01-r8, finding 6: with min = 1 and step 0.05, 500 was not on
+    the grid, and the nearest reachable value was 501)."""
+    steps = max(0, int(np.ceil(np.log10(value / lowest) / MU_STEP - 1e-9)))
+    return float(np.log10(value) - steps * MU_STEP)
+
+
 class ConversionsPanel(Panel):
     """Interactive comparison of the policies of Vernade et al. (2017) on delayed conversions."""
 
     def __init__(self, mean_delay=500, window=1000, censored=True, means=THETA_L, horizon=2500,
                  runs=60, shown=SHOWN, seed=0):
         super().__init__(seed)
-        self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=1, max=np.log10(5000), step=0.05,
+        self.mean_delay = W.FloatLogSlider(value=mean_delay, base=10, min=mean_delay_grid_min(mean_delay),
+                                           max=np.log10(5000), step=MU_STEP,
                                            description="mean delay μ", readout_format=".0f",
                                            continuous_update=False, style=_STYLE, layout=_WIDE)
         self.window = W.IntSlider(value=window, min=0, max=5000, step=50, description="window m",

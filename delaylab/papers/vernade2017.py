@@ -97,6 +97,12 @@ def lower_bound_table(theta=THETA_L, windows=(250, 500, 1000, 2000, 5000, None),
 
 
 # ------------------------------------------------------------------------------- Figure 1
+#: Figure 1's verdict is stated at the paper's 100 runs (the button's; tests/test_vernade2017_full_scale.py
+#: checks it on two seeds); the notebook's 20 runs are held only to what 20 runs show on any seed (review
+#: nb01-r8: at 20 runs the old checks held on seed 0 only, 1 seed of 16)
+FIG1_PAPER_RUNS = 100
+
+
 FIG1_PANELS = [("θ_H", THETA_H, WINDOW), ("θ_H", THETA_H, None), ("θ_L", THETA_L, WINDOW), ("θ_L", THETA_L, None)]
 
 
@@ -213,7 +219,7 @@ def figure1_panel(runs=20, seed=0) -> FigureReproduction:
                "(censored panels). Bands: 95% confidence band of the mean over runs. The dashed black "
                "curve is c·log t with the asymptotic slope c of Theorem 3 (censored) or 4 (uncensored), for "
                "the pseudo-regret; the dashed grey one is uniform random play, on the same draws.")
-    return FigureReproduction(lambda r, p: figure1(r, seed, p), draw_figure1, plot, runs, 100, caption,
+    return FigureReproduction(lambda r, p: figure1(r, seed, p), draw_figure1, plot, runs, FIG1_PAPER_RUNS, caption,
                               name="vernade2017-figure1", summary=summary_figure1)
 
 
@@ -478,6 +484,10 @@ PAIRS = (("D-UCB", "D-UCB" + WITHOUT), ("D-KLUCB", "D-KLUCB" + WITHOUT))
 FACTORLESS = "D-" + FLAT
 #: D-UCB, without its factor, and without Ñ: the notebook's check of where D-UCB's streaks come from
 STREAKS = (PAIRS[0][0], FACTORLESS, PAIRS[0][1])
+#: the streak counts' ranges hold by 3 s.e. from this many traced runs on (tests/test_vernade2017_full_scale.py);
+#: the notebook's check traces 10 and asks only that the mean lie in each range (review nb01-r8: by 3 s.e.
+#: at 10 runs they held on seed 0 only, 3 seeds of 12)
+STREAK_FULL_RUNS = 40
 
 #: the policies of the notebook's check at the panel's defaults: its pairs, and UCB1
 COMPARED = tuple(n for n in SHOWN if not n.startswith("Discarding")) + ("UCB1",)
@@ -536,37 +546,48 @@ def estimator_claims(study) -> list:
     return out
 
 
+#: per θ of the streak check: D-UCB without Ñ changes arm about every ``every`` step (between T/high and
+#: T/low changes of arm), D-UCB without its factor between ``flat`` changes of arm
+STREAK_RANGES = {"θ_H": ("third", 2.5, 4.0, (40, 100)), "θ_L": ("other", 1 / 0.6, 1 / 0.4, (75, 200))}
+
+
+def streak_claims(result, where) -> list:
+    """Notebook §4: D-UCB's streaks, with and without its factor and without Ñ (a result of
+    :func:`comparison` with ``names=STREAKS, trace=True`` on θ ``where``, "θ_H" or "θ_L"): the ranges of
+    :data:`STREAK_RANGES` by 3 s.e. from :data:`STREAK_FULL_RUNS` runs on, the mean only at fewer."""
+    d, w = PAIRS[0]
+    every, low, high, flat = STREAK_RANGES[where]
+    se = lambda x: float(x.std(ddof=1) / np.sqrt(x.size))  # noqa: E731
+    sw, swf, sw0 = switches(result, d), switches(result, FACTORLESS), switches(result, w)
+    T = result.horizon
+    z, how = (3, "") if sw.size >= STREAK_FULL_RUNS else (0, f"; the mean only, at {sw.size} runs")
+    ratio, ratio_se = _ratio_of_means(swf, sw)
+    cut, cut_se = _ratio_of_means(sw0, swf)
+    return [claims.estimate(f"{where}: {d} plays in long streaks: changes of arm per run in {T:,} steps (at "
+                            "most 50)", float(sw.mean()), se(sw), high=50, z=3, runs=sw.size),
+            claims.estimate(f"{where}: {FACTORLESS} (the same Ñ) changes arm between {flat[0]} and {flat[1]} "
+                            f"times per run in {T:,} steps{how}", float(swf.mean()), se(swf), low=flat[0],
+                            high=flat[1], z=z, runs=swf.size),
+            claims.estimate(f"{where}: Ñ in θ̂ and the width, without the factor, cuts the changes of arm of "
+                            f"{w} at least fivefold (ratio of the means, {w} over {FACTORLESS})", cut,
+                            cut_se, low=5, z=2, runs=sw.size),
+            claims.estimate(f"{where}: the factor then cuts them by a further factor of at least 2.5 (ratio of "
+                            f"the means, {FACTORLESS} over {d})", ratio, ratio_se, low=2.5, z=2,
+                            runs=sw.size),
+            claims.estimate(f"{where}: {w} changes arm about every {every} step: changes of arm per run in "
+                            f"{T:,} steps (between {T / high:,.0f} and {T / low:,.0f}{how})", float(sw0.mean()),
+                            se(sw0), low=T / high, high=T / low, z=z, runs=sw0.size)]
+
+
 def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> list:
     """Notebook §4: what Ñ changes (results of :func:`comparison`: the panel's defaults on θ_L; the
     pairs on θ_H; :data:`STREAKS` with the pulls traced, on θ_L and on θ_H; D-UCB and
-    :data:`FACTORLESS` at μ = 5000 on θ_L, the only θ that check is made on). The streaks are credited to Ñ and the factor together, each by a
-    comparison in one idea: :data:`FACTORLESS` against D-UCB without Ñ (Ñ in θ̂ and the width), then
-    D-UCB against :data:`FACTORLESS` (the factor sqrt(N/Ñ) alone); the μ = 5000 claims credit the
-    factor alone. "Long streaks" (at most 50 changes of arm) does not overlap the factorless range."""
+    :data:`FACTORLESS` at μ = 5000 on θ_L, the only θ that check is made on). The streaks
+    (:func:`streak_claims`) are credited to Ñ and the factor together, each by a comparison in one
+    idea: :data:`FACTORLESS` against D-UCB without Ñ (Ñ in θ̂ and the width), then D-UCB against
+    :data:`FACTORLESS` (the factor sqrt(N/Ñ) alone); the μ = 5000 claims credit the factor alone. "Long streaks" (at most 50 changes of arm) does not overlap the factorless range."""
     d, w = PAIRS[0]
     k, kw = PAIRS[1]
-    se = lambda x: float(x.std(ddof=1) / np.sqrt(x.size))  # noqa: E731
-
-    def streak_claims(result, where, every, low, high, flat):
-        sw, swf, sw0 = switches(result, d), switches(result, FACTORLESS), switches(result, w)
-        T = result.horizon
-        ratio, ratio_se = _ratio_of_means(swf, sw)
-        cut, cut_se = _ratio_of_means(sw0, swf)
-        return [claims.estimate(f"{where}: {d} plays in long streaks: changes of arm per run in {T:,} steps (at "
-                                "most 50)", float(sw.mean()), se(sw), high=50, z=3, runs=sw.size),
-                claims.estimate(f"{where}: {FACTORLESS} (the same Ñ) changes arm between {flat[0]} and {flat[1]} "
-                                f"times per run in {T:,} steps", float(swf.mean()), se(swf), low=flat[0],
-                                high=flat[1], z=3, runs=swf.size),
-                claims.estimate(f"{where}: Ñ in θ̂ and the width, without the factor, cuts the changes of arm of "
-                                f"{w} at least fivefold (ratio of the means, {w} over {FACTORLESS})", cut,
-                                cut_se, low=5, z=2, runs=sw.size),
-                claims.estimate(f"{where}: the factor then cuts them by a further factor of at least 2.5 (ratio of "
-                                f"the means, {FACTORLESS} over {d})", ratio, ratio_se, low=2.5, z=2,
-                                runs=sw.size),
-                claims.estimate(f"{where}: {w} changes arm about every {every} step: changes of arm per run in "
-                                f"{T:,} steps (between {T / high:,.0f} and {T / low:,.0f})", float(sw0.mean()), se(sw0),
-                                low=T / high, high=T / low, z=3, runs=sw0.size)]
-
     return [
         claims.ratio_within(at_defaults, k, kw, 0.8, 1.25,
                             text=f"θ_L: {k} and {kw} end within a fifth of each other"),
@@ -576,8 +597,8 @@ def ntilde_claims(at_defaults, on_high, streaks, long_delays, streaks_high) -> l
           for n in at_defaults.names if n != UNIFORM],
         claims.lower(on_high, k, kw, text=f"θ_H: {k} ends well below {kw}"),
         claims.not_different(on_high, d, w, text=f"θ_H: {d} gains little from Ñ (level with {w})"),
-        *streak_claims(streaks_high, "θ_H", "third", 2.5, 4.0, (50, 100)),
-        *streak_claims(streaks, "θ_L", "other", 1 / 0.6, 1 / 0.4, (75, 200)),
+        *streak_claims(streaks_high, "θ_H"),
+        *streak_claims(streaks, "θ_L"),
         claims.lower(long_delays, UNIFORM, d, text=f"θ_L, μ = 5000: {d} ends above {UNIFORM}"),
         claims.lower(long_delays, FACTORLESS, UNIFORM, text=f"θ_L, μ = 5000: {FACTORLESS} ends below {UNIFORM}"),
     ]
@@ -588,13 +609,15 @@ def slider_claims(at_defaults, wider, slower) -> list:
     for one slider: ``wider`` = {m: :func:`comparison` of Discarding KL-UCB and D-KLUCB} for m = 1000 and
     2000 (Exercise 1.3: Discarding KL-UCB's regret at T about doubles, D-KLUCB's barely moves);
     ``slower``: D-UCB and D-KLUCB at μ = 1000, against ``at_defaults`` (μ = 500): both regrets rise.
-    Ratios and differences are paired run by run (the same seed and run index)."""
+    Ratios and differences are paired run by run (the same seed and run index). "Barely moves" is held to
+    the point estimate: its s.e. at 60 runs is about a third of the tenth allowed, so "within a tenth by
+    2 s.e." failed on some seeds (review nb01-r8)."""
     out = []
-    for name, low, high, what in [("Discarding KL-UCB", 1.5, 2.5, "about doubles (ratio between 1.5 and 2.5)"),
-                                  ("D-KLUCB", 0.9, 1.1, "barely moves (ratio within a tenth of 1)")]:
+    for name, low, high, z, what in [("Discarding KL-UCB", 1.5, 2.5, 2, "about doubles (ratio between 1.5 and 2.5)"),
+                                     ("D-KLUCB", 0.9, 1.1, 0, "barely moves (ratio within a tenth of 1)")]:
         r, se = _ratio_of_means(wider[2 * WINDOW].final(name), wider[WINDOW].final(name))
         out.append(claims.estimate(f"Exercise 1.3, m = {WINDOW} → {2 * WINDOW}: {name}'s regret at T {what}", r, se,
-                                   low=low, high=high, z=2, runs=wider[WINDOW].runs))
+                                   low=low, high=high, z=z, runs=wider[WINDOW].runs))
     for name in ("D-UCB", "D-KLUCB"):
         d = np.asarray(slower.final(name), float) - np.asarray(at_defaults.final(name), float)
         out.append(claims.estimate(f"μ = {MEAN_DELAY} → {2 * MEAN_DELAY}: {name}'s regret at T rises (the "
@@ -603,22 +626,27 @@ def slider_claims(at_defaults, wider, slower) -> list:
     return out
 
 
-def below_the_bound_claim(result, name, theta=THETA_L, window=WINDOW, label=None):
+def below_the_bound_claim(result, name, theta=THETA_L, window=WINDOW, label=None, z=3):
     """Notebook §5: ``name`` ends below c·log T, the asymptotic lower bound's curve, at the result's
     horizon (by default θ_L, μ = 500, m = 1000: the panel's defaults; ``window=None``: uncensored)."""
     T = result.horizon
     bound = lower_bound(theta, window) * np.log(T)
     f = np.asarray(result.final(name), float)
     return claims.estimate(f"{label or name} ends below c·log T = {bound:.1f} at T = {T:,} (c·log T minus its "
-                           "regret)", float(bound - f.mean()), float(f.std(ddof=1) / np.sqrt(f.size)), low=0, z=3,
+                           "regret)", float(bound - f.mean()), float(f.std(ddof=1) / np.sqrt(f.size)), low=0, z=z,
                            runs=f.size)
 
 
 def figure1_claims(results) -> list:
-    """Notebook §6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret, and below c·log T, and its
-    slope is too noisy to measure the Poisson divergence's loss (:func:`slope_noise_claim`); on θ_H
-    within a quarter; every curve below uniform random play."""
+    """Notebook §6 (Figure 1): on θ_L KL-UCB ends below half UCB's regret, and its slope is too noisy to
+    measure the Poisson divergence's loss (:func:`slope_noise_claim`); on θ_H the two end within a half
+    of each other; every curve below uniform random play. At the paper's 100 runs
+    (:data:`FIG1_PAPER_RUNS`) also: D-KLUCB (censored) ends below c·log T, by 2 s.e.
+
+    Not claimed (review nb01-r8): "within a quarter" on θ_H (1.27 ± 0.05 at 100 runs on seed 1), and
+    UD-KLUCB (uncensored) below c·log T: its margin, about 3, is a few s.e. only at several hundred runs."""
     out = []
+    full = results[FIG1_PANELS[0][0], FIG1_PANELS[0][2]].runs >= FIG1_PAPER_RUNS
     for name, _, m in FIG1_PANELS:
         res, pre = results[(name, m)], "D-" if m is not None else "UD-"
         where = f"{name}, {'censored' if m is not None else 'uncensored'}"
@@ -626,11 +654,14 @@ def figure1_claims(results) -> list:
             out.append(claims.lower(res, "KLUCB", "UCB", text=f"{where}: {pre}KLUCB ends below {pre}UCB"))
             out.append(claims.ratio_within(res, "UCB", "KLUCB", 2.0, np.inf,
                                            text=f"{where}: {pre}UCB's regret is more than twice {pre}KLUCB's"))
-            out.append(below_the_bound_claim(res, "KLUCB", THETA_L, m, label=f"{where}: {pre}KLUCB"))
+            if full and m is not None:
+                out.append(below_the_bound_claim(res, "KLUCB", THETA_L, m, label=f"{where}: {pre}KLUCB", z=2))
             out.append(slope_noise_claim(res, m, where=f"{where}: {pre}KLUCB"))
         else:
-            out.append(claims.ratio_within(res, "UCB", "KLUCB", 0.75, 1.25,
-                                           text=f"{where}: {pre}UCB and {pre}KLUCB end within a quarter of each other"))
+            r, se = _ratio_of_means(res.final("UCB"), res.final("KLUCB"))
+            out.append(claims.estimate(f"{where}: {pre}UCB and {pre}KLUCB end within a half of each other (ratio "
+                                       "between 2/3 and 1.5" + (", by 2 s.e.)" if full else ")"), r, se,
+                                       low=2 / 3, high=1.5, z=2 if full else 0, runs=res.runs))
         out += [claims.lower(res, n, UNIFORM, text=f"{where}: {pre}{n} ends below {UNIFORM}") for n in ("UCB", "KLUCB")]
     return out
 
@@ -660,21 +691,36 @@ def slope_noise_claim(res, window, where, runs=100):
 
 def factor_claims(results) -> list:
     """Notebook §6 (Figure 1's check, :func:`figure1_factor`): on θ_L, censored and uncensored, D-UCB
-    without sqrt(N/Ñ) ends about a quarter below D-UCB; the factor is about 40 % of the gap between
-    D-UCB and D-KLUCB; without it, D-UCB's regret is still more than twice D-KLUCB's."""
+    without sqrt(N/Ñ) ends between D-UCB and D-KLUCB. At the paper's 100 runs (:data:`FIG1_PAPER_RUNS`):
+    about a quarter below D-UCB (by 2 s.e.), the factor about 40 % of the gap between D-UCB and D-KLUCB
+    (by 1 s.e.), and D-KLUCB's regret about half of the factorless one's (by 2 s.e.). At fewer runs, the
+    factor's share of the gap between a fifth and two thirds (the point estimate).
+
+    Not "more than twice" (review nb01-r8): the ratio is about 2.1, below 2 on some seeds even at 100
+    runs (1.97 ± 0.06 on seed 1, uncensored)."""
     out = []
     for m, res in results.items():
         pre, where = ("D-", "θ_L, censored") if m is not None else ("UD-", "θ_L, uncensored")
         u, f, k = (np.asarray(res.final(n), float) for n in ("UCB", FLAT, "KLUCB"))
         share, se = _ratio_of_means(u - f, u - k)
         out += [claims.lower(res, FLAT, "UCB", text=f"{where}: {pre}{FLAT} ends below {pre}UCB"),
-                claims.ratio_within(res, FLAT, "UCB", 0.65, 0.85, text=f"{where}: without the factor, {pre}UCB's "
-                                    "regret falls by about a quarter (ratio between 0.65 and 0.85)"),
+                claims.lower(res, "KLUCB", FLAT, text=f"{where}: {pre}KLUCB ends below {pre}{FLAT}")]
+        if u.size < FIG1_PAPER_RUNS:
+            out.append(claims.estimate(f"{where}: the factor's share of the gap between {pre}UCB and {pre}KLUCB "
+                                       f"(the share that removing it closes) lies between a fifth and two thirds "
+                                       f"(at {u.size} runs it varies with the seed)", share, se, low=0.2,
+                                       high=2 / 3, runs=u.size))
+            continue
+        fall, fall_se = _ratio_of_means(f, u)
+        half, half_se = _ratio_of_means(k, f)
+        out += [claims.estimate(f"{where}: without the factor, {pre}UCB's regret falls by about a quarter (ratio "
+                                "between 0.65 and 0.85, by 2 s.e.)", fall, fall_se, low=0.65, high=0.85, z=2,
+                                runs=u.size),
                 claims.estimate(f"{where}: the factor is about 40 % of the gap between {pre}UCB and {pre}KLUCB "
-                                f"(the share of the gap that removing it closes, between 0.3 and 0.5)", share, se,
-                                low=0.3, high=0.5, runs=u.size),
-                claims.ratio_within(res, FLAT, "KLUCB", 2.0, np.inf,
-                                    text=f"{where}: {pre}{FLAT}'s regret is still more than twice {pre}KLUCB's")]
+                                f"(the share of the gap that removing it closes, between 0.3 and 0.5, by 1 s.e.)",
+                                share, se, low=0.3, high=0.5, z=1, runs=u.size),
+                claims.estimate(f"{where}: {pre}KLUCB's regret is about half {pre}{FLAT}'s (ratio between 0.4 "
+                                "and 0.6, by 2 s.e.)", half, half_se, low=0.4, high=0.6, z=2, runs=u.size)]
     return out
 
 

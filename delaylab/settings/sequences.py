@@ -108,8 +108,9 @@ def slow_informative_losses(delays, threshold: int = 5, gap: float = 0.6, n_arms
 
     On those rounds arm 0 has mean loss 0.5 − gap/2 and the others 0.5 + gap/2; on every other
     round all arms have mean 0.5. The best arm can only be learned from slow feedback, so a
-    small skipping threshold β ≤ ``threshold`` learns nothing: the cost |S_β| of Theorem 3 is
-    real here, not just a worst case.
+    small skipping threshold β ≤ ``threshold`` learns nothing about the arms' mean difference
+    (the kept rounds' losses are fair coins, drawn once: on a given draw they may still favour an
+    arm by chance): the cost |S_β| of Theorem 3 is real here, not just a worst case.
     """
     d = check_real("delays", delays, low=0.0, ndim=(1,))
     thr = float(check_real("threshold", threshold, low=0.0, ndim=(0,)))
