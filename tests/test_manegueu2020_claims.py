@@ -1303,7 +1303,7 @@ def test_r12_1_in_our_timing_section_8_3_satisfies_assumption_2_with_c_0_7_exact
         paper.largest_c(laws, timing="both")
     assert paper.FIG7_ORACLE_C == 0.7 and "c = 0.7," in paper.FIG7_ORACLE and not hasattr(paper, "FIG7_PRINTED_C")
     text = _cell("## 8. Adapt-Patient")
-    assert ("We run it one step later (§2): $P(D' > m) = 0.7\\,m^{-0.3}$ and $m^{-0.3}$ for $m \\ge 1$, which satisfy "
+    assert ("We run it one step later (§2, $D' = D + 1$): $P(D' > m) = 0.7\\,m^{-0.3}$ and $m^{-0.3}$ for $m \\ge 1$, which satisfy "
             "it with $c = 0.7$ exactly.") in text
     assert "largest valid $c$, $0.569$" not in text and "A valid $c$, smaller" not in text and "doubles" not in text
     assert "$\\kappa = 0$ and the printed $c = 0.7$, valid in our timing" in text
