@@ -1217,8 +1217,8 @@ def test_the_round_9_nits_are_fixed():
     assert ex.check("05.beta", 31.26, student="").correct
     index = (ROOT / "notebooks" / "00_index.ipynb").read_text(encoding="utf-8")
     assert "tuned to the largest delay" not in index
-    assert ("a learning rate that must be capped at 1/(4e·d_max) (the paper's Algorithm 1, Theorem 1 and the "
-            "paragraph after it, Section 3.1, as printed)") in index
+    assert ("its rate is capped at 1/(4e·d_max), a condition of Theorem 1's proof (the paper's Algorithm 1, Theorem 1 "
+            "and the paragraph after it, Section 3.1, as printed)") in index   # review r11, finding 1: not "must be"
     cells = [s for _, s, _ in _cells()]
     assert "each skipped round costs at most one unit of regret (Lemma 2, as printed)" in cells[0]
     remember = _cell_with("## What to remember")
@@ -1332,3 +1332,19 @@ def test_example_8_cites_section_4_3_forms_as_printed():
             "dropped, as printed), grows like") in cell
     assert ("so the oracle bound of Theorem 6, $O(\\min_\\beta \\{|S_\\beta| + \\beta\\ln K + (KT + D_\\beta)/\\beta\\})$ "
             "in Section 4.3 (as printed), grows like") in cell
+
+
+# ----------------------------------------------------------------- issue 33, review round 11
+def test_index_row_5_says_the_cap_is_a_condition_of_the_proof():
+    """Review nb05-r11, finding 1 (MISLEADING): "a learning rate that must be capped at 1/(4e·d_max)" read as if
+    exponential weights needed the cap to learn. The cap is DEW's definition and the condition of Theorem 1's proof;
+    notebook 05's §3 cites an analysis of Exp3 without it (Bistritz et al.), and its panel's twin learns above it."""
+    index = (ROOT / "notebooks" / "00_index.ipynb").read_text(encoding="utf-8")
+    assert "must be capped" not in index
+    assert ("A few enormous delays ruin delayed exponential weights as the paper tunes it: its rate is capped at "
+            "1/(4e·d_max), a condition of Theorem 1's proof (the paper's Algorithm 1, Theorem 1 and the paragraph after "
+            "it, Section 3.1, as printed) that other analyses of exponential weights do without (notebook 5's §3);") in index
+    # the notebook's §3 is where those other analyses are
+    section3 = _cell_with("## 3. Skipper (Algorithm 2)")
+    assert "That is a condition of this paper's proof, not a known failure of exponential weights" in section3
+    assert "Bistritz" in section3
