@@ -1348,3 +1348,40 @@ def test_index_row_5_says_the_cap_is_a_condition_of_the_proof():
     section3 = _cell_with("## 3. Skipper (Algorithm 2)")
     assert "That is a condition of this paper's proof, not a known failure of exponential weights" in section3
     assert "Bistritz" in section3
+
+
+def test_switching_losses_docstring_says_when_arm_0_is_best():
+    """Review nb05-r11, finding 2 (WRONG): "the best fixed arm is arm 0 when phases is not a multiple of K" fails for
+    K = 3, 5 phases and K = 4, 6 phases (arms 0 and 1 are best in equally many phases). The docstring now states
+    when arm 0 alone has the lowest expected total loss; checked on the exact layout (gap = 1 makes the losses the
+    means) over K, phases and horizons, and, on draws, that another arm can be best in hindsight."""
+    doc = " ".join(sq.switching_losses.__doc__.split())
+    assert "when ``phases`` is not a multiple of K" not in doc
+    for words in ("arm j is best in ⌊(phases − 1 − j)/K⌋ + 1 phases",
+                  "arm 0 alone has the lowest expected total loss when phases ≡ 1 (mod K)",
+                  "provided the horizon is at least phases·(⌊phases/K⌋ + 1); when the horizon is a multiple of "
+                  "``phases``, exactly then",
+                  "When phases ≢ 1 (mod K), arms 0 … r − 1 (r = phases mod K, all K arms when K divides ``phases``) "
+                  "are best in equally many phases and tie up to the rounding of the phase lengths",
+                  "On one draw the best arm in hindsight is random"):
+        assert words in doc, words
+    for K in range(2, 6):
+        for P in range(1, 13):
+            r = P % K or K
+            for T in (P, 2 * P, 7 * P, P * (P // K + 1), P * (P // K + 1) + 1, 997, 1000, 1001):
+                best = T - sq.switching_losses(T, K, gap=1.0, phases=P).sum(axis=0)  # rounds where each arm is best
+                count = [(P - 1 - j) // K + 1 for j in range(K)]
+                assert np.all(np.abs(best - np.array(count) * T / P) <= np.array(count)), (K, P, T)
+                if T < P * (P // K + 1):
+                    continue
+                if P % K == 1 or T % P == 0:
+                    assert (best[0] > best[1:].max()) == (P % K == 1), (K, P, T, best)
+                if P % K != 1:
+                    assert best[:r].max() - best[:r].min() <= count[0], (K, P, T, best)   # a tie up to rounding
+                    assert r == K or best[r:].max() < best[:r].min(), (K, P, T, best)
+    # the reviewer's counterexample on draws: K = 4, 6 phases, arm 1 is best in hindsight on some seeds
+    wins = [int(np.argmin(sq.switching_losses(6000, 4, gap=0.3, phases=6, seed=s).sum(axis=0))) for s in range(10)]
+    assert wins.count(1) >= 1 and wins.count(0) >= 1, wins
+    # the panel's instance (K = 2, 3 phases): arm 0 is best in two phases of three, on the exact layout
+    best = 1000 - adversarial.make_losses("switching", 1000, 1.0, None).sum(axis=0)
+    assert best[0] > best[1] and best.sum() == 1000, best
