@@ -1385,3 +1385,21 @@ def test_switching_losses_docstring_says_when_arm_0_is_best():
     # the panel's instance (K = 2, 3 phases): arm 0 is best in two phases of three, on the exact layout
     best = 1000 - adversarial.make_losses("switching", 1000, 1.0, None).sum(axis=0)
     assert best[0] > best[1] and best.sum() == 1000, best
+
+
+def test_example8_cutoff_is_not_called_the_oracle_beta():
+    """Review nb05-r11, finding 3 (INCONSISTENT): the docstring called √(KT/ln K) Example 8's "oracle choice", while
+    the notebook's "oracle β" is :func:`thune2019.oracle_beta`, the minimiser of Theorem 3's bound (23 against 217 at
+    T = 16,384). On Example 8 that β is √(KT/(32e ln K)), √(KT/ln K) over √(32e), for every horizon."""
+    doc = " ".join(sq.example8_cutoff.__doc__.split())
+    assert "oracle choice" not in doc
+    assert ("bounds the oracle rate with β = √(KT / ln K) (as printed). That β is not the figure's \"oracle β\" "
+            "(:func:`~delaylab.papers.thune2019.oracle_beta`, the minimiser of Theorem 3's bound on the instance): on "
+            "Example 8 that one is √(KT / (32e ln K)), this value over √(32e)") in doc
+    for K in (2, 3, 5):
+        for T in [*range(2, 200, 7), 1024, 8192, 16_384]:
+            cut = sq.example8_cutoff(T, K)
+            assert paper.oracle_beta(K, T, sq.example8_delays(T, K)) == pytest.approx(cut / math.sqrt(32 * E),
+                                                                                      rel=1e-9), (K, T)
+    assert f"{sq.example8_cutoff(16_384, 2):.0f}" == "217"
+    assert f"{paper.oracle_beta(2, 16_384, sq.example8_delays(16_384, 2)):.0f}" == "23"

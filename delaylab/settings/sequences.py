@@ -162,7 +162,11 @@ def spiked_delays(horizon: int, n_spikes: int, spike=None, base: int = 0, seed: 
 
 
 def example8_cutoff(horizon: int, n_arms: int) -> float:
-    """√(KT / ln K): Example 8 delays the rounds t < √(KT / ln K) (and this β is its oracle choice)."""
+    """√(KT / ln K): Example 8 delays the rounds t < √(KT / ln K), and bounds the oracle rate with
+    β = √(KT / ln K) (as printed). That β is not the figure's "oracle β"
+    (:func:`~delaylab.papers.thune2019.oracle_beta`, the minimiser of Theorem 3's bound on the
+    instance): on Example 8 that one is √(KT / (32e ln K)), this value over √(32e), since D_β = 0
+    for every β below the smallest positive delay (our derivation)."""
     return math.sqrt(n_arms * horizon / math.log(n_arms))
 
 
