@@ -1403,3 +1403,47 @@ def test_example8_cutoff_is_not_called_the_oracle_beta():
                                                                                       rel=1e-9), (K, T)
     assert f"{sq.example8_cutoff(16_384, 2):.0f}" == "217"
     assert f"{paper.oracle_beta(2, 16_384, sq.example8_delays(16_384, 2)):.0f}" == "23"
+
+
+def test_exercise_5_1_names_the_kt_and_ekt_slips():
+    """Review nb05-r11, finding 4 (NIT): 5.3 names KT and eKT for Theorem 3's KTe/2, 5.1 named only KT/2 for the same
+    term of Theorem 1's η: √(ln K/(KT + D)) and the eKT variant got "… is not it." for about half the students. Now
+    both are named, with the min taken or not, and through the truncation's message where the min gives the cap;
+    where the cap binds, eKT lands within three tolerances of it for 3 ids of 3000 (the guide says so), and those
+    students keep their numbers (s1814, s1932, s2196 as on main)."""
+    from delaylab.exercises.p05 import _cap, _D
+
+    named = {"KT": 0, "eKT": 0}
+    near = []
+    for who in [f"s{i}" for i in range(3000)] + [""]:
+        p = ex.params("05.eta", who)
+        K, T, D, cap, goal = p["K"], p["T"], _D(p), _cap(p), ex.solution("05.eta", who)
+        for slip, kt, words in (("KT", K * T, "not $KT$ (the e and the /2 are missing)"),
+                                ("eKT", E * K * T, "not $eKT$ (the /2 is missing)")):
+            eta = math.sqrt(math.log(K) / (kt + D))
+            if abs(eta / goal - 1) <= 3e-3:
+                near.append((slip, who))
+                continue
+            for typed in (min(eta, cap), eta, float(f"{eta:.4g}")):
+                fb = ex.check("05.eta", typed, student=who)
+                if abs(typed / goal - 1) <= 1e-3:       # the min gave the cap, and the cap is the answer
+                    assert fb.correct and cap < goal * (1 + 1e-9), (who, slip)
+                    continue
+                assert not fb.correct and "is not it:" in fb.message, (who, slip, typed, fb.message)
+                if abs(typed / cap - 1) <= 1e-3:        # the min gave the cap, which does not bind
+                    assert "that is the truncation" in fb.message and "with KT for KTe/2" in fb.message, (who, slip)
+                    assert slip == "KT"                 # eKT lies below η, never above the cap where η is below it
+                else:
+                    assert words in fb.message, (who, slip, typed, fb.message)
+                named[slip] += 1
+    assert near == [("eKT", "s1814"), ("eKT", "s1932"), ("eKT", "s2196")], near
+    assert named["KT"] > 3000 and named["eKT"] > 4000, named
+    assert ex.params("05.eta", "s1814") == {"K": 2, "T": 15200, "d": 4, "n": 9, "s": 42}
+    assert ex.params("05.eta", "s1932") == {"K": 5, "T": 3700, "d": 7, "n": 19, "s": 20}
+    assert ex.params("05.eta", "s2196") == {"K": 3, "T": 18000, "d": 4, "n": 10, "s": 41}
+    guide = _flat(_guide())
+    assert ("| 5.1 | KT instead of KTe/2 | the first term of the denominator is KTe/2, not KT (the e and the /2 "
+            "missing) |") in guide
+    assert ("| 5.1 | eKT instead of KTe/2 | the first term of the denominator is KTe/2, not eKT (the /2 missing); where "
+            "the cap binds, eKT lands within three tolerances of the cap for 3 ids in 3000") in guide
+    assert "when η computed without the e, with KT for KTe/2 or without D comes out above the truncation" in guide
