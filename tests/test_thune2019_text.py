@@ -1447,3 +1447,21 @@ def test_exercise_5_1_names_the_kt_and_ekt_slips():
     assert ("| 5.1 | eKT instead of KTe/2 | the first term of the denominator is KTe/2, not eKT (the /2 missing); where "
             "the cap binds, eKT lands within three tolerances of the cap for 3 ids in 3000") in guide
     assert "when η computed without the e, with KT for KTe/2 or without D comes out above the truncation" in guide
+
+
+def test_guide_section_3_board_gives_only_the_shape_while_5_3_is_homework():
+    """Review nb05-r11, finding 5 (NIT): the §3 row's bold Board derived β* in full, and only its last sentence said to
+    leave the constants if 5.3 is graded homework, which it is by default (exercise table, close row). The default
+    Board now gives the shape aβ + b/β and points to the rubric; the full derivation follows "If 5.3 is not set as
+    homework"."""
+    row = _flat(next(r for r in _guide().splitlines() if re.match(r"\| \d+ \| §3 \|", r)))
+    assert "if 5.3 is graded homework, show only the shape" not in row
+    board, _, rest = row.partition("If 5.3 is not set as homework:")
+    assert rest and "**Board**: Corollary 4's balancing, its shape only (Exercise 5.3 is homework by default)" in board
+    assert "Theorem 3's bound takes the form aβ + b/β, a = 4e ln K and b from its other terms" in board
+    assert "the slips its check names are in the rubric below (rows 5.3)" in board
+    for answer in ("b = (", "16e²", "(1 + 4e)D", "31.26", "57.3", "17.5", "nested"):
+        assert answer not in board, answer
+    assert "b = (eKT/2 + (1 + 4e)D)/(4e)" in rest and "β* = 31.26" in rest
+    assert "| 5.3 | `05.beta` | derive | ★★★ | 25 | homework |" in _guide()
+    assert "Homework: Exercises 5.1, 5.2 and 5.3." in _guide()
