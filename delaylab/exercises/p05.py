@@ -64,6 +64,9 @@ def _eta_wrong(p):
     no_d = math.sqrt(math.log(K) / (K * T * E / 2))
     no_e = math.sqrt(math.log(K) / (K * T / 2 + _D(p)))
     log10 = math.sqrt(math.log10(K) / (K * T * E / 2 + _D(p)))
+    # Theorem 1's first term KTe/2 with the e and the /2 lost (KT, as Theorem 6 and the O(.) bounds write it) or
+    # the /2 lost (eKT), as in 5.3 (review nb05-r11, finding 4)
+    kt, ekt = (math.sqrt(math.log(K) / (x + _D(p))) for x in (K * T, E * K * T))
     slips = _eta_d_slips(p)
     larger = {k: _eta1(p, D) for k, D in slips.items()}
     then_min = r" Then take the smaller of η and the truncation $1/(4e\,d_{\max})$."
@@ -76,9 +79,10 @@ def _eta_wrong(p):
         # tolerance of it): name those that do here
         near = trunc * (1 - 2e-3)
         too_large = ([r"without the e ($\sqrt{\ln K/(KT/2 + D)}$ = " + f"{no_e:.4g})"] * (no_e > near)
+                     + [r"with KT for KTe/2 ($\sqrt{\ln K/(KT + D)}$ = " + f"{kt:.4g})"] * (kt > near)
                      + [r"without D ($\sqrt{\ln K/(KTe/2)}$ = " + f"{no_d:.4g})"] * (no_d > near))
         why = (" If you computed η " + " or ".join(too_large) + ", it came out at or above the truncation, and the min "
-               r"gave the truncation: the denominator is $KTe/2 + D$, with the e and with D, the sum of all the delays."
+               r"gave the truncation: the denominator is $KTe/2 + D$, with the e, the /2 and D, the sum of all the delays."
                if too_large else "")
         first = [(trunc, rf"that is the truncation $1/(4e\,d_{{\max}}) = 1/(4e \cdot {s})$. Here Theorem 1's "
                          r"$\eta = \sqrt{\ln K/(KTe/2 + D)}$ is smaller than it, so the minimum is η itself." + why)]
@@ -87,6 +91,11 @@ def _eta_wrong(p):
                + then_min * (no_d > trunc)),
         (no_e, r"the first term of the denominator is $KTe/2$ (with $e = 2.718\ldots$), not $KT/2$."
                + then_min * (no_e > trunc)),
+        # eKT lies below Theorem 1's η: where the cap binds it can land within three tolerances of the cap, the
+        # answer (3 of 3000 ids); there it cannot be told from it and is not listed (no student's draw changes)
+        *[(v, rf"the first term of the denominator is $KTe/2$, not {what}." + then_min * (v > trunc))
+          for v, what in ((kt, "$KT$ (the e and the /2 are missing)"), (ekt, "$eKT$ (the /2 is missing)"))
+          if separated(_eta_p(p), [v], 1e-3)],
         *[(larger[k], rf"your D leaves out the {n} larger delays: each of those rounds adds {s} to D, the sum of ALL "
                       "the delays, not " + ("0" if k == "left out" else str(d)) + "." + then_min * (larger[k] > trunc))
           for k in ("left out", "counted as d")],

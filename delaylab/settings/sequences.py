@@ -72,9 +72,14 @@ def switching_losses(horizon: int, n_arms: int = 2, gap: float = 0.3, phases: in
                      seed: int = 0) -> np.ndarray:
     """Bernoulli losses whose best arm switches: arm j mod K is best in phase j.
 
-    The horizon is cut into ``phases`` equal phases; in phase j arm j mod K has mean loss
-    0.5 − gap/2 and every other arm 0.5 + gap/2. Over the whole horizon the best fixed arm is
-    arm 0 when ``phases`` is not a multiple of K (it is best in the most phases).
+    The horizon is cut into ``phases`` equal phases (up to one round); in phase j arm j mod K has
+    mean loss 0.5 − gap/2 and every other arm 0.5 + gap/2, so arm j is best in
+    ⌊(phases − 1 − j)/K⌋ + 1 phases. With gap > 0, arm 0 alone has the lowest expected total loss
+    when phases ≡ 1 (mod K), e.g. K = 2 and an odd number of phases, provided the horizon is at
+    least phases·(⌊phases/K⌋ + 1); when the horizon is a multiple of ``phases``, exactly then.
+    When phases ≢ 1 (mod K), arms 0 … r − 1 (r = phases mod K, all K arms when K divides
+    ``phases``) are best in equally many phases and tie up to the rounding of the phase lengths.
+    On one draw the best arm in hindsight is random: another arm can win by chance.
 
     Parameters
     ----------
@@ -157,7 +162,11 @@ def spiked_delays(horizon: int, n_spikes: int, spike=None, base: int = 0, seed: 
 
 
 def example8_cutoff(horizon: int, n_arms: int) -> float:
-    """√(KT / ln K): Example 8 delays the rounds t < √(KT / ln K) (and this β is its oracle choice)."""
+    """√(KT / ln K): Example 8 delays the rounds t < √(KT / ln K), and bounds the oracle rate with
+    β = √(KT / ln K) (as printed). That β is not the figure's "oracle β"
+    (:func:`~delaylab.papers.thune2019.oracle_beta`, the minimiser of Theorem 3's bound on the
+    instance): on Example 8 that one is √(KT / (32e ln K)), this value over √(32e), since D_β = 0
+    for every β below the smallest positive delay (our derivation)."""
     return math.sqrt(n_arms * horizon / math.log(n_arms))
 
 
