@@ -219,7 +219,7 @@ def test_r1_9_10_11_the_verdict_says_what_is_compared_and_what_differs():
     caption = paper.figure1_panel(runs=1).caption.value
     assert "whose curves are the ones in the paper" not in caption and "Algorithm 2 as printed" in caption
     assert "the two panels end at similar regrets" not in md
-    assert "the larger window ends about a third higher (40 runs), where the paper calls both \"roughly 100\"" in md
+    assert "the larger window ends higher, by about 40% (120 runs), where the paper calls both \"roughly 100\"" in md
     assert "every curve is still rising" not in md and "every curve still rises" not in md
     assert "every learner's curve rises faster over its last 500 steps than in $(100, 100)$" in md
     cell = _check_cell("# §5's statements on Figure 1")
@@ -442,7 +442,7 @@ def test_r4_1_the_cause_of_losing_to_uniform_play_is_the_width_not_the_censoring
     assert "its estimate targets τ_m·θ, so the actions' estimates differ by little" not in readings
     assert "under τ_m·θ two actions differ by at most" not in guide
     assert "The delays are not the cause: with $\\mu = 1$ ($\\tau_m \\approx 1$) it still loses" in md
-    assert "It loses even with no effective delay ($\\tau_m \\approx 1$, §4 above)" in md
+    assert "It loses even with no effective delay ($\\mu = 1$, §4 above)" in md   # r11: μ = 1, not τ_m ≈ 1
     assert "even with no effective delay (μ = 1: its delay term sums m norms whatever the delays" in guide
     assert "even with no effective delay, μ = 1, since the delay term sums m norms whatever the delays" in readings
     cell = _check_cell("# The statements above, on the panel's default parameters")
@@ -536,7 +536,7 @@ def test_r5_3_every_curve_bends_down_in_100_500_is_checked_in_code():
     cell = _check_cell("# §5's statements on Figure 1")
     assert "slope = lambda r, n, a, b: (r.at(n, b) - r.at(n, a)) / (b - a)" in cell
     assert "drop = lambda r, n: paper.paired(slope(r, n, 1000, 2000), slope(r, n, 2000, 3000))" in cell
-    assert "*drop(slow, n), low=0,\n                z=10, runs=10)\n     for n in paper.NAMES[:3]]" in cell   # r10: z = 10
+    assert "*drop(slow, n), low=0,\n                z=4, runs=10)\n     for n in paper.NAMES[:3]]" in cell   # r11: z = 4
 
 
 def test_r5_4_the_window_of_figure_3_is_not_larger_than_the_mean_delay_under_our_reading():
@@ -586,7 +586,7 @@ def test_r6_1_the_linear_regime_is_given_in_numbers_not_a_verdict():
             "The authors' index keeps 30–85% (40 runs).") in neither
     assert ("a curve $\\propto t$ keeps its regret per step, $\\propto \\sqrt t$ 77% of it, $\\propto \\log t$ 58%. "
             "Algorithms 1 (with or without its delay term) and 2 keep 75–95%: near the paper's \"linear regime\", yet "
-            "each slope falls (a paired drop of more than 10 s.e.)") in md
+            "each slope falls (a paired drop of more than 4 s.e., 10 runs)") in md
     cell = _check_cell("# §5's statements on Figure 1")
     assert "no 'linear regime'" not in cell
     assert "*keep(slow, n), low=0.75, high=0.95, z=2, runs=10) for n in paper.NAMES[:3]]" in cell
@@ -611,7 +611,7 @@ def test_r6_4_a_third_higher_is_not_filed_as_a_non_reproduction():
     verdict = _markdown().split("**Verdict (Figure 1)")[1].split("\n\n")[0]
     bad, neither = verdict.split("What does not:")[1].split("Neither reproduced nor not, in numbers:")
     assert "third higher" not in bad and "similar regret" not in verdict
-    assert ("with the authors' index the larger window ends about a third higher (40 runs), where the paper calls "
+    assert ("with the authors' index the larger window ends higher, by about 40% (120 runs), where the paper calls "
             "both \"roughly 100\" (Section 8, as printed)") in neither
 
 
@@ -623,12 +623,12 @@ def test_r6_5_the_authors_index_is_checked_on_40_runs():
     0.50–0.64 (s.e. ≤ 0.074), inside [0.3, 0.85] within 2 s.e."""
     cell = _check_cell("# §5's statements on Figure 1")
     assert "z=2 if n == A" not in cell and "2 s.e. for the authors' index" not in _markdown()
-    assert ("a_wide, a_fast, a_slow = (dl.simulate(paper.setting(m, mu), {A: paper.policies(m)[A]}, 3000, 40, seed=0)\n"
-            "                          for m, mu in [(500, 100), (100, 100), (100, 500)])") in cell
+    assert ("a_wide, a_fast, a_slow = (dl.simulate(paper.setting(m, mu), {A: paper.policies(m)[A]}, 3000, n, seed=0)\n"
+            "                          for m, mu, n in [(500, 100, 120), (100, 100, 120), (100, 500, 40)])") in cell
     assert "*keep(a_slow, A), low=0.3, high=0.85, z=2,\n               runs=40)" in cell
     assert "*drop(a_slow, A), low=0, z=3, runs=40))" in cell
     assert "+ [(A, a_slow, a_fast)]]" in cell and "(2 s.e.)\"," not in cell
-    assert "Its regret is small: the cell checks it on 40 runs, 10 are too noisy." in _markdown()
+    assert "Its regret is small: the cell checks it on 40 runs (120 for the ratio), 10 are too noisy." in _markdown()
 
 
 def test_r6_2_the_when_clause_is_read_as_describing_the_central_panel():
@@ -700,8 +700,8 @@ def test_r7_2_the_numbers_in_the_prose_are_the_ones_checked():
 def test_r7_3_the_window_comparison_is_a_sentence():
     md = _markdown()
     assert "Neither, read the numbers" not in md
-    assert ("Neither reproduced nor not, in numbers: with the authors' index the larger window ends about a third "
-            "higher (40 runs), where the paper calls both \"roughly 100\" (Section 8, as printed).") in md
+    assert ("Neither reproduced nor not, in numbers: with the authors' index the larger window ends higher, by "
+            "about 40% (120 runs), where the paper calls both \"roughly 100\" (Section 8, as printed).") in md
 
 
 def test_r7_4_the_model_the_unknown_law_and_figure_1_point_to_the_paper():
@@ -711,7 +711,7 @@ def test_r7_4_the_model_the_unknown_law_and_figure_1_point_to_the_paper():
     assert ("(Section 4, as printed: the learner itself ignores a conversion that comes later than the window $m$; "
             "here") in cells[4]
     assert "In the paper the learner itself ignores" not in cells[4]
-    assert "small windows make learning slow (Figure 1, right panel: ours, and the paper's in Section 8)." in _markdown()
+    assert "(Figure 1's right panel, $\\mu = 500$ at $m = 100$: ours, and the paper's in Section 8;" in _markdown()
 
 
 def test_r7_5_fifty_runs_for_figure_3_is_our_reading():
@@ -878,18 +878,11 @@ def test_r9_3_exercise_3_3_tells_a_wrong_derivation_it_is_wrong_not_to_give_more
     assert "| 3.3 | u taken as (1, 1) |" in _guide_section()
 
 
-def test_r9_4_about_a_third_higher_is_checked_against_a_third():
-    """"About a third higher" was checked in 1.1–1.6 (z = 2), which "10 % higher" and "60 % higher" also pass. It is
-    now checked against 4/3 with the tolerance of its 40 runs (1.378 ± 0.047 at seed 0: 0.9 s.e. from 4/3; seeds
-    1–3: 1.2, 0.5, 0.5 s.e.), and the 40 runs must tell it from a quarter and a half (1.25–1.5 within 2 s.e.:
-    1.283–1.472 at seed 0, 1.254–1.481 over seeds 0–3)."""
+def test_r9_4_about_a_third_higher_is_not_checked_in_a_band_that_10_percent_passes():
+    """"About a third higher" was checked in 1.1–1.6 (z = 2), which "10 % higher" and "60 % higher" also pass.
+    Round 9 checked it against 4/3; round 11 found that check held on seed 0 only: see test_r11_1."""
     cell = _check_cell("# §5's statements on Figure 1")
     assert "low=1.1, high=1.6" not in cell
-    assert "third, third_se = paper.ratio(a_wide.final(A), a_fast.final(A))" in cell
-    assert "third_se, low=4 / 3 - 2 * third_se, high=4 / 3 + 2 * third_se, runs=40)" in cell
-    assert "third_se, low=1.25, high=1.5, z=2, runs=40)" in cell
-    md = _markdown()
-    assert "yet the larger window ends about a third higher;" in md and "ends about a third higher (40 runs)" in md
 
 
 def test_r9_5_the_cheap_term_ratio_is_said_at_the_step_that_is_measured():
@@ -959,12 +952,11 @@ def test_r10_1_the_radius_alone_losing_at_t_1000_is_not_credited_to_a_small_tau_
 
 def test_r10_2_the_slopes_fall_by_more_than_the_check_used_to_require():
     """"(by 3 s.e.)" read as the size of the fall; the paired drops are 20, 13 and 14 s.e. (10 runs, seed 0). The
-    text now says "more than 10 s.e." and the check asks for it."""
+    text said "more than 10 s.e." and the check asked for it; round 11 found that held on seed 0 only, and both
+    now say 4 (test_r11_2)."""
     md = _markdown()
     assert "(by 3 s.e.)" not in md
-    assert "yet each slope falls (a paired drop of more than 10 s.e.)." in md
-    cell = _check_cell("# §5's statements on Figure 1")
-    assert "*drop(slow, n), low=0,\n                z=10, runs=10)\n     for n in paper.NAMES[:3]]" in cell
+    assert "yet each slope falls (a paired drop of more than 4 s.e., 10 runs)." in md
 
 
 def test_r10_3_exercise_3_3s_tau_m_theta_slip_is_named_without_the_answer_formula():
@@ -990,3 +982,101 @@ def test_r10_3_exercise_3_3s_tau_m_theta_slip_is_named_without_the_answer_formul
                 assert leak not in fb.message, (who, leak, fb.message)
             answer = ex.solution("03.ridge-target", who)
             assert f"{answer[0]:.4f}" not in fb.message, (who, fb.message)
+
+
+# ----------------------------------------------------------------- review nb03-r11 (reviews/nb03-r11.md)
+def _slow_panel(seed):
+    """Figure 1's (100, 500) panel at 10 runs: Algorithm 1 with and without its delay term, OTFLinTS (the
+    notebook's runs at seed 0, as `paper.figure1` draws them run by run)."""
+    from delaylab.papers import vernade2020 as paper
+    from delaylab.sweep import sweep
+
+    pols = paper.policies(100, authors=False, no_term=True)
+    return sweep(paper.setting(100, 500), pols, 3000, 10, seed, checkpoints=paper.CHECKPOINTS)
+
+
+def test_r11_1_the_larger_window_ends_higher_by_about_40_percent_checked_in_1_2_to_1_6():
+    """"About a third higher" was checked within 2 s.e. of 4/3 and in 1.25–1.5 at z = 2 on 40 runs; the ratio is about
+    1.39 (1.26–1.55 over seeds 0–63 at 40 runs, s.e. about 0.05), so those checks held on seed 0 only (seed 9:
+    1.44 ± 0.05, seed 5: 1.33 ± 0.06). The text says "by about 40%" and the check asks 1.2–1.6 within 2 s.e.,
+    which at 40 runs failed on seeds 20, 57 and 61 of 0–63: the two panels of the ratio now run 120 (s.e. about
+    0.03; +0.7 s of CPU in the notebook). Here seed 20, the worst at 40 runs (1.32 ± 0.04 at 120): about 1.6 s of CPU."""
+    import delaylab as dl
+    from delaylab.papers import vernade2020 as paper
+
+    md = _markdown()
+    assert "a third higher" not in md and "4 / 3" not in _check_cell("# §5's statements on Figure 1")
+    assert "yet the larger window ends higher, by about 40%;" in md
+    cell = _check_cell("# §5's statements on Figure 1")
+    assert ("    C.estimate(\"... but it ends higher, by about 40% (ratio of the final regrets, 1.2 to 1.6 within 2 "
+            "s.e.)\",\n               *paper.ratio(a_wide.final(A), a_fast.final(A)), low=1.2, high=1.6, z=2, "
+            "runs=120),") in cell
+    assert "low=1.25, high=1.5" not in cell
+    A = paper.AUTHORS
+    wide, fast = (dl.simulate(paper.setting(m, mu), {A: paper.policies(m)[A]}, 3000, 120, seed=20)
+                  for m, mu in [(500, 100), (100, 100)])
+    r, se = paper.ratio(wide.final(A), fast.final(A))
+    assert 1.2 <= r - 2 * se and r + 2 * se <= 1.6, (r, se)
+
+
+def test_r11_2_each_slope_falls_by_more_than_4_standard_errors_not_10():
+    """The paired drops of the regret per step in (100, 500) are 7.7–20 s.e. over seeds 0–9 and 4.4 at the least
+    over seeds 0–139 (seed 82; 5.6 the next), so "more than 10 s.e." held on seed 0 only (seed 3: 8.3, 7.7, 10.8).
+    Text and check now say 4; here seed 3, where z = 10 failed (one panel, three learners and uniform play,
+    10 runs: about 1 s of CPU)."""
+    from delaylab.papers import vernade2020 as paper
+
+    md = _markdown()
+    assert "more than 10 s.e." not in md and "z=10" not in _check_cell("# §5's statements on Figure 1")
+    assert "yet each slope falls (a paired drop of more than 4 s.e., 10 runs)." in md
+    slow = _slow_panel(3)
+    slope = lambda n, a, b: (slow.at(n, b) - slow.at(n, a)) / (b - a)   # noqa: E731
+    zs = []
+    for n in paper.NAMES[:3]:
+        m, se = paper.paired(slope(n, 1000, 2000), slope(n, 2000, 3000))
+        zs.append(m / se)
+    assert min(zs) > 4 and min(zs) < 10, zs
+
+
+def test_r11_3_no_effective_delay_is_mu_1_not_tau_m_near_1():
+    """τ_m = 0.99 at (500, 100), yet there the delays act: "no effective delay" is μ = 1, §4's experiment."""
+    remember = " ".join(_markdown().split("## What to remember")[1].split())
+    assert "no effective delay ($\\tau_m \\approx 1$" not in remember
+    assert "It loses even with no effective delay ($\\mu = 1$, §4 above)" in remember
+
+
+def test_r11_4_slow_learning_is_credited_to_comparisons_that_shrink_tau_m():
+    """Figure 1's right panel changes μ (100 → 500) at m = 100; Exercise 3.5 shrinks m (100 → 20) at μ = 100,
+    the comparison that shrinks the window (its outcome is checked in test_predict_outcomes)."""
+    from delaylab import exercises as ex
+
+    remember = " ".join(_markdown().split("## What to remember")[1].split())
+    assert "small windows make learning slow" not in remember
+    assert ("a window short for the delays (small $\\tau_m$) makes learning slow (Figure 1's right panel, $\\mu = 500$ "
+            "at $m = 100$: ours, and the paper's in Section 8; Exercise 3.5, $m = 20$ at $\\mu = 100$).") in remember
+    cells = _cells()
+    i = next(k for k, (_, s) in enumerate(cells) if s.startswith("### ✎ Exercise 3.5 (predict"))
+    assert "Shrink the window below the mean delay" in cells[i][1]
+    assert 'ex.predict("03.small-window")' in "".join(s for _, s in cells[i + 1:i + 3])
+    assert ex.solution("03.small-window") == "higher"
+
+
+def test_r11_5_the_guides_criteo_step_cites_a_check_on_criteo_delays():
+    """The optional §4 step moves the panel to Criteo delays / 100 at m = 100 and says the cheap term barely moves
+    the regret, citing §3's check, which ran on geometric delays only. §3's check cell now runs the Criteo
+    case too (0.03 s of CPU); here seeds 1 and 2 (ratio 1.002 and 1.001, s.e. about 0.001 at seeds 0–9)."""
+    import delaylab as dl
+    from delaylab.papers import vernade2020 as paper
+
+    row = next(line for line in _guide_section().splitlines() if line.startswith("| +5 | §4, *optional*"))
+    assert "“Criteo delays / 100 (μ not used)”" in row
+    assert ("the regret barely moves (the check under §3: the two terms on geometric delays, m = μ = 100; the regret "
+            "there and on the Criteo delays at m = 100)") in row
+    cell = _check_cell("# §3's statements on the cheap delay term")
+    assert ("crit = dl.simulate(dl.LinearConversions(paper.theta(), dl.criteo(100), window=100), pair(), 1000, 10, "
+            "seed=0)") in cell
+    assert 'C.ratio_within(crit, "cheap", "exact", 0.95, 1.05' in cell
+    for seed in (1, 2):
+        pair = {"exact": dl.OTFLinUCB(window=100), "cheap": dl.OTFLinUCB(window=100, width="cheap")}
+        res = dl.simulate(dl.LinearConversions(paper.theta(), dl.criteo(100), window=100), pair, 1000, 10, seed=seed)
+        assert dl.claims.ratio_within(res, "cheap", "exact", 0.95, 1.05).holds, seed

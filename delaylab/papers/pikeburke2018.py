@@ -934,11 +934,6 @@ def bridges_claims(results) -> list:
                               text="two arms: with or without bridges, ODAAF-B ends level (within the noise)"),
         _claims.not_different(two, "ODAAF (with bridges)", "ODAAF",
                               text="two arms: with or without bridges, ODAAF ends level (within the noise)"),
-        _claims.lower(three, "ODAAF-B", "ODAAF-B (without bridges)",
-                      text="three arms: without its bridges, ODAAF-B ends higher"),
-        _claims.estimate("three arms: without its bridges, ODAAF-B plays the middle arm (θ = 0.3) longer; the extra "
-                         "pulls, paired runs", *_mean_se(three.pulls["ODAAF-B (without bridges)"][:, 1]
-                                                         - three.pulls["ODAAF-B"][:, 1]), low=0, z=3, runs=three.runs),
         _claims.not_different(three, "ODAAF", "ODAAF (with bridges)",
                               text="three arms: ODAAF, whose phases carry the m·E[τ] term, ends level with or "
                                    "without bridges"),
@@ -953,6 +948,21 @@ def bridges_phase_sizes_claim(results) -> _claims.Claim:
     gap (review nb04-r13, finding 2), so this claim is not in :func:`bridges_claims`."""
     return _claims.lower(results["two arms"], "ODAAF-B (without bridges)", "ODAAF",
                          text="two arms: without bridges, ODAAF-B's phase sizes still end below ODAAF")
+
+
+def bridges_leak_claims(results) -> list:
+    """§7(b): on the three arms, without its bridges ODAAF-B ends higher and plays the middle arm longer (paired
+    runs). Checked at 100 runs only (tests/test_pikeburke2018_full_scale.py): at the notebook's 20 runs seeds 6
+    and 9 resolve neither gap to 3 s.e. (2.33 and 2.35 s.e., review nb04-r14), so these claims are not in
+    :func:`bridges_claims`."""
+    three = results["three arms"]
+    return [
+        _claims.lower(three, "ODAAF-B", "ODAAF-B (without bridges)",
+                      text="three arms: without its bridges, ODAAF-B ends higher"),
+        _claims.estimate("three arms: without its bridges, ODAAF-B plays the middle arm (θ = 0.3) longer; the extra "
+                         "pulls, paired runs", *_mean_se(three.pulls["ODAAF-B (without bridges)"][:, 1]
+                                                         - three.pulls["ODAAF-B"][:, 1]), low=0, z=3, runs=three.runs),
+    ]
 
 
 def worst_arm_out_after_phase_1(three) -> _claims.Claim:
@@ -1080,5 +1090,5 @@ __all__ = ["THETA", "HORIZON", "RUNS", "BOUNDS", "MEAN", "MEANS_F", "FAR_MEANS",
            "third_phase_claim", "ratio_changes", "ratio_ends",
            "odaaf_v_geometric_claims", "summary_appendix_f", "FULL_SCALE", "appendix_f", "qpmd_far",
            "final_regret", "linear_fit", "slopes", "appendix_f_claims", "appendix_f_panel", "bridges",
-           "bridges_figure", "bridges_claims", "BRIDGE_CASES", "BRIDGE_NAMES", "bridge_policies", "doubling", "doubling_claims", "Finals", "phase_table", "timeline", "timeline_figure",
+           "bridges_figure", "bridges_claims", "bridges_leak_claims", "BRIDGE_CASES", "BRIDGE_NAMES", "bridge_policies", "doubling", "doubling_claims", "Finals", "phase_table", "timeline", "timeline_figure",
            "ratio"]
