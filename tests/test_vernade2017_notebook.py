@@ -1218,9 +1218,9 @@ def test_nb01_r9_2_the_mismatch_of_the_lag_is_inside_the_paper():
     text = cell_with("## 2. Counting what could have been seen")
     assert "with our timing —" not in text and "the same count has the weight $\\tau(t-1-s)$; our reading" not in text
     assert ("This is the timing of the paper's Section 2, as printed: a conversion of round $s$ is seen at round "
-            "$s + D_s$, and $A_t$ depends on $\\mathcal H_{t-1}$. The paper's Section 5.1 prints the weight "
-            "$\\tau_{t-s}$, which counts round $t$'s observations too, yet Algorithm 1 uses $\\tilde N_k(t)$ to "
-            "choose $A_t$. The paper is inconsistent; we follow the paper's Section 2, our reading.") in text
+            "$s + D_s$, and $A_t$ depends on $\\mathcal H_{t-1}$. The paper's Section 5.1 prints $\\tau_{t-s}$, "
+            "counting round $t$'s observations too, yet Algorithm 1 chooses $A_t$ with it: the paper is "
+            "inconsistent; we follow the paper's Section 2, our reading.") in text
     readings = " ".join(readings_part().split())
     assert "With our timing (a conversion of step s" not in readings
     assert "Section 2's model is our timing (*as printed*" in readings
