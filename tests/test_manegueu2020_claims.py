@@ -36,37 +36,36 @@ def _markdown() -> str:
 
 
 # ------------------------------------------------------------------ issue 33, finding 3: c = 0.7
-def test_section_8_3_satisfies_assumption_2_only_up_to_c_0_569():
-    """P(D > m)·m^0.3 = 0.7(m/(1 + m))^0.3 is smallest at m = 1: the largest valid c is 0.7·2^(−0.3)."""
+def test_section_8_3_satisfies_assumption_2_only_up_to_c_0_569_in_the_papers_timing():
+    """As printed, in the paper's timing: P(D > m)·m^0.3 = 0.7(m/(1 + m))^0.3 is smallest at m = 1, so the largest
+    valid c is 0.7·2^(−0.3). (In ours, one step later, it is 0.7: test_r12_1.)"""
     laws = paper.section83_laws()
-    c = paper.largest_c(laws)
+    c = paper.largest_c(laws, timing="paper")
     assert c == pytest.approx(0.7 * 2**-0.3, rel=1e-12) and round(c, 3) == 0.569
-    assert paper.largest_c(laws[1:]) == pytest.approx(2**-0.3, rel=1e-12)  # arm 2 alone allows 0.812
+    assert paper.largest_c(laws[1:], timing="paper") == pytest.approx(2**-0.3, rel=1e-12)  # arm 2 alone: 0.812
     m = np.arange(1, 10)
     assert np.any(0.7 * m**-0.3 > laws[0].sf(m))  # the printed c = 0.7 fails, at m = 1 already
     assert np.all((c - 1e-12) * m**-0.3 <= laws[0].sf(m))
-    assert paper.FIG7_ORACLE_C == pytest.approx(c, abs=1e-4) and "c = 0.569" in paper.FIG7_ORACLE
 
 
-def test_the_text_no_longer_says_c_0_7_satisfies_assumption_2():
+def test_the_text_no_longer_says_c_0_7_satisfies_assumption_2_as_printed():
     text = _markdown()
     assert "so $c = 0.7$" not in text
-    assert '"so that Assumption 2 is satisfied with $c = 0.7$" (as printed). **It is not** (corrected)' in text
+    assert ('"so that Assumption 2 is satisfied with $c = 0.7$" (as printed). **As printed, it is not** (corrected): '
+            "in the paper's timing") in text
     assert "only for $c \\le 0.7\\cdot 2^{-0.3} \\approx 0.569$" in text
-    # what the oracle curve of Figure 7 uses
-    assert "$\\kappa = 0$ and the largest valid $c$, $0.569$" in text
     assert "holds with the constant c = 0.7" not in dl.ScaledPareto.__doc__
     assert "0.7·2^{−0.3} ≈ 0.569" in dl.ScaledPareto.__doc__
     assert "0.569" in dl.AdaptPatientBandits.__doc__
     assert "Assumption 2 is satisfied with c = 0.7" not in (paper.__doc__ or "")
 
 
-def test_figure_6_caption_says_the_printed_c_is_not_valid(monkeypatch):
+def test_figure_6_caption_says_the_printed_mu_low_is_not_valid(monkeypatch):
     monkeypatch.setattr(paper, "figure6_results", lambda r, s, p=None: paper.figure6(2, s, p, horizon=200))
     fig = paper.figure6_panel(runs=2)
-    assert "as printed" in fig.caption.value and "only for c ≤ 0.569 and μ_low < 0.6" in fig.caption.value
+    assert "as printed" in fig.caption.value and "for c ≤ 0.7 but only for μ_low < 0.6" in fig.caption.value
     fig7 = paper.figure7_panel(runs=2)
-    assert "c = 0.569, the largest c for which this instance satisfies Assumption 2" in fig7.caption.value
+    assert "the printed c = 0.7, valid for the instance we simulate" in fig7.caption.value
     assert "still below 0.3" not in fig7.caption.value  # review nb02-r1, N7: with the printed 1/T_bar it ends near 0.3
 
 
@@ -332,9 +331,10 @@ def test_w2_section_8_3s_mu_low_fails_assumption_2_as_printed():
     text = _markdown()
     assert "a known $\\mu_{low} \\le \\min_k \\mu_k$" not in text
     assert "a known $\\mu_{low}$ with $\\min_k \\mu_k > \\mu_{low}$ (strictly)" in text
-    assert "**Nor is its $\\mu_{low} = 0.6$** (corrected): Assumption 2 asks $\\min_k \\mu_k > \\mu_{low}$" in text
-    assert "whose $c = 0.7$ and $\\mu_{low} = 0.6$ do not even satisfy it" in text
-    assert "min_k μ_k > μ_low\n  (strictly, as printed), and min_k μ_k = 0.6" in _readings()
+    assert ("**Nor is its $\\mu_{low} = 0.6$**, in either timing (corrected): Assumption 2 asks "
+            "$\\min_k \\mu_k > \\mu_{low}$") in text
+    assert "whose $\\mu_{low} = 0.6$ does not even satisfy it" in text
+    assert "min_k μ_k > μ_low (strictly, as printed), and min_k μ_k = 0.6" in " ".join(_readings().split())
     assert "min_k μ_k > μ_low" in dl.AdaptPatientBandits.__doc__ and "min_k μ_k > μ_low" in patient.__doc__
 
 
@@ -495,8 +495,8 @@ def test_n6_steps_are_numbered_from_0_everywhere():
 def test_n7_figure_7s_extra_curve_is_described_as_it_moves():
     text = _markdown()
     assert "it approaches 0.3 from below" not in text
-    assert "it falls over the first few hundred steps, while $\\bar T_t$ is small, then rises slowly and ends below " \
-           "0.3" in text
+    assert "it falls over the first few hundred steps, while $\\bar T_t$ is small, then rises slowly and ends within " \
+           "0.01 of 0.3" in text
     claims = paper.figure6_claims(runs=10, seed=0)
     assert any("first falls" in c.text and c.holds for c in claims) and any("rises slowly" in c.text and c.holds
                                                                              for c in claims)
@@ -609,7 +609,8 @@ def test_r2_7_the_guides_middle_inequality_is_stated_for_t_i_at_least_2():
     for a in (0.05, 0.1, 0.3, 0.5):
         assert left(1, a) > middle(1, a)
         assert all(left(T, a) <= middle(T, a) + 1e-12 <= 2 * T**-a + 1e-12 for T in (2, 3, 10, 100, 5000))
-    assert "for α ≤ 1/2 and T_i ≥ 2 (at T_i = 1 the bias is at most 1 ≤ 2" in _guide()
+    # r12 NIT 4: the guide now sums over the paper's lags 1 … T_i (test_r12_4), where no T_i ≥ 2 is needed
+    assert "≤ 2T_i^(−α) for α ≤ 1/2;" in " ".join(_guide().split())
 
 
 def test_r2_4_5_8_9_10_11_nits_of_the_text():
@@ -625,7 +626,7 @@ def test_r2_4_5_8_9_10_11_nits_of_the_text():
     u_claim = [c for c in paper.figure2_claims(runs=100, seed=0) if "under a tenth" in c.text]
     assert len(u_claim) == 1 and u_claim[0].holds
     assert "so does a valid $\\mu_{low}$" not in md and "($d_t$ does not depend on it)" in md  # 8
-    assert "Summing τ_i over" not in patient.__doc__ and "Summing the tails 1 − τ_i = P(D > u)" in patient.__doc__  # 9
+    assert "Summing τ_i over" not in patient.__doc__ and "Summing the tails P(D > u) over" in patient.__doc__  # 9
     assert "given the pulls" not in _guide() and "for a pull sequence fixed in advance" in _guide()  # 10
     assert "The expectation is taken given the pulls" not in md
     assert "25 values of $\\hat\\alpha$ (our choice: the paper gives only the range)" in md  # 11
@@ -1077,8 +1078,9 @@ def test_r9_3_the_bias_bound_bounds_the_lag_0_pull_by_1():
     0^(−α) is infinite. Bounding P(D > 0) by 1 and summing u^(−α) for u = 1 … T_i − 1 gives the bound (exact check)."""
     text = _cell("## 3. Patient Bandits")
     assert "and summing $P(D > u) \\le u^{-\\alpha}$ over them gives" not in text
-    assert ("with lags $0, \\dots, T_i - 1$; bounding $P(D > 0)$ by 1 and $P(D > u)$ by $u^{-\\alpha}$ for $u \\ge 1$ "
-            "and summing gives a bias of at most $2\\,T_i^{-(\\alpha\\wedge 1/2)}$") in text
+    # r12 NIT 4: the sum now runs over the paper's lags 1 … T_i (test_r12_4), where 0^(−α) never occurs
+    assert ("$1, \\dots, T_i$ in the paper's (§2); bounding $P(D > v)$ by $v^{-\\alpha}$ there and summing gives a bias "
+            "of at most $\\frac{1}{T_i}\\sum_{v=1}^{T_i} v^{-\\alpha} \\le 2\\,T_i^{-(\\alpha\\wedge 1/2)}$") in text
     with np.errstate(divide="ignore"):
         assert np.isinf(np.float64(0.0) ** -0.3)  # the sum as worded diverges
     n = np.arange(1, 20_001)
@@ -1251,7 +1253,8 @@ def test_r11_1_the_notebook_says_its_timing_is_not_the_papers():
     text = _cell("## 2. What the learner estimates")
     assert "written in our step convention" not in text and "(the paper's Eq. 4, in our timing)" in text
     assert ("**This timing is not the paper's.** In its Eq. 1, $X_{s,u}$ is seen before the decision of round "
-            "$s + u$, so its lags are $t - s \\ge 1$: our learner sees each conversion one decision later.") in text
+            "$s + u$, so its lags are $t - s \\ge 1$: a delay $D \\ge 1$ is seen at round $s + D$, ours at the "
+            "decision of step $s + D + 1$, one decision later") in text
     assert ("we thus run the paper's model with delays $\\lfloor X \\rfloor + 1$, whose $P(D > m) = m^{-\\alpha}$ for "
             "$m \\ge 1$ meets Assumption 1 with equality (our reading).") in text
     assert "our reading, in our timing: §2;" in _cell("## 1. The setting")
@@ -1259,7 +1262,7 @@ def test_r11_1_the_notebook_says_its_timing_is_not_the_papers():
     guide = _guide()
     assert "lags off by one" not in guide
     assert ("| 2.2 | the paper's lags t − s (1 … n) | that is the paper's timing (Eq. 1), not a slip; the workbook's "
-            "(§2) shows a conversion one decision later") in guide
+            "(§2) shows a conversion (delay ≥ 1) one decision later") in guide
 
 
 def test_r11_2_adapt_patient_in_the_panel_plays_as_patient_bandits_0_1():
@@ -1285,3 +1288,92 @@ def test_r11_3_the_guide_states_the_default_figure_2_for_its_seed():
     assert "the default 100 runs are too few to show it" not in guide
     assert ("(the default figure, 100 runs from seed 0, does not show it: there α̂ = 0.3 lies within two paired "
             "standard errors of its lowest point; press the button for the paper's 400)") in guide
+
+
+# ------------------------------------------------------------------ review nb02-r12
+def test_r12_1_in_our_timing_section_8_3_satisfies_assumption_2_with_c_0_7_exactly():
+    """r12 INCONSISTENT 1: delaylab runs the paper's model with delays D + 1 (§2), P(D + 1 > m) = P(D > m − 1):
+    0.7·m^(−0.3) and m^(−0.3) for m ≥ 1, so the printed c = 0.7 is valid, and the largest, for what we simulate;
+    only μ_low = 0.6 is not. Figure 7's extra curve therefore uses the printed c; its 0.569 twin is gone."""
+    laws = paper.section83_laws()
+    m = np.arange(1, 100_001, dtype=float)
+    assert np.allclose(laws[0].sf(m - 1), 0.7 * m**-0.3, rtol=1e-12) and np.allclose(laws[1].sf(m - 1), m**-0.3)
+    assert paper.largest_c(laws) == pytest.approx(0.7, rel=1e-12) == paper.largest_c(laws, timing="ours")
+    with pytest.raises(ValueError, match="timing='both'"):
+        paper.largest_c(laws, timing="both")
+    assert paper.FIG7_ORACLE_C == 0.7 and "c = 0.7," in paper.FIG7_ORACLE and not hasattr(paper, "FIG7_PRINTED_C")
+    text = _cell("## 8. Adapt-Patient")
+    assert ("We run it one step later (§2, $D' = D + 1$): $P(D' > m) = 0.7\\,m^{-0.3}$ and $m^{-0.3}$ for $m \\ge 1$, which satisfy "
+            "it with $c = 0.7$ exactly.") in text
+    assert "largest valid $c$, $0.569$" not in text and "A valid $c$, smaller" not in text and "doubles" not in text
+    assert "$\\kappa = 0$ and the printed $c = 0.7$, valid in our timing" in text
+    (check,) = [c for c in _cells("code") if c.startswith("# The verdict's claims") and "largest_c" in c]
+    assert 'timing=w) for w in ("ours", "paper")' in check and "np.isclose(c_ours, 0.7)" in check
+    assert ("(whose $\\mu_{low} = 0.6$ does not even satisfy it, nor, in the paper's timing, $c = 0.7$)"
+            in _cell("## What to remember"))
+    assert "so there c = 0.7 is valid, and the largest" in _readings() and "uses c = 0.569" not in _readings()
+    assert "nor, in the paper's timing, c = 0.7 (c ≤ 0.569 would; in ours, §2, c = 0.7 does)" in " ".join(_guide().split())
+    assert "which satisfies it with c exactly" in " ".join(dl.ScaledPareto.__doc__.split())
+    assert "valid for the instance delaylab simulates" in " ".join(dl.AdaptPatientBandits.__doc__.split())
+    assert "in ours (one step later, notebook §2) for c ≤ 0.7" in " ".join(paper.__doc__.split())
+    names = [c.text for c in paper.figure6_claims(runs=2, seed=0)]
+    assert not any("d_t doubles" in n or "a little higher" in n for n in names)
+
+
+def test_r12_2_our_reading_of_tau_0_decides_whether_c_0_7_is_valid_in_our_timing():
+    """r12 MISLEADING 2: in our timing P(D > 0) is the shifted model's P(D + 1 > 1): with the printed τ(0) the
+    instance we simulate would satisfy Assumption 2 only for c ≤ 0.569; with our reading, for c = 0.7."""
+    m = np.arange(1, 100_001, dtype=float)
+    printed = float(np.min(paper.section83_printed_law().sf(m - 1) * m**0.3))
+    assert printed == pytest.approx(0.7 * 2**-0.3, rel=1e-12)
+    assert paper.largest_c([paper.section83_printed_law(), dl.Pareto(0.3)]) == pytest.approx(printed, rel=1e-12)
+    text = _cell("## 1. The setting")
+    assert "the two agree for every $m \\ge 1$, which is all that" not in text
+    assert ("in ours (§2) our $P(D > 0)$ is the paper-model's $P(D > 1)$, so the reading decides whether $c = 0.7$ "
+            "meets Assumption 2 (§8)") in text
+    assert "so the reading decides whether c = 0.7 satisfies Assumption 2" in " ".join(_readings().split())
+    assert "so this reading is what makes c valid" in " ".join(dl.ScaledPareto.__doc__.split())
+
+
+def test_r12_3_a_delay_0_is_seen_at_the_next_decision_in_both_timings():
+    """r12 NIT 3: the paper shows a delay D from round s at round s + max(D, 1) (Eq. 1, u ≥ 1); delaylab at the
+    decision of step s + D + 1. One decision later for D ≥ 1 only."""
+    paper_round = {d: max(d, 1) for d in range(5)}
+    ours = {d: d + 1 for d in range(5)}
+    assert ours[0] == paper_round[0] and all(ours[d] == paper_round[d] + 1 for d in range(1, 5))
+    assert "(a delay 0 is seen at the next decision in both)" in _cell("## 2. What the learner estimates")
+    assert "a delay D ≥ 1 is seen one decision later (a delay 0 at the next decision in both)" in " ".join(
+        _readings().split())
+    p = ex.params("02.bias", "alice")
+    fb = ex.check("02.bias", _bias_by_hand(p["mu"], p["alpha"], p["n"], 1), student="alice")
+    assert "reveals it (D ≥ 1) one decision later" in fb.message
+
+
+def test_r12_4_the_bias_bound_sums_over_the_papers_lags():
+    """r12 NIT 4: Assumption 1 sits on the paper's delay D + 1 (§2); our lags 0 … n − 1 are its 1 … n, and
+    (1/n) Σ_{v=1}^n v^(−α) ≤ n^(−α)/(1 − α) ≤ 2n^(−(α∧1/2)) (checked for n ≤ 20,000)."""
+    n = np.arange(1, 20_001)
+    for a in (0.05, 0.1, 0.3, 0.5, 0.7, 1.0, 2.0):
+        avg = np.cumsum(np.arange(1, n[-1] + 1, dtype=float) ** -a) / n
+        assert np.all(avg <= 2 * n ** -min(a, 0.5) + 1e-12)
+        if a <= 0.5:
+            assert np.all(avg <= n**-a / (1 - a) + 1e-12)
+    text = _cell("## 3. Patient Bandits")
+    assert "bounding $P(D > 0)$ by 1" not in text
+    assert ("with lags $0, \\dots, T_i - 1$ in our timing, $1, \\dots, T_i$ in the paper's (§2); bounding "
+            "$P(D > v)$ by $v^{-\\alpha}$ there") in text
+    guide = " ".join(_guide().split())
+    assert "the shorter T_i^(−α)/(1 − α) is not a bound" not in guide
+    assert "≤ (1/T_i) ∫_0^{T_i} x^(−α) dx = T_i^(−α)/(1 − α) ≤ 2T_i^(−α) for α ≤ 1/2" in guide
+
+
+def test_r12_5_the_notebook_checks_the_panels_adapt_patient_run_for_run():
+    """r12 NIT 5: cell 28's "run for run" has its check in cell 31's live_panel_claims."""
+    import inspect
+
+    claims = paper.panel_adapt_claims(runs=10, seed=0, horizon=1500)
+    assert len(claims) == 2 and all(c.holds for c in claims)
+    assert "run for run" in claims[1].text and "α_t = 0.1" in claims[0].text
+    assert "*panel_adapt_claims(runs, seed, horizon)" in inspect.getsource(paper.live_panel_claims)
+    (check,) = [c for c in _cells("code") if c.startswith("# The claims of the text above")]
+    assert "dl.claims.check(*paper.live_panel_claims(runs=50, seed=0))" in check and "run for run" in check

@@ -77,7 +77,7 @@ def _bias_wrong(p):
                                      "share (only pulls that convert can be missing)."),
         (float(mu * law.sf(lags + 1).mean()), "that is the paper's own timing, not a slip: in its Eq. 1 a pull at s "
                                               "is seen from round s + D on, so its lag is t − s ≥ 1. This workbook "
-                                              "reveals a conversion one decision later (§2, the paragraph under the "
+                                              "reveals it (D ≥ 1) one decision later (§2, the paragraph under the "
                                               "formula for the observed mean): the lag of a pull at s is $t-1-s$ "
                                               f"(0 for the pull at s = {n - 1}). Answer in the workbook's timing."),
         (2 * n ** -min(a, 0.5), r"that is Theorem 1's worst-case bound $2T_i^{-(\alpha\wedge 1/2)}$, which holds for "

@@ -8,8 +8,8 @@ for the decision of step t (the learner knows every conversion with s + D_s ≤ 
 * μ_hat_i(t) — conversions of arm i seen so far divided by T_i(t) (Eq. 4). No delay correction:
   μ_hat_i is biased low, by at most the share of arm i's conversions still on their way;
 * Assumption 1: P(D > m) ≤ m^{−α} for every arm and m ≥ 1 (printed for m ∈ ℕ; vacuous at m = 0).
-  Summing the tails 1 − τ_i = P(D > u) over the worst case (all pulls in the last T_i rounds)
-  bounds the bias by 2 T_i^{−(α ∧ 1/2)} (Theorem 1);
+  Summing the tails P(D > u) over the worst case (all pulls in the last T_i rounds: lags 1 … T_i in
+  the paper's timing, where the assumption sits) bounds the bias by 2 T_i^{−(α ∧ 1/2)} (Theorem 1);
 * **Patient Bandits** (Algorithm 1): pull each arm once, then the arm maximising
 
       UCB_i(t) = μ_hat_i(t) + sqrt(2 log(2KT³) / T_i(t)) + 2 T_i(t)^{−(α ∧ 1/2)},
@@ -46,9 +46,10 @@ the reading of ``docs/readings.md``, checked against the text):
 With the paper's Section 8.3 constants (c = 0.7, α_low = 0.1, μ_low = 0.6, T = 10⁴) the
 confidence term is about 5.7 / log T_bar_t > 0.6, so α_t = α_low as long as α_hat_t < 0.7 (a perfect
 estimate, 0.3, is lowered below α_low), and (c/2)^{1/α_low} ≈ 3·10⁻⁵ gives d_t = 0: see
-notebook 02 for what this means for Figures 6–7. (That instance satisfies Assumption 2 only
-for c ≤ 0.7·2^{−0.3} ≈ 0.569, not for the printed c = 0.7: see :class:`~delaylab.ScaledPareto`;
-nor for the printed μ_low = 0.6, which equals min_k μ_k where Assumption 2 asks min_k μ_k > μ_low.)
+notebook 02 for what this means for Figures 6–7. (In the paper's timing the printed law satisfies
+Assumption 2 only for c ≤ 0.7·2^{−0.3} ≈ 0.569; in delaylab's, one step later, for c ≤ 0.7: see
+:class:`~delaylab.ScaledPareto`. In neither for the printed μ_low = 0.6, which equals min_k μ_k
+where Assumption 2 asks min_k μ_k > μ_low.)
 """
 
 from __future__ import annotations
@@ -248,8 +249,9 @@ class AdaptPatientBandits(_PatientBase):
     Parameters
     ----------
     c : float or array
-        c ∈ (0, 1] of Assumption 2 (c·m^{−α} ≤ P(D > m)); 0.7 in Section 8.3 as printed, although
-        that instance satisfies Assumption 2 only for c ≤ 0.7·2^{−0.3} ≈ 0.569.
+        c ∈ (0, 1] of Assumption 2 (c·m^{−α} ≤ P(D > m)); 0.7 in Section 8.3 as printed: valid for
+        the instance delaylab simulates (one step later), not for the printed law in the paper's
+        timing (c ≤ 0.7·2^{−0.3} ≈ 0.569 there).
     alpha_low : float or array
         α_low ∈ (0, 1], the known lower bound on α; 0.1 in Section 8.3.
     mu_low : float or array
