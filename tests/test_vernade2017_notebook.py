@@ -191,7 +191,7 @@ def test_exercise_1_4_states_the_index_where_theta_hat_is_at_least_one():
 def test_statements_about_the_paper_say_as_printed_corrected_or_our_reading():
     text = markdown()
     for passage in ["corrected: the paper's Section 7, as printed, takes", "This is the paper's Eq. (6), corrected",
-                    "the same count has the weight $\\tau(t-1-s)$; our reading", "(the paper's Section 7, as printed)",
+                    "we follow the paper's Section 2, our reading", "(the paper's Section 7, as printed)",
                     "our reading: Appendix B's bound on $E[N_k(T)]$", "Theorem 3 as printed has an extra factor",
                     "(end of the paper's Section 6, as printed", "(Appendix D, as printed)"]:
         assert passage in text, passage
@@ -224,7 +224,7 @@ def test_no_cell_changes_a_control_and_the_solved_copy_moves_the_panels():
 def test_every_check_cell_prints_its_claims():
     """The check cells of the verdicts end with dl.claims.check on fixed parameters."""
     checks = [s for kind, s in cells() if kind == "code" and "dl.claims.check(" in s]
-    assert len(checks) == 6
+    assert len(checks) == 7  # review nb01-r9: Exercise 1.3's answer in its own cell, below "Things to try"
     for source in checks:
         assert "panel." not in source and "fig1.results" not in source and "fig2.results" not in source
 
@@ -268,7 +268,7 @@ def test_what_the_guide_says_the_panel_shows_when_mu_doubles():
 def test_readings_say_how_each_reading_of_the_paper_is_taken():
     text = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
     part = text[text.index("## 1. Delayed conversions"):text.index("## 2. Arm-dependent")]
-    for passage in ["not a mean\n  of 500 (*corrected*)", "the weight is τ(t − 1 − s): *our reading*",
+    for passage in ["not a mean\n  of 500 (*corrected*)", "we follow its Section 2 (*our reading*)",
                     "O_k ← λ(O_k + 1{A_t = k}) (*corrected*",
                     "*our\n  reading*, the one that makes θ̂^m unbiased", "We read 0 < p < q < 1",
                     "c = Σ_k τ_mΔ_k/d(τ_mθ_k, τ_mθ*) (*as printed*)", "Exercise 1.5 asks for that one",
@@ -480,7 +480,7 @@ def test_r1_18_readings_write_the_poisson_divergence_as_d_pois():
 
 def test_r1_19_and_r2_2_the_messages_name_the_count_each_wrong_answer_is():
     """τ_m·N (every pull weighted τ_m) is not Discarding's count τ_m·N(t − m) (the pulls at least m steps
-    old: two of the three, as drawn); when the recent lag is m − 1 the lag off by one also gives τ_m·N."""
+    old: two of the three, as drawn); when the recent lag is m − 1 the paper's printed τ_{t−s} also gives τ_m·N."""
     from delaylab.exercises import p01
 
     def params(i):
@@ -492,8 +492,8 @@ def test_r1_19_and_r2_2_the_messages_name_the_count_each_wrong_answer_is():
     who = next(f"student {i}" for i in range(500) if min(p01._nt_lags(params(i))) == params(i)["m"] - 1)
     p = ex.params("01.n-tilde", who)
     tau_m = float(dl.Geometric(p["mu"]).cdf(p["m"]))
-    message = check(3 * tau_m, who)
-    assert "as if its window were over" in message and "off by one" in message and "two mistakes" in message
+    message = check(3 * tau_m, who)  # review nb01-r9: the paper's printed weight first, then τ_m·N
+    assert "as if its window were over" in message and "as printed in the paper's Section 5.1" in message
     assert "Discarding" not in message
     other = next(f"student {i}" for i in range(500) if min(p01._nt_lags(params(i))) < params(i)["m"] - 1)
     q = ex.params("01.n-tilde", other)
@@ -711,7 +711,7 @@ def test_r4_1_and_2_the_mu_5000_claim_names_theta_l_the_only_instance_it_is_chec
     assert "When delays outlast the horizon ($\\mu = 5000$ at $T = 2500$, on $\\theta_L$), D-UCB ends *above*" \
         in cell_with("### What the panel shows at its defaults")
     assert "at $\\mu = 5000$ with $\\theta_L$ and $T = 2500$, find D-UCB against uniform random play" \
-        in cell_with("Things to try")
+        in cell_with("Things to try, once you have checked your prediction")
     remember = cell_with("## What to remember")
     assert "long streaks; the factor alone puts it above uniform random play" not in remember
     assert "On $\\theta_L$, when delays outlast the horizon ($\\mu = 5000$, $T = 2500$, $m = 1000$), the factor " \
@@ -848,12 +848,12 @@ def test_r5_3_the_estimator_verdict_says_the_margin_its_check_uses():
 def test_r5_4_exercise_1_3_and_the_mu_slider_are_checked_at_the_panels_defaults():
     """Exercise 1.3's feedback ("barely moves"), the guide's "about twice as high" and "regrets rise"
     at μ = 1000: claims at the panel's defaults, one slider moved, in §4's check cell."""
-    check = cell_with("at_defaults = paper.comparison()")
+    check = cell_with("paper.slider_claims(")  # review nb01-r9: below "Things to try", not under the question
     assert "wider = {m: paper.comparison(names=[\"Discarding KL-UCB\", \"D-KLUCB\"], window=m) for m in (1000, 2000)}" \
         in check
     assert "slower = paper.comparison(names=[\"D-UCB\", \"D-KLUCB\"], mean_delay=1000)" in check
-    assert "*paper.slider_claims(at_defaults, wider, slower))" in check
-    assert "both checked in §4's check cell" in guide_part() and "regrets rise (checked there too)" in guide_part()
+    assert "dl.claims.check(*paper.slider_claims(at_defaults, wider, slower))" in check
+    assert "both checked in §4, in the check cell after “Things to try”" in guide_part() and "regrets rise (checked there too)" in guide_part()
     at_defaults = paper.comparison()
     wider = {m: paper.comparison(names=["Discarding KL-UCB", "D-KLUCB"], window=m) for m in (1000, 2000)}
     slower = paper.comparison(names=["D-UCB", "D-KLUCB"], mean_delay=1000)
@@ -1076,7 +1076,7 @@ def test_r7_5_the_mu_5000_result_gives_its_horizon():
     assert paper.PANEL_HORIZON == 2500 and paper.WINDOW == 1000
     assert "($\\mu = 5000$ at $T = 2500$, on $\\theta_L$)" in cell_with("### What the panel shows at its defaults")
     assert "($\\mu = 5000$, $T = 2500$, $m = 1000$)" in cell_with("## What to remember")
-    assert "with $\\theta_L$ and $T = 2500$, find D-UCB" in cell_with("Things to try")
+    assert "with $\\theta_L$ and $T = 2500$, find D-UCB" in cell_with("Things to try, once you have checked")
 
 
 # ------------------------------------------------------------- review general-r9 (notes for notebook 01)
@@ -1176,3 +1176,101 @@ def test_r8_4_and_5_the_papers_own_n_tilde_formula_and_its_assumptions():
         " ".join(readings_part().split())
     assert ("(the paper's Section 2) with a finite mean (the paper's Section 1); Corollaries 10 and 12 also assume "
             "$1-\\tau_m \\le c/m$.") in cell_with("The paper's theory holds for any known delay CDF")
+
+
+# ------------------------------------------------------------- review nb01-r9 (reviews/nb01-r9.md)
+def _papers_printed_n_tilde(p) -> float:
+    """Section 5.1 as printed: Ñ_k(t) = Σ_{s ≤ t−m} τ_m + Σ_{s = t−m+1}^{t−1} τ_{t−s}, over the arm's pulls."""
+    tau = dl.Geometric(p["mu"]).cdf
+    t, m = p["t"], p["m"]
+    return float(sum(tau(m) if s <= t - m else tau(t - s) for s in p["pulls"]))
+
+
+def test_nb01_r9_1_exercise_1_1_names_the_papers_printed_weight_not_a_slip():
+    """Finding 1: the answer computed with the paper's printed τ_{t−s} was told "the lag is off by one", or,
+    when the newest lag is m − 1 (about a fifth of the ids), "two mistakes give this number"."""
+    seen_m_minus_1 = 0
+    for i in range(300):
+        who = f"student {i}"
+        p = ex.params("01.n-tilde", who)
+        message = ex.check("01.n-tilde", _papers_printed_n_tilde(p), student=who).message
+        assert "as printed in the paper's Section 5.1" in message and "not a slip of yours" in message, (who, message)
+        assert "in the model of the paper's Section 2" in message and "§2, the parenthesis" in message
+        assert "off by one" not in message and "two mistakes" not in message, (who, message)
+        if min(t for t in (p["t"] - 1 - s for s in p["pulls"])) == p["m"] - 1:
+            seen_m_minus_1 += 1  # the paper's weights give τ_m·N: named first, τ_m·N second
+            assert message.index("Section 5.1") < message.index("as if its window were over"), message
+    assert seen_m_minus_1 >= 30
+    alice = ex.params("01.n-tilde", "alice")  # the review's case: μ = 5, m = 3, t = 14, newest lag 2
+    assert alice["m"] - 1 in [alice["t"] - 1 - s for s in alice["pulls"]]
+    assert "Section 5.1" in ex.check("01.n-tilde", _papers_printed_n_tilde(alice), student="alice").message
+    # student 63: the printed weights and the uncapped count agree to 4 digits (2.7163 and 2.7153): both named
+    p = ex.params("01.n-tilde", "student 63")
+    both = ex.check("01.n-tilde", _papers_printed_n_tilde(p), student="student 63").message
+    assert both.index("Section 5.1") < both.index("the count without the cap at m, which ignores the window")
+    assert "off by one" not in guide_part()
+
+
+def test_nb01_r9_2_the_mismatch_of_the_lag_is_inside_the_paper():
+    """Finding 2: Section 2 (A_t given H_{t−1}, a conversion of round s seen at round s + D_s) is the
+    workbook's timing; Section 5.1's τ_{t−s} counts round t's observations, yet Algorithm 1 chooses A_t
+    with it. At the decision of round t, a pull at s is revealed iff D ≤ t − 1 − s."""
+    text = cell_with("## 2. Counting what could have been seen")
+    assert "with our timing —" not in text and "the same count has the weight $\\tau(t-1-s)$; our reading" not in text
+    assert ("This is the timing of the paper's Section 2, as printed: a conversion of round $s$ is seen at round "
+            "$s + D_s$, and $A_t$ depends on $\\mathcal H_{t-1}$. The paper's Section 5.1 prints $\\tau_{t-s}$, "
+            "counting round $t$'s observations too, yet Algorithm 1 chooses $A_t$ with it: the paper is "
+            "inconsistent; we follow the paper's Section 2, our reading.") in text
+    readings = " ".join(readings_part().split())
+    assert "With our timing (a conversion of step s" not in readings
+    assert "Section 2's model is our timing (*as printed*" in readings
+    assert "The paper is inconsistent here; we follow its Section 2 (*our reading*)." in readings
+    assert "our step convention differs" not in guide_part()
+    assert "one round later than its own Section 2 model" in guide_part()
+    # X_{s,u} = C_s 1{D_s ≤ u − s} for u ≤ t − 1 (H_{t−1}): revealed iff D_s ≤ t − 1 − s, weight τ(t − 1 − s)
+    mu, t, s = 4, 20, 13
+    lags = [d for d in range(60) if any(d <= u - s for u in range(s, t))]
+    assert max(lags) == t - 1 - s
+    tau = dl.Geometric(mu).cdf
+    assert float(tau(max(lags))) == pytest.approx(1 - (mu / (1 + mu)) ** (t - s))  # τ(t − 1 − s), not τ(t − s)
+
+
+def test_nb01_r9_3_exercise_1_2s_lambda_r_is_eq_6_as_printed_and_r_plus_2_is_named():
+    """Finding 3: λ^r/(1 − λ^K) is Eq. (6) as printed (the newest pull wholly pending), not "the same
+    convention as 1.1"; the 1.1 convention (the paper's τ_{t−s}) gives λ^(r+2)/(1 − λ^K), then undiagnosed."""
+    for i in range(300):
+        who = f"student {i}"
+        p = ex.params("01.pending", who)
+        lam, r, k = p["mu"] / (1 + p["mu"]), p["r"], p["K"]
+        printed = ex.check("01.pending", lam ** r / (1 - lam ** k), student=who).message
+        assert "that is what the paper's Eq. (6) gives as printed" in printed and "off by one" not in printed, printed
+        later = ex.check("01.pending", lam ** (r + 2) / (1 - lam ** k), student=who).message
+        assert "the weight $\\tau_{t-s}$ printed in the paper's Section 5.1" in later, (who, later)
+    assert "3.323 is not it: that uses the lag" in ex.check("01.pending", (10 / 11) ** 2 / (1 - (10 / 11) ** 3),
+                                                            student="").message
+    guide = guide_part()
+    assert "the same convention as 1.1" not in guide and "| 1.2 | lags off by one (λ^r) |" not in guide
+    assert "| 1.2 | λ^r/(1 − λ^K): Eq. (6) as printed | it counts the newest pull as wholly pending" in guide
+    assert "| 1.2 | λ^(r+2)/(1 − λ^K): the paper's τ_{t−s} |" in guide
+
+
+def test_nb01_r9_4_readings_give_the_lag_of_n_tilde_not_the_elapsed_time():
+    readings = " ".join(readings_part().split())
+    assert "τ(min(elapsed time, m))" not in readings
+    assert "Σ over past pulls s < t of arm k of τ(min(t − 1 − s, m)), the lag t − 1 − s counting" in readings
+
+
+def test_nb01_r9_5_run_all_does_not_print_exercise_1_3s_answer_under_the_question():
+    """NIT 5: the hidden check cell right after the panel's text printed "Exercise 1.3, m = 1000 → 2000: ...
+    barely moves" in JupyterLab, under the question. It is checked below "Things to try, once you have
+    checked your prediction" now, and says so first."""
+    every = cells()
+    ask = next(i for i, (_, s) in enumerate(every) if 'ex.predict("01.window")' in s)
+    after = next(i for i, (_, s) in enumerate(every) if s.startswith("Things to try, once you have checked"))
+    assert ask < after
+    for _, s in every[ask:after + 1]:
+        assert "slider_claims" not in s and "window=m" not in s
+    kind, check = every[after + 1]
+    assert kind == "code" and "paper.slider_claims(at_defaults, wider, slower)" in check
+    assert check.index("print(\"Exercise 1.3's answer, checked (choose yours above first):\")") < check.index(
+        "dl.claims.check(")

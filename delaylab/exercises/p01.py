@@ -37,8 +37,11 @@ def _nt(p, lags=None, cap=True, shift=0):
     return sum(_tau(p["mu"], min(e + shift, p["m"]) if cap else e + shift) for e in lags)
 
 
-_NT_SHIFT = ("the lag is off by one: at the decision of step t the learner knows the conversions revealed by the "
-             "end of step $t-1$, so the lag of a pull at s is $t-1-s$.")
+_NT_PAPER = (r"that is the weight $\tau_{t-s}$ as printed in the paper's Section 5.1 ($\tau_m$ for $s \le t-m$), "
+             "not a slip of yours. But in the model of the paper's Section 2 the decision of round t knows only "
+             r"what was observed by round $t-1$, so a pull at s has been revealed iff $D \le t-1-s$; "
+             "the paper's Section 5.1 counts round t's observations too. This workbook follows the paper's Section 2 "
+             r"(§2, the parenthesis under the formula for $\tilde N$): answer with $\tau(\min(t-1-s, m))$.")
 _NT_FULL = (r"that is $\tau_m N$, every pull weighted as if its window were over: the weight $\tau_m$ holds only for "
             "pulls at least m steps old, and your most recent pull is younger than that.")
 _NT_DISCARDING = (r"that is Discarding's count $\tau_m N(t-m)$: it drops the pull younger than m steps; $\tilde N$ keeps "
@@ -47,19 +50,22 @@ _NT_DISCARDING = (r"that is Discarding's count $\tau_m N(t-m)$: it drops the pul
 
 def _nt_wrong(p):
     tau_m = _tau(p["mu"], p["m"])
-    shifted, full = _nt(p, shift=1), 3 * tau_m
-    if np.isclose(shifted, full, rtol=1e-6):  # recent lag m − 1: both mistakes give τ_m·N
-        last = [(full, "two mistakes give this number here. " + _NT_FULL[0].upper() + _NT_FULL[1:] + " Or " + _NT_SHIFT)]
-    else:
-        last = [(shifted, _NT_SHIFT), (full, _NT_FULL)]
+    shifted, full, uncapped = _nt(p, shift=1), 3 * tau_m, _nt(p, cap=False)
+    no_cap = (f"this ignores the window: a conversion later than m = {p['m']} steps is never seen, "
+              r"so no lag counts beyond m ($\tau(\min(t-1-s, m))$).")
+    paper, as_full = _NT_PAPER, np.isclose(shifted, full, rtol=1e-6)
+    if as_full:  # recent lag m − 1: the paper's printed weights give τ_m·N
+        paper += " (Here it also equals " + _NT_FULL[len("that is "):] + ")"
+    if np.isclose(shifted, uncapped, rtol=1e-3):  # a few ids: both agree to 4 digits (named first)
+        paper += " (Here it is also, to 4 digits, the count without the cap at m, which " + no_cap[len("this "):] + ")"
     old = sum(e >= p["m"] for e in _nt_lags(p))  # N(t − m): the pulls at least m steps old (two, as drawn)
-    last.append((old * tau_m, _NT_DISCARDING))
     return [
         (3.0, "that is N, the raw number of pulls: a pull whose conversion could still be on its way counts only "
               "for the probability τ that its news has arrived."),
-        (_nt(p, cap=False), f"this ignores the window: a conversion later than m = {p['m']} steps is never seen, "
-                            r"so no lag counts beyond m ($\tau(\min(t-1-s, m))$)."),
-        *last,
+        (shifted, paper),
+        (uncapped, no_cap),
+        *([] if as_full else [(full, _NT_FULL)]),
+        (old * tau_m, _NT_DISCARDING),
     ]
 
 
@@ -131,8 +137,15 @@ def _pending_wrong(p):
     return [
         (float(p["mu"]), r"that is the limit for an arm pulled at EVERY step ($\lambda/(1-\lambda) = \mu$); this arm is pulled "
                          f"every {K} steps."),
-        (lam ** r / (1 - lam ** K), "the lag is off by one: a pull of lag e is still pending with probability "
-                                    r"$P(D > e) = \lambda^{e+1}$, not $\lambda^e$."),
+        (lam ** r / (1 - lam ** K), r"that is what the paper's Eq. (6) gives as printed: $O \leftarrow \lambda O + "
+                                    r"\mathbb{1}\{A_t = k\}$ counts the pull just made as wholly pending, right for "
+                                    r"delays on $\{1, 2, \dots\}$. With this workbook's delays on $\{0, 1, \dots\}$ a "
+                                    r"pull of lag e is still pending with probability $P(D > e) = \lambda^{e+1}$ (§2, "
+                                    "the note after Exercise 1.1)."),
+        (lam ** (r + 2) / (1 - lam ** K), r"that uses the lag $t-s$ of the weight $\tau_{t-s}$ printed in the "
+                                          "paper's Section 5.1, one more than the lags given here: they are already "
+                                          r"$t-1-s$, the paper's Section 2 timing (§2), and a pull of lag e is still "
+                                          r"pending with probability $\lambda^{e+1}$."),
         (lam ** (r + 1) / (1 - lam), f"this sums over every lag r, r + 1, r + 2, …; the arm's pulls are {K} steps "
                                      f"apart: lags r, r + {K}, r + {2 * K}, …"),
         (p["mu"] / K, r"that is $\mu/K$, the large-$\mu$ approximation §2 quotes ($\mu \gg K$); the exercise asks for "
